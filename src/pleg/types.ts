@@ -1,0 +1,40 @@
+import type { RuntimePodStatus } from "../runtime/types.ts";
+
+export type PodLifecycleEventType =
+  | "ContainerStarted"
+  | "ContainerDied"
+  | "ContainerRemoved"
+  | "ContainerChanged"
+  | "PodSync";
+
+export interface PodLifecycleEvent {
+  uid: string;
+  type: PodLifecycleEventType;
+  /** Container id (for container events). */
+  data?: string;
+}
+
+/**
+ * Latest runtime status per pod UID, written by the PLEG after each relist and read by pod
+ * workers. `getNewerThan` lets a worker wait until the cache reflects its own last actions.
+ */
+export interface PodStatusCache {
+  get(uid: string): RuntimePodStatus | undefined;
+  set(uid: string, status: RuntimePodStatus): void;
+  delete(uid: string): void;
+  /** Resolves with a status whose timestamp is >= `minTime` (ms), waiting for a relist if needed. */
+  getNewerThan(uid: string, minTime: number, opts?: { signal?: AbortSignal }): Promise<RuntimePodStatus>;
+  /** Time (ms) of the last completed relist: every pod's status is at least this fresh. */
+  readonly globalTimestamp: number;
+}
+
+export interface Pleg {
+  /**
+   * Relists every `relistPeriodMs` until the signal aborts, updating the cache and calling
+   * `onEvent` for each container change. Never throws: a failed relist is logged, counted and
+   * reflected in `healthy()`.
+   */
+  run(onEvent: (e: PodLifecycleEvent) => void, opts: { signal: AbortSignal }): Promise<void>;
+  /** False when the last successful relist is older than the threshold (upstream: 3 min). */
+  healthy(): { ok: boolean; message?: string };
+}

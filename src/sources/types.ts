@@ -1,0 +1,35 @@
+import type { V1Pod } from "@kubernetes/client-node";
+
+/** Where a pod came from, as the kubelet names it (`kubernetes.io/config.source`). */
+export type SourceName = "file" | "http" | "api";
+
+/** A manifest that could not be used; kept so the node API can show it. */
+export interface ManifestProblem {
+  source: SourceName;
+  /** File path or URL. */
+  path: string;
+  reason: string;
+  /** ms since epoch when it was last seen. */
+  seenAt: number;
+}
+
+/**
+ * A full snapshot from one source: the complete set of pods it currently provides (kubelet's
+ * `SET` operation). The consumer diffs snapshots to find added, updated and removed pods.
+ */
+export interface PodSourceUpdate {
+  source: SourceName;
+  pods: V1Pod[];
+  problems: ManifestProblem[];
+}
+
+/**
+ * A source of desired pods. `run` reads the source now, then again at its check frequency and on
+ * change notifications, calling `onUpdate` with a full snapshot whenever the set of pods or
+ * problems changes (and once after the first read, even if empty). Resolves when the signal aborts.
+ * Never throws for bad manifests or unreachable URLs: those become `problems`.
+ */
+export interface PodSource {
+  readonly name: SourceName;
+  run(onUpdate: (u: PodSourceUpdate) => void, opts: { signal: AbortSignal }): Promise<void>;
+}

@@ -1,0 +1,122 @@
+/**
+ * The only place that touches wall-clock time and timers. Everything else takes a `Clock`
+ * so tests can drive time deterministically with `FakeClock`.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /**
+   * Resolves after `ms` milliseconds. Rejects with the signal's reason if aborted first;
+   * the underlying timer is cleared on abort so nothing leaks.
+   */
+  sleep(ms: number, opts?: { signal?: AbortSignal }): Promise<void>;
+  /** Calls `fn` every `ms` milliseconds until the returned function is called or the signal aborts. */
+  every(ms: number, fn: () => void, opts?: { signal?: AbortSignal }): () => void;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  sleep(ms, opts) {
+    const signal = opts?.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        clearTimeout(id);
+        reject(signal!.reason);
+      };
+      const id = setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, Math.max(0, ms));
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  },
+  every(ms, fn, opts) {
+    const id = setInterval(fn, ms);
+    const stop = () => {
+      clearInterval(id);
+      opts?.signal?.removeEventListener("abort", stop);
+    };
+    opts?.signal?.addEventListener("abort", stop, { once: true });
+    return stop;
+  },
+};
+
+interface Timer {
+  at: number;
+  fire: () => void;
+  period?: number;
+  cancelled: boolean;
+}
+
+/** A manually advanced clock for tests. `advance` fires due timers in time order. */
+export class FakeClock implements Clock {
+  #now: number;
+  #timers: Timer[] = [];
+
+  constructor(start = Date.UTC(2026, 0, 1)) {
+    this.#now = start;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  sleep(ms: number, opts?: { signal?: AbortSignal }): Promise<void> {
+    const signal = opts?.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const timer: Timer = {
+        at: this.#now + Math.max(0, ms),
+        cancelled: false,
+        fire: () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        timer.cancelled = true;
+        reject(signal!.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#timers.push(timer);
+    });
+  }
+
+  every(ms: number, fn: () => void, opts?: { signal?: AbortSignal }): () => void {
+    const timer: Timer = { at: this.#now + ms, period: ms, cancelled: false, fire: fn };
+    this.#timers.push(timer);
+    const stop = () => {
+      timer.cancelled = true;
+    };
+    opts?.signal?.addEventListener("abort", stop, { once: true });
+    return stop;
+  }
+
+  /** Number of live timers; handy to assert nothing leaked. */
+  get pendingTimers(): number {
+    return this.#timers.filter((t) => !t.cancelled).length;
+  }
+
+  /** Moves time forward by `ms`, firing due timers in order and letting microtasks run between. */
+  async advance(ms: number): Promise<void> {
+    const end = this.#now + ms;
+    for (;;) {
+      this.#timers = this.#timers.filter((t) => !t.cancelled);
+      this.#timers.sort((a, b) => a.at - b.at);
+      const next = this.#timers[0];
+      if (!next || next.at > end) break;
+      this.#now = next.at;
+      if (next.period !== undefined) next.at += next.period;
+      else this.#timers.shift();
+      next.fire();
+      await flushMicrotasks();
+    }
+    this.#now = end;
+    await flushMicrotasks();
+  }
+}
+
+async function flushMicrotasks(): Promise<void> {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+}
