@@ -1,0 +1,154 @@
+/**
+ * Builds the agent from its configuration and runs it until the signal aborts. Containers keep
+ * running when the agent stops, as with the upstream kubelet: the next start adopts them.
+ */
+import type { AgentConfig } from "../config/types.ts";
+import type { Clock } from "../util/clock.ts";
+import { realClock } from "../util/clock.ts";
+import type { Logger } from "../util/log.ts";
+import { createCriClient } from "../cri/mod.ts";
+import { createRuntimeManager, parseResolvConf } from "../runtime/mod.ts";
+import { createVolumeManager } from "../volumes/mod.ts";
+import { createFileSource, createUrlSource } from "../sources/mod.ts";
+import type { PodSource } from "../sources/types.ts";
+import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
+import { Kubelet } from "../kubelet/mod.ts";
+import { createNodeApiHandler, serveNodeApi } from "../server/mod.ts";
+import { createAgentMetrics, MetricsRegistry } from "../util/metrics.ts";
+import { detectNodeIP } from "./_node_ip.ts";
+import { VERSION } from "./version.ts";
+
+export { VERSION };
+
+export interface RunAgentOptions {
+  signal: AbortSignal;
+  logger: Logger;
+  clock?: Clock;
+}
+
+export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Promise<void> {
+  const { signal, logger } = opts;
+  const clock = opts.clock ?? realClock;
+  const nodeIP = config.nodeIP || detectNodeIP() || "";
+  logger.info("Starting denolet", {
+    version: VERSION,
+    node: config.nodeName,
+    nodeIP,
+    runtime: config.containerRuntimeEndpoint,
+    staticPodPath: config.staticPodPath || undefined,
+    staticPodURL: config.staticPodURL || undefined,
+  });
+
+  await Deno.mkdir(config.rootDir, { recursive: true, mode: 0o750 });
+  await Deno.mkdir(config.podLogsDir, { recursive: true, mode: 0o755 });
+  const hostDNS = await readResolvConf(config.resolvConf, logger);
+
+  const registry = new MetricsRegistry();
+  const metrics = createAgentMetrics(registry);
+
+  const cri = createCriClient(config.containerRuntimeEndpoint, {
+    timeoutMs: config.runtimeRequestTimeoutMs,
+    imageEndpoint: config.imageServiceEndpoint || undefined,
+    logger,
+    onCall: (method, ms, err) => metrics.observeRuntimeCall(method, ms, err),
+  });
+  const volumes = createVolumeManager({ rootDir: config.rootDir, logger });
+  const runtime = createRuntimeManager({
+    runtime: cri.runtime,
+    image: cri.image,
+    volumes,
+    clock,
+    logger,
+    nodeName: config.nodeName,
+    podLogsDir: config.podLogsDir,
+    sandboxOptions: {
+      podLogsDir: config.podLogsDir,
+      clusterDNS: config.clusterDNS,
+      clusterDomain: config.clusterDomain,
+      hostDNS,
+    },
+  });
+  const cache = createPodStatusCache({ clock });
+  const pleg = createPleg({
+    runtime,
+    cache,
+    clock,
+    logger,
+    onRelist: (ms, err) => metrics.observeRelist(ms, err),
+  });
+
+  const sources: PodSource[] = [];
+  if (config.staticPodPath) {
+    sources.push(createFileSource(config.staticPodPath, {
+      nodeName: config.nodeName,
+      checkFrequencyMs: config.fileCheckFrequencyMs,
+      clock,
+      logger,
+    }));
+  }
+  if (config.staticPodURL) {
+    sources.push(createUrlSource(config.staticPodURL, {
+      nodeName: config.nodeName,
+      headers: config.staticPodURLHeader,
+      checkFrequencyMs: config.httpCheckFrequencyMs,
+      clock,
+      logger,
+    }));
+  }
+  if (sources.length === 0) logger.warn("No pod source configured; the agent will run no pods");
+
+  const kubelet = new Kubelet({
+    sources,
+    runtime,
+    pleg,
+    cache,
+    clock,
+    logger,
+    syncFrequencyMs: config.syncFrequencyMs,
+    nodeIP: nodeIP || undefined,
+    checkRuntime: async ({ signal }) => {
+      await cri.runtime.status({ signal });
+    },
+    observe: {
+      loopIteration: (ms) => metrics.observeSyncLoop(ms),
+      podWorker: (op, ms) => metrics.observePodWorker(op, ms),
+    },
+  });
+  metrics.setPodCounters(() => kubelet.runningCounts());
+
+  const handler = createNodeApiHandler({
+    nodeName: config.nodeName,
+    pods: () => kubelet.podsWithStatus(),
+    runningPods: (o) => runtime.getPods({ all: false, signal: o?.signal }),
+    healthChecks: () => kubelet.healthChecks(),
+    manifestProblems: () => kubelet.manifestProblems(),
+    metrics: registry,
+    logger,
+  });
+  const servers = [];
+  for (const port of new Set([config.port, config.readOnlyPort])) {
+    if (port === 0) continue;
+    servers.push(await serveNodeApi(handler, { address: config.address, port, logger, signal }));
+  }
+
+  try {
+    await kubelet.run(signal);
+  } finally {
+    await Promise.allSettled(servers.map((s) => s.finished));
+    cri.close();
+    logger.info("denolet stopped; containers keep running");
+  }
+}
+
+async function readResolvConf(path: string, logger: Logger) {
+  if (!path) return { servers: [], searches: [], options: [] };
+  try {
+    return parseResolvConf(await Deno.readTextFile(path));
+  } catch (e) {
+    logger.warn("Cannot read resolv.conf; pods with dnsPolicy Default get no DNS config", {
+      path,
+      err: e,
+    });
+    return { servers: [], searches: [], options: [] };
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The three phases a pod worker drives (sync, terminating, terminated), carried out through the
+ * runtime manager, with the API status recomputed along the way.
+ */
+import type { V1Pod } from "@kubernetes/client-node";
+import type { Clock } from "../util/clock.ts";
+import type { Logger } from "../util/log.ts";
+import type { PodRuntime, RunningPod, RuntimePodStatus } from "../runtime/types.ts";
+import { DenoletError } from "../util/errors.ts";
+import { computePodStatus } from "./_pod_status.ts";
+import type { PodSyncer, PodTarget, SyncOutcome } from "./pod_workers.ts";
+import type { StatusManager, WaitingReason } from "./status_manager.ts";
+import { podRef } from "./_pod_ref.ts";
+
+export interface PodSyncerDeps {
+  runtime: PodRuntime;
+  statuses: StatusManager;
+  clock: Clock;
+  logger: Logger;
+  /** The node IP, for status.hostIP and env. */
+  hostIP: () => string | undefined;
+  /** How soon to look again at a pod whose last sync hit an error (back-off, pull failure). */
+  errorRequeueMs?: number;
+}
+
+export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
+  const { runtime, statuses, clock } = deps;
+
+  const updateStatus = (pod: V1Pod, rs: RuntimePodStatus) => {
+    const uid = pod.metadata!.uid!;
+    const status = computePodStatus(pod, rs, {
+      reasons: statuses.reasons(uid),
+      previous: statuses.get(uid),
+      hostIP: deps.hostIP(),
+      now: clock.now(),
+    });
+    statuses.set(uid, status);
+    return status;
+  };
+
+  const freshStatus = (t: PodTarget, signal: AbortSignal) => {
+    const name = t.pod?.metadata?.name ?? t.runningPod?.name ?? "";
+    const ns = t.pod?.metadata?.namespace ?? t.runningPod?.namespace ?? "";
+    return runtime.getPodStatus(t.uid, name, ns, { signal });
+  };
+
+  return {
+    async syncPod(pod, rs, { signal }): Promise<SyncOutcome> {
+      const uid = pod.metadata!.uid!;
+      const before = updateStatus(pod, rs);
+      if (before.phase === "Succeeded" || before.phase === "Failed") return { terminal: true };
+      const result = await runtime.syncPod(pod, rs, { hostIP: deps.hostIP(), signal });
+      const reasons = new Map<string, WaitingReason>();
+      for (const e of result.errors) {
+        if (e.container) reasons.set(e.container, { reason: e.reason, message: e.message });
+        else {
+          deps.logger.warn("Pod sync step failed", {
+            pod: podRef(pod),
+            uid,
+            reason: e.reason,
+            err: e.message,
+          });
+        }
+      }
+      const changed = !sameReasons(statuses.reasons(uid), reasons);
+      statuses.setReasons(uid, reasons);
+      if (changed) updateStatus(pod, rs);
+      return {
+        terminal: false,
+        requeueAfterMs: result.errors.length > 0 ? (deps.errorRequeueMs ?? 2000) : undefined,
+      };
+    },
+
+    async syncTerminatingPod(t, { gracePeriodSeconds, signal }) {
+      const rs = await freshStatus(t, signal);
+      await runtime.killPod(t.pod, toRunningPod(rs), { gracePeriodSeconds, signal });
+      const after = await freshStatus(t, signal);
+      const still = after.containers.filter((c) => c.state === "running");
+      if (still.length > 0) {
+        throw new DenoletError(
+          `Cannot finish stopping pod: containers still running: ${still.map((c) => c.name).join(", ")}`,
+        );
+      }
+      if (t.pod) updateStatus(t.pod, after);
+    },
+
+    async syncTerminatedPod(t, { removed, signal }) {
+      if (!removed) return; // a terminal pod keeps its containers for status and logs
+      const rs = await freshStatus(t, signal);
+      await runtime.removePod(toRunningPod(rs), { signal });
+      runtime.forgetPod(t.uid);
+      statuses.delete(t.uid);
+    },
+  };
+}
+
+export function toRunningPod(rs: RuntimePodStatus): RunningPod {
+  return {
+    uid: rs.uid,
+    name: rs.name,
+    namespace: rs.namespace,
+    sandboxes: rs.sandboxes.map((s) => ({ id: s.id, state: s.state, createdAt: s.createdAt })),
+    containers: rs.containers.map((c) => ({
+      id: c.id,
+      name: c.name,
+      sandboxId: c.sandboxId,
+      state: c.state,
+      createdAt: c.createdAt,
+    })),
+  };
+}
+
+function sameReasons(a: Map<string, WaitingReason>, b: Map<string, WaitingReason>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) {
+    const o = b.get(k);
+    if (!o || o.reason !== v.reason || o.message !== v.message) return false;
+  }
+  return true;
+}

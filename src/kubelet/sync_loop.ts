@@ -1,0 +1,263 @@
+/**
+ * The sync loop: one loop that takes source updates, PLEG events, a 1 s tick for pods due a
+ * resync, and housekeeping every 2 s, and hands work to the pod workers (kubelet syncLoop).
+ */
+import type { V1Pod } from "@kubernetes/client-node";
+import type { Clock } from "../util/clock.ts";
+import type { Logger } from "../util/log.ts";
+import { AsyncQueue } from "../util/async_queue.ts";
+import type { Pleg, PodLifecycleEvent, PodStatusCache } from "../pleg/types.ts";
+import type { PodRuntime } from "../runtime/types.ts";
+import type { ManifestProblem, PodSource, PodSourceUpdate } from "../sources/types.ts";
+import { PodManager } from "./pod_manager.ts";
+import { PodWorkers } from "./pod_workers.ts";
+import { StatusManager } from "./status_manager.ts";
+import { WorkQueue } from "./_work_queue.ts";
+import { createPodSyncer } from "./pod_syncer.ts";
+import { podRef } from "./_pod_ref.ts";
+
+export interface HealthCheck {
+  name: string;
+  ok: boolean;
+  message?: string;
+}
+
+export interface KubeletDeps {
+  sources: PodSource[];
+  runtime: PodRuntime;
+  pleg: Pleg;
+  cache: PodStatusCache;
+  clock: Clock;
+  logger: Logger;
+  /** Resync period for pods without events (--sync-frequency). */
+  syncFrequencyMs: number;
+  /** Node IP for status.hostIP. */
+  nodeIP?: string;
+  /** Cheap runtime liveness check (CRI Status); run from housekeeping. */
+  checkRuntime: (opts: { signal: AbortSignal }) => Promise<void>;
+  /** Hooks for metrics. */
+  observe?: {
+    loopIteration?: (ms: number) => void;
+    podWorker?: (op: string, ms: number) => void;
+  };
+}
+
+type LoopEvent =
+  | { kind: "source"; update: PodSourceUpdate }
+  | { kind: "pleg"; event: PodLifecycleEvent }
+  | { kind: "tick" }
+  | { kind: "housekeeping" };
+
+const TICK_MS = 1000;
+const HOUSEKEEPING_MS = 2000;
+/** Upstream workerResyncIntervalJitterFactor: spreads resyncs so pods do not sync in lockstep. */
+const RESYNC_JITTER = 0.5;
+/** Upstream backOffPeriod for a failed sync. */
+const ERROR_BACKOFF_MS = 10_000;
+/** The loop is unhealthy when it has not turned for this long. */
+const LOOP_STALL_MS = 30_000;
+
+export class Kubelet {
+  readonly podManager = new PodManager();
+  readonly statuses = new StatusManager();
+  readonly #workQueue = new WorkQueue();
+  readonly #inbox = new AsyncQueue<LoopEvent>();
+  readonly #workers: PodWorkers;
+  readonly #deps: KubeletDeps;
+  readonly #log: Logger;
+  #lastIteration = 0;
+  #runtimeHealth: HealthCheck = { name: "runtime", ok: false, message: "not checked yet" };
+  /** The running housekeeping round, if any; awaited on shutdown. */
+  #housekeeping?: Promise<void>;
+
+  constructor(deps: KubeletDeps) {
+    this.#deps = deps;
+    this.#log = deps.logger;
+    const syncer = createPodSyncer({
+      runtime: deps.runtime,
+      statuses: this.statuses,
+      clock: deps.clock,
+      logger: deps.logger,
+      hostIP: () => deps.nodeIP,
+    });
+    this.#workers = new PodWorkers({
+      syncer,
+      cache: deps.cache,
+      clock: deps.clock,
+      logger: deps.logger,
+      requeue: (uid, afterMs, err) => this.#requeue(uid, afterMs, err),
+      onWorkDone: (op, ms) => deps.observe?.podWorker?.(op, ms),
+    });
+  }
+
+  /** Runs sources, PLEG and the loop until the signal aborts, then stops the workers. */
+  async run(signal: AbortSignal): Promise<void> {
+    const { clock } = this.#deps;
+    this.#lastIteration = clock.now();
+    const tasks: Promise<unknown>[] = [
+      ...this.#deps.sources.map((s) =>
+        s.run((update) => this.#inbox.push({ kind: "source", update }), { signal })
+      ),
+      this.#deps.pleg.run((event) => this.#inbox.push({ kind: "pleg", event }), { signal }),
+    ];
+    const stopTick = clock.every(TICK_MS, () => this.#inbox.push({ kind: "tick" }), { signal });
+    const stopHk = clock.every(HOUSEKEEPING_MS, () => this.#inbox.push({ kind: "housekeeping" }), {
+      signal,
+    });
+    try {
+      await this.#loop(signal);
+    } finally {
+      stopTick();
+      stopHk();
+      await this.#housekeeping;
+      await this.#workers.stop();
+      await Promise.allSettled(tasks);
+    }
+  }
+
+  /** Desired pods with their latest status, for the node API. */
+  podsWithStatus(): V1Pod[] {
+    return this.podManager.pods().map((p) => ({
+      ...p,
+      status: this.statuses.get(p.metadata!.uid!) ?? { phase: "Pending" },
+    }));
+  }
+
+  /** Pods with a running container and running containers, from the computed statuses. */
+  runningCounts(): { pods: number; containers: number } {
+    let pods = 0;
+    let containers = 0;
+    for (const p of this.podManager.pods()) {
+      const st = this.statuses.get(p.metadata!.uid!);
+      const n = (st?.containerStatuses ?? []).filter((c) => c.state?.running).length;
+      if (n > 0) pods++;
+      containers += n;
+    }
+    return { pods, containers };
+  }
+
+  manifestProblems(): ManifestProblem[] {
+    return this.podManager.problems();
+  }
+
+  healthChecks(): HealthCheck[] {
+    const stalled = this.#deps.clock.now() - this.#lastIteration > LOOP_STALL_MS;
+    const pleg = this.#deps.pleg.healthy();
+    return [
+      { name: "ping", ok: true },
+      {
+        name: "syncloop",
+        ok: !stalled,
+        message: stalled ? "sync loop has not run recently" : undefined,
+      },
+      { name: "pleg", ok: pleg.ok, message: pleg.message },
+      this.#runtimeHealth,
+    ];
+  }
+
+  async #loop(signal: AbortSignal): Promise<void> {
+    const { clock } = this.#deps;
+    for (;;) {
+      let ev: LoopEvent;
+      try {
+        ev = await this.#inbox.next({ signal });
+      } catch {
+        return; // aborted
+      }
+      const start = clock.now();
+      this.#lastIteration = start;
+      try {
+        this.#handle(ev, signal);
+      } catch (e) {
+        this.#log.error("Sync loop iteration failed", { event: ev.kind, err: e });
+      }
+      this.#deps.observe?.loopIteration?.(clock.now() - start);
+    }
+  }
+
+  #handle(ev: LoopEvent, signal: AbortSignal): void {
+    switch (ev.kind) {
+      case "source":
+        return this.#onSource(ev.update);
+      case "pleg": {
+        const pod = this.podManager.get(ev.event.uid);
+        if (pod) this.#workers.updatePod({ type: "sync", pod });
+        return;
+      }
+      case "tick": {
+        for (const uid of this.#workQueue.takeDue(this.#deps.clock.now())) {
+          const pod = this.podManager.get(uid);
+          if (pod) this.#workers.updatePod({ type: "sync", pod });
+        }
+        return;
+      }
+      case "housekeeping":
+        if (this.#housekeeping) return; // the previous round is still running
+        this.#housekeeping = this.#housekeep(signal)
+          .catch((e) => {
+            if (!signal.aborted) this.#log.warn("Housekeeping failed", { err: e });
+          })
+          .finally(() => this.#housekeeping = undefined);
+        return;
+    }
+  }
+
+  #onSource(update: PodSourceUpdate): void {
+    const changes = this.podManager.apply(update, this.#deps.clock.now());
+    for (const p of update.problems) {
+      this.#log.warn("Ignoring invalid manifest", { source: p.source, path: p.path, reason: p.reason });
+    }
+    for (const pod of changes.removed) {
+      this.#log.info("Pod removed from its source; stopping it", this.#fields(pod));
+      this.#workQueue.delete(pod.metadata!.uid!);
+      this.#workers.updatePod({ type: "kill", pod, removed: true });
+    }
+    for (const pod of changes.added) {
+      this.#log.info("Pod added", this.#fields(pod));
+      this.#workers.updatePod({ type: "create", pod });
+    }
+    for (const pod of changes.updated) {
+      this.#log.info("Pod updated", this.#fields(pod));
+      this.#workers.updatePod({ type: "update", pod });
+    }
+  }
+
+  /** Cleans up what no source asks for any more, and checks the runtime (HandlePodCleanups). */
+  async #housekeep(signal: AbortSignal): Promise<void> {
+    const desired = this.podManager.uids();
+    this.#workers.syncKnownPods(desired);
+    try {
+      await this.#deps.checkRuntime({ signal });
+      if (!this.#runtimeHealth.ok) this.#log.info("Container runtime is reachable");
+      this.#runtimeHealth = { name: "runtime", ok: true };
+    } catch (e) {
+      if (this.#runtimeHealth.ok) this.#log.error("Container runtime is not reachable", { err: e });
+      this.#runtimeHealth = { name: "runtime", ok: false, message: String((e as Error)?.message ?? e) };
+      return;
+    }
+    // Until every source has spoken, an unknown pod may just be one not read yet.
+    if (!this.podManager.allSourcesSeen(this.#deps.sources.map((s) => s.name))) return;
+    const running = await this.#deps.runtime.getPods({ all: true, signal });
+    for (const rp of running) {
+      if (desired.has(rp.uid) || this.#workers.isActive(rp.uid)) continue;
+      const live = rp.sandboxes.some((s) => s.state === "ready") ||
+        rp.containers.some((c) => c.state === "running");
+      this.#log.info("Cleaning up pod that no source asks for", {
+        pod: `${rp.namespace}/${rp.name}`,
+        uid: rp.uid,
+        running: live,
+      });
+      this.#workers.updatePod({ type: "kill", runningPod: rp, removed: true });
+    }
+  }
+
+  #requeue(uid: string, afterMs: number | undefined, err?: unknown): void {
+    const base = err ? ERROR_BACKOFF_MS : afterMs ?? this.#deps.syncFrequencyMs;
+    const jitter = afterMs === undefined && !err ? Math.random() * RESYNC_JITTER * base : 0;
+    this.#workQueue.enqueue(uid, this.#deps.clock.now() + base + jitter);
+  }
+
+  #fields(pod: V1Pod) {
+    return { pod: podRef(pod), uid: pod.metadata?.uid };
+  }
+}
