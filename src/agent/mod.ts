@@ -14,7 +14,8 @@ import type { PodSource } from "../sources/types.ts";
 import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
 import { Kubelet } from "../kubelet/mod.ts";
 import { createNodeApiHandler, serveNodeApi } from "../server/mod.ts";
-import { createAgentMetrics, MetricsRegistry } from "../util/metrics.ts";
+import { createMetricsRegistry } from "../util/metrics.ts";
+import { createAgentObservers } from "./_metrics.ts";
 import { detectNodeIP } from "./_node_ip.ts";
 import { VERSION } from "./version.ts";
 
@@ -43,14 +44,14 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   await Deno.mkdir(config.podLogsDir, { recursive: true, mode: 0o755 });
   const hostDNS = await readResolvConf(config.resolvConf, logger);
 
-  const registry = new MetricsRegistry();
-  const metrics = createAgentMetrics(registry);
+  const registry = createMetricsRegistry();
+  const metrics = createAgentObservers(registry, () => clock.now());
 
   const cri = createCriClient(config.containerRuntimeEndpoint, {
     timeoutMs: config.runtimeRequestTimeoutMs,
     imageEndpoint: config.imageServiceEndpoint || undefined,
     logger,
-    onCall: (method, ms, err) => metrics.observeRuntimeCall(method, ms, err),
+    onCall: (method, ms, err) => metrics.runtimeCall(method, ms, err),
   });
   const volumes = createVolumeManager({ rootDir: config.rootDir, logger });
   const runtime = createRuntimeManager({
@@ -74,7 +75,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     cache,
     clock,
     logger,
-    onRelist: (ms, err) => metrics.observeRelist(ms, err),
+    onRelist: (ms, err) => metrics.relist(ms, err),
   });
 
   const sources: PodSource[] = [];
@@ -110,11 +111,10 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       await cri.runtime.status({ signal });
     },
     observe: {
-      loopIteration: (ms) => metrics.observeSyncLoop(ms),
-      podWorker: (op, ms) => metrics.observePodWorker(op, ms),
+      podWorker: (op, ms) => metrics.podWorker(op, ms),
     },
   });
-  metrics.setPodCounters(() => kubelet.runningCounts());
+  metrics.counts(() => kubelet.runningCounts());
 
   const handler = createNodeApiHandler({
     nodeName: config.nodeName,

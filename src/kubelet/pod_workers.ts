@@ -80,8 +80,8 @@ export interface PodWorkersDeps {
   logger: Logger;
   /** Called after each sync attempt so the caller can schedule the next one. */
   requeue: (uid: string, afterMs: number | undefined, err?: unknown) => void;
-  /** Observes how long each operation took (metrics). */
-  onWorkDone?: (operation: "sync" | "terminating" | "terminated", ms: number) => void;
+  /** Observes how long each operation took: the update type (create/update/sync) or the phase. */
+  onWorkDone?: (operation: string, ms: number) => void;
   /** Pause before retrying a failed termination step. Default 1 s, doubling to 30 s. */
   retryBaseMs?: number;
 }
@@ -341,7 +341,7 @@ export class PodWorkers {
       }
     } finally {
       w.inflight = undefined;
-      this.#deps.onWorkDone?.("sync", this.#deps.clock.now() - start);
+      this.#deps.onWorkDone?.(update.type, this.#deps.clock.now() - start);
     }
   }
 }

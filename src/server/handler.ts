@@ -1,0 +1,111 @@
+import { NotFoundError } from "../util/errors.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
+import { MethodNotAllowedError, statusForError } from "./_errors.ts";
+import { handleHealthz } from "./_healthz.ts";
+import { toKubeJson } from "./_json.ts";
+import { podList, runningPodToApiPod } from "./_pods.ts";
+import type { NodeApiDeps, NodeApiHandler } from "./types.ts";
+
+type Route = (deps: NodeApiDeps, req: Request, url: URL) => Response | Promise<Response>;
+
+const READ_METHODS = ["GET", "HEAD"];
+const JSON_HEADERS = { "content-type": "application/json" };
+/** What Prometheus' Go client answers for the text format. */
+const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+const getPods: Route = (deps) => json(podList(deps.pods()));
+
+const getRunningPods: Route = async (deps, req) => {
+  const running = await deps.runningPods({ signal: req.signal });
+  return json(podList(running.map(runningPodToApiPod)));
+};
+
+const getSources: Route = (deps) => {
+  // seenAt becomes a Date so it is written as RFC 3339 like every other time here.
+  const problems = deps.manifestProblems().map((p) => ({ ...p, seenAt: new Date(p.seenAt) }));
+  return json({ problems });
+};
+
+const getMetrics: Route = (deps) => {
+  if (deps.metrics === undefined) throw new NotFoundError("Metrics are not enabled");
+  return new Response(deps.metrics.render(), { headers: { "content-type": METRICS_CONTENT_TYPE } });
+};
+
+/** Exact paths. Upstream registers `/pods` and `/runningpods/`; both spellings are accepted. */
+const ROUTES = new Map<string, Route>([
+  ["/healthz", (deps, _req, url) => handleHealthz(deps, url, undefined)],
+  ["/pods", getPods],
+  ["/pods/", getPods],
+  ["/runningpods", getRunningPods],
+  ["/runningpods/", getRunningPods],
+  ["/sources", getSources],
+  ["/metrics", getMetrics],
+]);
+
+function findRoute(path: string): Route | undefined {
+  const exact = ROUTES.get(path);
+  if (exact !== undefined) return exact;
+  if (path.startsWith("/healthz/")) {
+    const sub = path.slice("/healthz/".length);
+    return (deps, _req, url) => handleHealthz(deps, url, sub);
+  }
+  return undefined;
+}
+
+/**
+ * The read-only node API as one fetch-style handler. It never throws: errors are mapped to
+ * status codes in one place (`statusForError`); unexpected ones are logged. HEAD answers like
+ * GET without a body.
+ */
+export function createNodeApiHandler(deps: NodeApiDeps): NodeApiHandler {
+  const log = deps.logger.child({ component: "node-api" });
+  return async (req) => {
+    const url = new URL(req.url);
+    let res: Response;
+    try {
+      const route = findRoute(url.pathname);
+      if (route === undefined) throw new NotFoundError(`No such path: ${url.pathname}`);
+      if (!READ_METHODS.includes(req.method)) {
+        throw new MethodNotAllowedError(
+          READ_METHODS,
+          `Method ${req.method} is not allowed on ${url.pathname}; the node API is read-only`,
+        );
+      }
+      res = await route(deps, req, url);
+    } catch (err) {
+      res = errorResponse(err, req, url, log);
+    }
+    log.debug(5, "node API request", {
+      method: req.method,
+      path: url.pathname,
+      status: res.status,
+    });
+    if (req.method === "HEAD") {
+      await res.body?.cancel();
+      return new Response(null, { status: res.status, headers: res.headers });
+    }
+    return res;
+  };
+}
+
+function errorResponse(err: unknown, req: Request, url: URL, log: Logger): Response {
+  const status = statusForError(err);
+  const fields = { method: req.method, path: url.pathname, status, err };
+  if (req.signal.aborted) {
+    log.debug(2, "node API request abandoned by the client", fields);
+  } else if (status >= 500) {
+    log.error("node API request failed", fields);
+  } else {
+    log.debug(4, "node API request refused", fields);
+  }
+  const headers: Record<string, string> = { "content-type": "text/plain; charset=utf-8" };
+  if (err instanceof MethodNotAllowedError) headers["allow"] = err.allow.join(", ");
+  const message = status === 500
+    ? `Internal server error: ${errorMessage(err)}`
+    : errorMessage(err);
+  return new Response(message + "\n", { status, headers });
+}
+
+function json(value: unknown): Response {
+  return new Response(toKubeJson(value), { headers: JSON_HEADERS });
+}

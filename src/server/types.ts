@@ -1,0 +1,38 @@
+import type { V1Pod } from "@kubernetes/client-node";
+import type { RunningPod } from "../runtime/types.ts";
+import type { ManifestProblem } from "../sources/types.ts";
+import type { Logger } from "../util/log.ts";
+import type { MetricsRegistry } from "../util/metrics.ts";
+
+/** One named health check as `/healthz` shows it (`[+]name ok` / `[-]name failed`). */
+export interface HealthCheckResult {
+  name: string;
+  ok: boolean;
+  /** Why it failed; shown on `/healthz/<name>` and logged, withheld from `/healthz`. */
+  message?: string;
+}
+
+/** What the read-only node API reads. Every function is called per request. */
+export interface NodeApiDeps {
+  nodeName: string;
+  /** The pods bound to this node, each with its current status. Must be cheap and not block. */
+  pods(): V1Pod[];
+  /**
+   * Pods the runtime runs right now (ready sandbox or running container). May block on the
+   * runtime; must honour `signal` (aborted when the client goes away).
+   */
+  runningPods(opts: { signal?: AbortSignal }): Promise<RunningPod[]>;
+  /**
+   * The agent's own health checks, e.g. `syncloop`. `ping` and `log` are added by the server
+   * unless listed here. Must be cheap and not block.
+   */
+  healthChecks(): HealthCheckResult[];
+  /** Manifests that could not be used, from every source. */
+  manifestProblems(): ManifestProblem[];
+  /** Served on `/metrics` when present; `/metrics` is 404 otherwise. */
+  metrics?: MetricsRegistry;
+  logger: Logger;
+}
+
+/** A plain fetch-style handler, testable without a socket. */
+export type NodeApiHandler = (req: Request) => Promise<Response>;
