@@ -32,7 +32,10 @@ export interface AgentConfig {
   address: string;
   /** port, default 10250; 0 disables. */
   port: number;
-  /** readOnlyPort, default 0 (disabled) as upstream since 1.x config files; flag default 10255? see README. */
+  /**
+   * readOnlyPort; 0 disables. As upstream: 10255 when no --config file is given (the legacy flag
+   * default), 0 when one is (the v1beta1 file default); a flag or file value overrides either.
+   */
   readOnlyPort: number;
   /** runtimeRequestTimeout, default 2m. */
   runtimeRequestTimeoutMs: number;

@@ -1,0 +1,39 @@
+import type { AgentConfig } from "./types.ts";
+
+/** Upstream `ports.KubeletReadOnlyPort`: the flag default, kept for command-line compatibility. */
+export const LEGACY_READ_ONLY_PORT = 10255;
+
+export const DEFAULT_RUNTIME_ENDPOINT = "unix:///run/containerd/containerd.sock";
+
+/**
+ * The configuration before the config file and flags are applied. Upstream builds the flag
+ * defaults from the v1beta1 defaults plus "legacy" overrides (applyLegacyDefaults); when a
+ * --config file is given, the file is defaulted with the plain v1beta1 defaults instead. The only
+ * difference among the fields denolet supports is readOnlyPort: 10255 without a file, 0 with one.
+ * nodeName is left empty here; the loader fills it from the hostname.
+ */
+export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
+  return {
+    staticPodPath: "",
+    staticPodURL: "",
+    staticPodURLHeader: {},
+    containerRuntimeEndpoint: DEFAULT_RUNTIME_ENDPOINT,
+    imageServiceEndpoint: "",
+    rootDir: "/var/lib/kubelet",
+    podLogsDir: "/var/log/pods",
+    nodeName: "",
+    nodeIP: "",
+    syncFrequencyMs: 60_000,
+    fileCheckFrequencyMs: 20_000,
+    httpCheckFrequencyMs: 20_000,
+    address: "0.0.0.0",
+    port: 10250,
+    readOnlyPort: opts.withConfigFile ? 0 : LEGACY_READ_ONLY_PORT,
+    runtimeRequestTimeoutMs: 120_000,
+    clusterDNS: [],
+    clusterDomain: "",
+    resolvConf: "/etc/resolv.conf",
+    podInfraContainerImage: "",
+    verbosity: 0,
+  };
+}

@@ -1,0 +1,215 @@
+/**
+ * Reads a KubeletConfiguration file (YAML or JSON) onto an AgentConfig. Mirrors upstream:
+ * zero values of defaulted fields mean "use the default" (v1beta1 SetDefaults), `null` is the
+ * same as absent (Go JSON), relative paths are resolved against the file's directory
+ * (resolveRelativePaths), and Go's types are enforced (a number is not a duration string).
+ */
+import { posix } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { ConfigError } from "../util/errors.ts";
+import { errorMessage } from "../util/log.ts";
+import { DurationSyntaxError, parseDuration } from "./duration.ts";
+import { checkInt32, closest } from "./_values.ts";
+import { UPSTREAM_FIELDS } from "./_upstream_fields.ts";
+import type { AgentConfig } from "./types.ts";
+
+export const API_VERSION = "kubelet.config.k8s.io/v1beta1";
+export const KIND = "KubeletConfiguration";
+
+interface Ctx {
+  cfg: AgentConfig;
+  origin: Map<keyof AgentConfig, string>;
+  /** Names the file in messages: `kubelet.yaml: syncFrequency`. */
+  file: string;
+  /** Absolute directory of the file, for relative paths. */
+  dir: string;
+  warnings: string[];
+}
+
+type Reader = (value: unknown, ctx: Ctx, path: string) => void;
+
+type KeysOf<T> = {
+  [K in keyof AgentConfig]: AgentConfig[K] extends T ? K : never;
+}[keyof AgentConfig];
+
+function fail(ctx: Ctx, path: string, message: string, cause?: unknown): never {
+  throw new ConfigError(`${ctx.file}: ${path}`, message, cause ? { cause } : undefined);
+}
+
+function set<K extends keyof AgentConfig>(ctx: Ctx, key: K, value: AgentConfig[K], path: string) {
+  ctx.cfg[key] = value;
+  ctx.origin.set(key, `${ctx.file}: ${path}`);
+}
+
+function expectString(value: unknown, ctx: Ctx, path: string): string {
+  if (typeof value !== "string") fail(ctx, path, `expected a string, got ${describe(value)}`);
+  return value;
+}
+
+/** A string field. `zeroIsUnset`: "" keeps the default, as upstream defaulting does. */
+function str(key: KeysOf<string>, opts: { zeroIsUnset?: boolean; isPath?: boolean } = {}): Reader {
+  return (value, ctx, path) => {
+    let s = expectString(value, ctx, path);
+    if (s === "" && opts.zeroIsUnset) return;
+    if (opts.isPath && s !== "" && !posix.isAbsolute(s)) s = posix.resolve(ctx.dir, s);
+    set(ctx, key, s, path);
+  };
+}
+
+/** A metav1.Duration field; "0s" keeps the default (upstream compares against zeroDuration). */
+function duration(key: KeysOf<number>): Reader {
+  return (value, ctx, path) => {
+    if (typeof value !== "string") {
+      fail(ctx, path, `expected a duration string such as "20s", got ${describe(value)}`);
+    }
+    let ms: number;
+    try {
+      ms = parseDuration(value);
+    } catch (e) {
+      if (!(e instanceof DurationSyntaxError)) throw e;
+      fail(ctx, path, e.message, e);
+    }
+    if (ms !== 0) set(ctx, key, ms, path);
+  };
+}
+
+function int32(key: KeysOf<number>, opts: { zeroIsUnset: boolean }): Reader {
+  return (value, ctx, path) => {
+    if (typeof value !== "number") fail(ctx, path, `expected an integer, got ${describe(value)}`);
+    let n: number;
+    try {
+      n = checkInt32(value);
+    } catch (e) {
+      fail(ctx, path, errorMessage(e), e);
+    }
+    if (n === 0 && opts.zeroIsUnset) return;
+    set(ctx, key, n, path);
+  };
+}
+
+function stringList(key: KeysOf<string[]>): Reader {
+  return (value, ctx, path) => {
+    if (!Array.isArray(value)) {
+      fail(ctx, path, `expected a list of strings, got ${describe(value)}`);
+    }
+    const items = value.map((v, i) => expectString(v, ctx, `${path}[${i}]`));
+    set(ctx, key, items, path);
+  };
+}
+
+const readHeaders: Reader = (value, ctx, path) => {
+  if (!isMap(value)) {
+    fail(ctx, path, `expected a map of header name to a list of values, got ${describe(value)}`);
+  }
+  const out: Record<string, string[]> = {};
+  for (const [name, values] of Object.entries(value)) {
+    const at = `${path}.${name}`;
+    if (values === null) continue;
+    if (!Array.isArray(values)) {
+      fail(ctx, at, `expected a list of strings (e.g. ["v"]), got ${describe(values)}`);
+    }
+    out[name] = values.map((v, i) => expectString(v, ctx, `${at}[${i}]`));
+  }
+  set(ctx, "staticPodURLHeader", out, path);
+};
+
+/** `logging` is an upstream struct; denolet honours verbosity and the default text format. */
+const readLogging: Reader = (value, ctx, path) => {
+  if (!isMap(value)) fail(ctx, path, `expected a map, got ${describe(value)}`);
+  for (const [k, v] of Object.entries(value)) {
+    const at = `${path}.${k}`;
+    if (v === null) continue;
+    if (k === "verbosity") {
+      if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > 2 ** 32 - 1) {
+        fail(ctx, at, `expected a non-negative integer, got ${describe(v)}`);
+      }
+      set(ctx, "verbosity", v, at);
+    } else if (k === "format") {
+      if (expectString(v, ctx, at) !== "text" && v !== "") {
+        ctx.warnings.push(`${ctx.file}: ${at}: only the "text" format is supported; ignored`);
+      }
+    } else {
+      ctx.warnings.push(`${ctx.file}: ${at}: not implemented by denolet; ignored`);
+    }
+  }
+};
+
+/** The fields denolet implements, by upstream JSON name. */
+const FIELDS: Record<string, Reader> = {
+  staticPodPath: str("staticPodPath", { isPath: true }),
+  staticPodURL: str("staticPodURL"),
+  staticPodURLHeader: readHeaders,
+  containerRuntimeEndpoint: str("containerRuntimeEndpoint", { zeroIsUnset: true }),
+  imageServiceEndpoint: str("imageServiceEndpoint"),
+  podLogsDir: str("podLogsDir", { zeroIsUnset: true, isPath: true }),
+  syncFrequency: duration("syncFrequencyMs"),
+  fileCheckFrequency: duration("fileCheckFrequencyMs"),
+  httpCheckFrequency: duration("httpCheckFrequencyMs"),
+  address: str("address", { zeroIsUnset: true }),
+  port: int32("port", { zeroIsUnset: true }),
+  readOnlyPort: int32("readOnlyPort", { zeroIsUnset: false }),
+  runtimeRequestTimeout: duration("runtimeRequestTimeoutMs"),
+  clusterDNS: stringList("clusterDNS"),
+  clusterDomain: str("clusterDomain"),
+  // resolvConf is a *string upstream: "" is meaningful (no host DNS config), only absent defaults.
+  resolvConf: str("resolvConf", { isPath: true }),
+  logging: readLogging,
+};
+
+const TYPE_META = new Set(["apiVersion", "kind"]);
+
+/**
+ * Parses `text` and applies its fields onto `cfg`, recording each field's origin. Returns
+ * warnings for upstream fields denolet ignores. Throws ConfigError naming `file` and the field.
+ */
+export function applyConfigFile(
+  cfg: AgentConfig,
+  origin: Map<keyof AgentConfig, string>,
+  src: { text: string; file: string; dir: string },
+): string[] {
+  const ctx: Ctx = { cfg, origin, file: src.file, dir: src.dir, warnings: [] };
+  let doc: unknown;
+  try {
+    doc = parseYaml(src.text);
+  } catch (e) {
+    throw new ConfigError(src.file, `cannot parse as YAML or JSON: ${errorMessage(e)}`, {
+      cause: e,
+    });
+  }
+  if (doc === null || doc === undefined) throw new ConfigError(src.file, "the file is empty");
+  if (!isMap(doc)) {
+    throw new ConfigError(src.file, `expected a ${KIND} object, got ${describe(doc)}`);
+  }
+  if (doc.apiVersion !== API_VERSION) {
+    fail(ctx, "apiVersion", `must be "${API_VERSION}", got ${describe(doc.apiVersion)}`);
+  }
+  if (doc.kind !== KIND) fail(ctx, "kind", `must be "${KIND}", got ${describe(doc.kind)}`);
+
+  for (const [name, value] of Object.entries(doc)) {
+    if (TYPE_META.has(name)) continue;
+    const read = FIELDS[name];
+    if (read) {
+      if (value !== null) read(value, ctx, name);
+    } else if (UPSTREAM_FIELDS.has(name)) {
+      ctx.warnings.push(`${src.file}: ${name}: not implemented by denolet; ignored`);
+    } else {
+      const near = closest(name, UPSTREAM_FIELDS);
+      const hint = near ? ` (did you mean "${near}"?)` : "";
+      fail(ctx, name, `unknown field "${name}"${hint}`);
+    }
+  }
+  return ctx.warnings;
+}
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return "nothing";
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "a list";
+  if (typeof v === "object") return "a map";
+  if (typeof v === "string") return `string ${JSON.stringify(v)}`;
+  return `${typeof v} ${String(v)}`;
+}

@@ -1,0 +1,147 @@
+/**
+ * Validation of the merged configuration (upstream validates after flags are applied, so a bad
+ * file value overridden by a flag is not an error). Messages name where the bad value came from:
+ * the flag as written, `file: field`, or the field and flag when it is a default.
+ */
+import { posix } from "node:path";
+import { ConfigError } from "../util/errors.ts";
+import { errorMessage } from "../util/log.ts";
+import { checkHeaderName, checkHeaderValue, isIPAddress } from "./_values.ts";
+import { formatDuration } from "./duration.ts";
+import type { AgentConfig } from "./types.ts";
+import { isIPv4 } from "node:net";
+
+/** How to name a field whose value is a default (or derived, like the node name). */
+const DEFAULT_NAMES: Partial<Record<keyof AgentConfig, string>> = {
+  nodeName: "node name (from the hostname; set --hostname-override)",
+  syncFrequencyMs: "syncFrequency (--sync-frequency)",
+  fileCheckFrequencyMs: "fileCheckFrequency (--file-check-frequency)",
+  httpCheckFrequencyMs: "httpCheckFrequency (--http-check-frequency)",
+  runtimeRequestTimeoutMs: "runtimeRequestTimeout (--runtime-request-timeout)",
+};
+
+/** RFC 1123 subdomain, what the API server requires of a node name. */
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Checks `cfg` and normalizes it in place (bare socket paths become `unix://` endpoints).
+ * Returns warnings; throws ConfigError for the first invalid field.
+ */
+export function validateConfig(
+  cfg: AgentConfig,
+  origin: ReadonlyMap<keyof AgentConfig, string>,
+): string[] {
+  const warnings: string[] = [];
+  const where = (key: keyof AgentConfig) => origin.get(key) ?? DEFAULT_NAMES[key] ?? key;
+  const bad = (key: keyof AgentConfig, message: string): never => {
+    throw new ConfigError(where(key), message);
+  };
+
+  for (const key of ["port", "readOnlyPort"] as const) {
+    if (cfg[key] < 0 || cfg[key] > 65535) {
+      bad(key, `${cfg[key]} must be between 0 and 65535 (0 disables it)`);
+    }
+  }
+  if (cfg.port !== 0 && cfg.port === cfg.readOnlyPort) {
+    bad("readOnlyPort", `${cfg.readOnlyPort} is also the port of the authenticated server`);
+  }
+
+  const frequencies = [
+    "syncFrequencyMs",
+    "fileCheckFrequencyMs",
+    "httpCheckFrequencyMs",
+    "runtimeRequestTimeoutMs",
+  ] as const;
+  for (const key of frequencies) {
+    if (!(cfg[key] > 0)) bad(key, `${formatDuration(cfg[key])} must be greater than zero`);
+  }
+
+  const endpoint = (key: "containerRuntimeEndpoint" | "imageServiceEndpoint") => {
+    try {
+      const { value, warning } = normalizeEndpoint(cfg[key]);
+      cfg[key] = value;
+      if (warning) warnings.push(`${where(key)}: ${warning}`);
+    } catch (e) {
+      throw new ConfigError(where(key), errorMessage(e), { cause: e });
+    }
+  };
+  if (cfg.containerRuntimeEndpoint === "") bad("containerRuntimeEndpoint", "must not be empty");
+  endpoint("containerRuntimeEndpoint");
+  if (cfg.imageServiceEndpoint !== "") endpoint("imageServiceEndpoint");
+
+  for (const key of ["rootDir", "podLogsDir"] as const) {
+    if (!posix.isAbsolute(cfg[key])) {
+      bad(key, `${JSON.stringify(cfg[key])} must be an absolute path`);
+    }
+  }
+
+  if (cfg.staticPodURL !== "") {
+    const url = URL.parse(cfg.staticPodURL);
+    if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
+      bad("staticPodURL", `${JSON.stringify(cfg.staticPodURL)} must be an http:// or https:// URL`);
+    }
+  }
+  for (const [name, values] of Object.entries(cfg.staticPodURLHeader)) {
+    try {
+      checkHeaderName(name);
+      values.forEach(checkHeaderValue);
+    } catch (e) {
+      throw new ConfigError(where("staticPodURLHeader"), errorMessage(e), { cause: e });
+    }
+  }
+
+  if (!isIPAddress(cfg.address)) {
+    bad("address", `${JSON.stringify(cfg.address)} is not an IP address`);
+  }
+  if (cfg.nodeIP !== "") {
+    const ips = cfg.nodeIP.split(",").map((s) => s.trim());
+    const invalid = ips.find((ip) => !isIPAddress(ip));
+    if (invalid !== undefined) bad("nodeIP", `${JSON.stringify(invalid)} is not an IP address`);
+    if (ips.length > 2 || (ips.length === 2 && isIPv4(ips[0]) === isIPv4(ips[1]))) {
+      bad("nodeIP", "expected one IP address or a dual-stack pair (one IPv4, one IPv6)");
+    }
+  }
+  cfg.clusterDNS.forEach((ip) => {
+    if (!isIPAddress(ip)) bad("clusterDNS", `${JSON.stringify(ip)} is not an IP address`);
+  });
+  if (/\s/.test(cfg.clusterDomain)) {
+    bad("clusterDomain", `${JSON.stringify(cfg.clusterDomain)} must not contain whitespace`);
+  }
+
+  if (cfg.nodeName === "") bad("nodeName", "must not be empty");
+  if (cfg.nodeName.length > 253 || !DNS_SUBDOMAIN.test(cfg.nodeName)) {
+    bad(
+      "nodeName",
+      `${JSON.stringify(cfg.nodeName)} is not a valid node name (lowercase RFC 1123 subdomain: ` +
+        "letters, digits, '-' and '.')",
+    );
+  }
+  return warnings;
+}
+
+/**
+ * CRI endpoints on Linux are unix sockets. A bare absolute path is accepted with a warning, as
+ * upstream does (falling back to the unix protocol); tcp:// and npipe:// are Windows-only upstream.
+ */
+export function normalizeEndpoint(raw: string): { value: string; warning?: string } {
+  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(raw)?.[1];
+  if (scheme === undefined) {
+    if (posix.isAbsolute(raw)) {
+      return {
+        value: `unix://${raw}`,
+        warning: `a bare socket path is deprecated; use "unix://${raw}"`,
+      };
+    }
+    throw new Error(`${JSON.stringify(raw)} must be a unix:// endpoint, e.g. "unix:///run/x.sock"`);
+  }
+  if (scheme !== "unix") {
+    throw new Error(
+      `${JSON.stringify(raw)}: only unix:// endpoints are supported on Linux (${scheme}:// is not)`,
+    );
+  }
+  const path = raw.slice("unix://".length);
+  if (!posix.isAbsolute(path)) {
+    throw new Error(`${JSON.stringify(raw)} must name an absolute socket path ("unix:///...")`);
+  }
+  return { value: raw };
+}

@@ -1,0 +1,68 @@
+import denoJson from "../../deno.json" with { type: "json" };
+import { defaultConfig } from "./_defaults.ts";
+import { type FlagDef, FLAGS } from "./_flag_table.ts";
+import { formatDuration } from "./duration.ts";
+
+/** `denolet v0.1.0 (kubelet-compatible)`: what --version prints. */
+export function versionText(): string {
+  return `denolet v${denoJson.version} (kubelet-compatible)`;
+}
+
+/** Usage text in pflag's layout, with the flag defaults (those that apply without --config). */
+export function helpText(): string {
+  const rows = FLAGS.map((f) => [flagColumn(f), describe(f)] as const);
+  const width = Math.max(...rows.map(([left]) => left.length)) + 3;
+  const lines = rows.flatMap(([left, right]) =>
+    wrap(right, LINE_WIDTH - width).map((part, i) => (i === 0 ? left : "").padEnd(width) + part)
+  );
+  return [
+    `${versionText()}: runs pods from static manifests through a CRI runtime (containerd).`,
+    "",
+    "Usage:",
+    "  denolet [flags]",
+    "",
+    "Flags:",
+    ...lines,
+    "",
+  ].join("\n");
+}
+
+const LINE_WIDTH = 100;
+
+/** pflag-style value names; the header map gets a readable name instead of its Go type. */
+const TYPE_LABELS: Record<string, string> = { colonSeparatedMultimapStringString: "key:value" };
+
+function flagColumn(f: FlagDef): string {
+  const short = f.short ? `-${f.short}, ` : "    ";
+  const label = f.name === "v" ? "Level" : f.type && (TYPE_LABELS[f.type] ?? f.type);
+  return `  ${short}--${f.name}${label ? ` ${label}` : ""}`;
+}
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === "" ? word : `${line} ${word}`;
+    }
+  }
+  lines.push(line);
+  return lines;
+}
+
+function describe(f: FlagDef): string {
+  const def = defaultText(f);
+  return def === undefined ? f.help : `${f.help} (default ${def})`;
+}
+
+function defaultText(f: FlagDef): string | undefined {
+  if (f.field === undefined) return undefined;
+  const value = defaultConfig({ withConfigFile: false })[f.field];
+  if (f.type === "duration") return formatDuration(value as number);
+  if (typeof value === "string") return value === "" ? undefined : JSON.stringify(value);
+  if (typeof value === "number") return value === 0 ? undefined : String(value);
+  return undefined;
+}

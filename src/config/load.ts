@@ -1,0 +1,79 @@
+import { posix } from "node:path";
+import { ConfigError } from "../util/errors.ts";
+import { errorMessage } from "../util/log.ts";
+import { defaultConfig } from "./_defaults.ts";
+import { applyConfigFile } from "./_file.ts";
+import { applyFlags, parseArgv } from "./_flags.ts";
+import { validateConfig } from "./_validate.ts";
+import { helpText, versionText } from "./help.ts";
+import type { AgentConfig } from "./types.ts";
+
+/** What the command line asks for: run with a configuration, or print help or the version. */
+export type LoadResult =
+  | {
+    kind: "run";
+    config: AgentConfig;
+    /** Accepted but ignored settings (upstream fields denolet does not implement, deprecations). */
+    warnings: string[];
+    /** The --config file that was read, if any. */
+    configFile?: string;
+  }
+  | { kind: "help"; text: string }
+  | { kind: "version"; text: string };
+
+export interface LoadDeps {
+  /** Reads the --config file; defaults to Deno.readTextFile. */
+  readFile?: (path: string) => Promise<string>;
+  /** The machine's hostname; defaults to Deno.hostname. */
+  hostname?: () => string;
+  /** Resolves a relative --config path (and the relative paths inside it); defaults to Deno.cwd. */
+  cwd?: () => string;
+}
+
+/**
+ * Builds the agent configuration the way the kubelet does: defaults < --config file < flags
+ * given on the command line, then validation of the merged result. `argv` excludes the program
+ * name. Throws ConfigError naming the flag or `file: field` at fault; a file that cannot be read
+ * is a ConfigError on `--config` with the I/O error as cause.
+ */
+export async function loadConfig(
+  argv: readonly string[],
+  deps: LoadDeps = {},
+): Promise<LoadResult> {
+  const args = parseArgv(argv);
+  if (args.help) return { kind: "help", text: helpText() };
+  if (args.version) return { kind: "version", text: versionText() };
+
+  const origin = new Map<keyof AgentConfig, string>();
+  const warnings: string[] = [];
+  const hasFile = args.configPath !== undefined && args.configPath !== "";
+  const cfg = defaultConfig({ withConfigFile: hasFile });
+
+  if (hasFile) {
+    const file = args.configPath!;
+    const cwd = (deps.cwd ?? Deno.cwd)();
+    const readFile = deps.readFile ?? Deno.readTextFile;
+    let text: string;
+    try {
+      text = await readFile(file);
+    } catch (e) {
+      throw new ConfigError("--config", `cannot read ${file}: ${errorMessage(e)}`, { cause: e });
+    }
+    const dir = posix.dirname(posix.resolve(cwd, file));
+    warnings.push(...applyConfigFile(cfg, origin, { text, file, dir }));
+  }
+
+  applyFlags(cfg, args.flags, origin);
+
+  if (cfg.nodeName === "") {
+    // Upstream GetHostname: trim, then lowercase, so the node name is a valid object name.
+    cfg.nodeName = (deps.hostname ?? Deno.hostname)().trim().toLowerCase();
+  }
+  warnings.push(...validateConfig(cfg, origin));
+  return {
+    kind: "run",
+    config: cfg,
+    warnings,
+    ...(hasFile ? { configFile: args.configPath } : {}),
+  };
+}

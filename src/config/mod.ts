@@ -1,0 +1,8 @@
+/**
+ * Configuration: kubelet-compatible command-line flags and the KubeletConfiguration file,
+ * merged as upstream does (defaults < --config file < flags) into an AgentConfig.
+ */
+export type { AgentConfig } from "./types.ts";
+export { loadConfig, type LoadDeps, type LoadResult } from "./load.ts";
+export { DurationSyntaxError, formatDuration, parseDuration } from "./duration.ts";
+export { helpText, versionText } from "./help.ts";

@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { ConfigError } from "../../src/util/errors.ts";
+import { type AgentConfig, loadConfig, type LoadResult } from "../../src/config/mod.ts";
+
+/** Fake environment: hostname "Node-1", cwd /etc/kubernetes, files from `files` by absolute path. */
+export function depsWith(files: Record<string, string> = {}) {
+  const reads: string[] = [];
+  return {
+    reads,
+    hostname: () => "Node-1",
+    cwd: () => "/etc/kubernetes",
+    readFile: (p: string) => {
+      reads.push(p);
+      const abs = p.startsWith("/") ? p : `/etc/kubernetes/${p}`;
+      const text = files[abs];
+      if (text === undefined) {
+        return Promise.reject(new Deno.errors.NotFound(`no such file ${abs}`));
+      }
+      return Promise.resolve(text);
+    },
+  };
+}
+
+export async function run(
+  argv: string[],
+  files: Record<string, string> = {},
+): Promise<{ config: AgentConfig; warnings: string[] }> {
+  const r: LoadResult = await loadConfig(argv, depsWith(files));
+  assert.equal(r.kind, "run");
+  if (r.kind !== "run") throw new Error("unreachable");
+  return r;
+}
+
+/** Asserts loading fails with a ConfigError on `field` whose message matches `message`. */
+export async function fails(
+  argv: string[],
+  field: string,
+  message: RegExp,
+  files: Record<string, string> = {},
+): Promise<ConfigError> {
+  let err: unknown;
+  try {
+    await loadConfig(argv, depsWith(files));
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err instanceof ConfigError, `expected a ConfigError, got ${err}`);
+  assert.equal(err.field, field);
+  assert.match(err.message, message);
+  return err;
+}
