@@ -321,13 +321,15 @@ export class PodWorkers {
     const signal = AbortSignal.any([root, ac.signal]);
     const start = this.#deps.clock.now();
     try {
-      // Wait until the cache reflects at least what our previous sync did.
-      const status = await this.#deps.cache.getNewerThan(w.uid, w.lastSyncTime, { signal });
-      w.lastSyncTime = this.#deps.clock.now();
-      const outcome = await this.#deps.syncer.syncPod(pod, status, {
-        signal,
-        updateType: update.type,
-      });
+      // Wait for a status read strictly after our previous sync ended, so the sync never acts on
+      // a view that misses containers it just created.
+      const status = await this.#deps.cache.getNewerThan(w.uid, w.lastSyncTime + 1, { signal });
+      let outcome: SyncOutcome;
+      try {
+        outcome = await this.#deps.syncer.syncPod(pod, status, { signal, updateType: update.type });
+      } finally {
+        w.lastSyncTime = this.#deps.clock.now();
+      }
       if (outcome.terminal) {
         w.log.info("Pod reached a terminal phase; stopping it");
         w.kill ??= { removed: false };

@@ -1,0 +1,131 @@
+/**
+ * Pod phase from container statuses (kubelet_pods.go getPhase), plus the small spec helpers
+ * the status code shares.
+ */
+import type { V1Container, V1ContainerStatus, V1Pod, V1PodSpec } from "@kubernetes/client-node";
+
+export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed";
+
+/** A sidecar: an init container with `restartPolicy: Always` that keeps running. */
+export function isRestartableInit(c: V1Container): boolean {
+  return c.restartPolicy === "Always";
+}
+
+export function isTerminalPhase(phase: string | undefined): phase is "Succeeded" | "Failed" {
+  return phase === "Succeeded" || phase === "Failed";
+}
+
+/** Not from the API server: `kubernetes.io/config.source` is set and is not "api". */
+export function isStaticPod(pod: V1Pod): boolean {
+  const source = pod.metadata?.annotations?.["kubernetes.io/config.source"];
+  return source !== undefined && source !== "api";
+}
+
+export function findStatus(
+  statuses: V1ContainerStatus[],
+  name: string,
+): V1ContainerStatus | undefined {
+  return statuses.find((s) => s.name === name);
+}
+
+/** Whether any regular (non-init) container has ever run: the pod got past initialisation. */
+export function hasAnyRegularContainerStarted(
+  spec: V1PodSpec | undefined,
+  statuses: V1ContainerStatus[],
+): boolean {
+  const names = new Set((spec?.containers ?? []).map((c) => c.name));
+  return statuses.some((s) =>
+    names.has(s.name) && (s.state?.running !== undefined || s.state?.terminated !== undefined)
+  );
+}
+
+interface Counts {
+  pendingInit: number;
+  failedInit: number;
+  unknown: number;
+  running: number;
+  waiting: number;
+  stopped: number;
+  succeeded: number;
+}
+
+function countInit(spec: V1PodSpec, info: V1ContainerStatus[], n: Counts): void {
+  for (const c of spec.initContainers ?? []) {
+    const s = findStatus(info, c.name);
+    if (isRestartableInit(c)) {
+      // Sidecars count like app containers, except that a stopped one does not matter.
+      if (!s) n.unknown++;
+      else if (s.state?.running) {
+        if (!s.started) n.pendingInit++;
+        n.running++;
+      } else if (s.state?.terminated) continue;
+      else if (s.state?.waiting) {
+        if (s.lastState?.terminated) continue;
+        n.pendingInit++;
+        n.waiting++;
+      } else {
+        n.pendingInit++;
+        n.unknown++;
+      }
+      continue;
+    }
+    if (!s || s.state?.running) n.pendingInit++;
+    else if (s.state?.terminated) {
+      if (s.state.terminated.exitCode !== 0) n.failedInit++;
+    } else if (s.state?.waiting && s.lastState?.terminated) {
+      if (s.lastState.terminated.exitCode !== 0) n.failedInit++;
+    } else n.pendingInit++;
+  }
+}
+
+function countApp(spec: V1PodSpec, info: V1ContainerStatus[], n: Counts): void {
+  for (const c of spec.containers ?? []) {
+    const s = findStatus(info, c.name);
+    if (!s) n.unknown++;
+    else if (s.state?.running) n.running++;
+    else if (s.state?.terminated) {
+      n.stopped++;
+      if (s.state.terminated.exitCode === 0) n.succeeded++;
+    } else if (s.state?.waiting) {
+      // Waiting after a previous run (restarting or crash-looping) counts as stopped.
+      if (s.lastState?.terminated) n.stopped++;
+      else n.waiting++;
+    } else n.unknown++;
+  }
+}
+
+/**
+ * The phase of `pod` given the statuses of all its containers (init and app). `terminal`
+ * means the kubelet has decided the pod is finished (its containers will not be restarted).
+ */
+export function getPhase(pod: V1Pod, info: V1ContainerStatus[], terminal: boolean): PodPhase {
+  const spec = pod.spec ?? { containers: [] };
+  const restartPolicy = spec.restartPolicy ?? "Always";
+  const n: Counts = {
+    pendingInit: 0,
+    failedInit: 0,
+    unknown: 0,
+    running: 0,
+    waiting: 0,
+    stopped: 0,
+    succeeded: 0,
+  };
+  countInit(spec, info, n);
+  countApp(spec, info, n);
+
+  if (n.failedInit > 0 && restartPolicy === "Never") return "Failed";
+  // Once a regular container ran, restarting sidecars do not send the pod back to Pending.
+  if (n.pendingInit > 0 && !hasAnyRegularContainerStarted(spec, info)) return "Pending";
+  if (n.waiting > 0) return "Pending";
+  if (n.running > 0 && n.unknown === 0) return "Running";
+  if (n.running === 0 && n.stopped > 0 && n.unknown === 0) {
+    // A terminal pod's containers will not restart whatever the policy says. Upstream does
+    // not apply this to static pods yet (kubernetes#116484), so neither do we.
+    if (terminal && !isStaticPod(pod)) return n.stopped === n.succeeded ? "Succeeded" : "Failed";
+    if (restartPolicy === "Always") return "Running";
+    if (n.stopped === n.succeeded) return "Succeeded";
+    if (restartPolicy === "Never") return "Failed";
+    return "Running";
+  }
+  return "Pending";
+}

@@ -1,0 +1,185 @@
+/**
+ * The API pod status from what the runtime reports (kubelet_pods.go generateAPIPodStatus /
+ * convertStatusToAPIStatus, plus the status manager's lastTransitionTime and startTime rules).
+ *
+ * Times are `Date` objects truncated to whole seconds: upstream serialises RFC 3339 with
+ * seconds precision, and JSON.stringify then gives `...T10:00:00.000Z`, which parses to the
+ * same instant. Whoever writes the JSON may strip the `.000` if byte-equality matters.
+ */
+import type {
+  V1ContainerStatus,
+  V1Pod,
+  V1PodCondition,
+  V1PodIP,
+  V1PodStatus,
+} from "@kubernetes/client-node";
+import type { RuntimePodStatus } from "../runtime/types.ts";
+import { apiTime, convertContainerStatuses } from "./_container_statuses.ts";
+import { getPhase, isTerminalPhase, type PodPhase } from "./_phase.ts";
+import {
+  containersReadyCondition,
+  initializedCondition,
+  KUBELET_CONDITIONS,
+  podReadyCondition,
+  readyToStartContainersCondition,
+} from "./_pod_conditions.ts";
+import { qosClass } from "./_qos.ts";
+
+export { qosClass } from "./_qos.ts";
+export type { QOSClass } from "./_qos.ts";
+export { getPhase } from "./_phase.ts";
+export type { PodPhase } from "./_phase.ts";
+
+export interface PodStatusOptions {
+  /** Why a container is not running, by container name (from the last sync's step errors). */
+  reasons: Map<string, { reason: string; message: string }>;
+  /** The status last computed for this pod (status manager); defaults to `pod.status`. */
+  previous?: V1PodStatus;
+  /** The node's primary IP (status.hostIP; pod IP of host-network pods). */
+  hostIP?: string;
+  /** Current time (ms): startTime and condition transitions. */
+  now: number;
+  /** The kubelet decided the pod is finished: its containers will not be restarted. */
+  terminal?: boolean;
+  /** Container ID prefix, `<runtimeName>://<id>` (default "containerd"). */
+  runtimeName?: string;
+  /** Readiness probe results by container name; a probed container without one is unready. */
+  readiness?: Map<string, boolean>;
+  /** Startup probe results by container name; a probed container without one is not started. */
+  startup?: Map<string, boolean>;
+}
+
+const isV6 = (ip: string) => ip.includes(":");
+
+/** Primary IP of the node's family first, then the first of the other family (sortPodIPs). */
+function sortPodIPs(ips: string[], hostIP: string | undefined): string[] {
+  const primaryV6 = hostIP !== undefined && isV6(hostIP);
+  const primary = ips.find((ip) => isV6(ip) === primaryV6);
+  const secondary = ips.find((ip) => isV6(ip) !== primaryV6);
+  return [primary, secondary].filter((ip): ip is string => ip !== undefined);
+}
+
+/**
+ * Carries lastTransitionTime over from the previous status when the condition's status did not
+ * change, else stamps `now` (status manager's updateLastTransitionTime).
+ */
+function withTransitionTime(
+  c: V1PodCondition,
+  previous: V1PodCondition[] | undefined,
+  now: Date,
+): V1PodCondition {
+  const old = previous?.find((p) => p.type === c.type);
+  const lastTransitionTime = old && old.status === c.status && old.lastTransitionTime
+    ? old.lastTransitionTime
+    : now;
+  return { ...c, lastTransitionTime };
+}
+
+/** The phase after upstream's three-way merge: a terminal phase is never left. */
+function mergePhase(phase: PodPhase, old: V1PodStatus, api: V1PodStatus): string {
+  if (!isTerminalPhase(phase)) {
+    if (isTerminalPhase(old.phase)) return old.phase;
+    if (isTerminalPhase(api.phase)) return api.phase;
+  }
+  // The API server shows a terminal phase: no transition out of it, not even to the other one.
+  if (isTerminalPhase(api.phase) && phase !== api.phase) return api.phase;
+  return phase;
+}
+
+function conditions(
+  pod: V1Pod,
+  rs: RuntimePodStatus,
+  opts: { statuses: V1ContainerStatus[]; phase: PodPhase; old: V1PodStatus; now: Date },
+): V1PodCondition[] {
+  const { statuses, phase } = opts;
+  const api = pod.status ?? {};
+  // Conditions owned by others (the scheduler, controllers, readiness-gate writers) stay.
+  const kept = (api.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
+  const generated: V1PodCondition[] = [
+    readyToStartContainersCondition(pod, rs),
+    initializedCondition(pod, statuses, phase),
+  ];
+  generated.push(podReadyCondition(pod, { conditions: [...kept, ...generated], statuses, phase }));
+  generated.push(containersReadyCondition(pod, statuses, phase));
+  // Static pods never see a scheduler; API pods already carry PodScheduled among `kept`.
+  if (!kept.some((c) => c.type === "PodScheduled")) {
+    generated.push({ type: "PodScheduled", status: "True" });
+  }
+  return [
+    ...kept,
+    ...generated.map((c) => withTransitionTime(c, opts.old.conditions, opts.now)),
+  ];
+}
+
+/**
+ * The API status of `pod` given the runtime's view `rs`. Pure: the same inputs give the same
+ * status. Container statuses: init containers in spec order, app containers sorted by name.
+ */
+export function computePodStatus(
+  pod: V1Pod,
+  rs: RuntimePodStatus,
+  opts: PodStatusOptions,
+): V1PodStatus {
+  const api = pod.status ?? {};
+  const old = opts.previous ?? api;
+  const spec = pod.spec ?? { containers: [] };
+  const now = apiTime(opts.now) ?? new Date(0);
+  const inputs = {
+    reasons: opts.reasons,
+    runtimeName: opts.runtimeName ?? "containerd",
+    readiness: opts.readiness,
+    startup: opts.startup,
+  };
+  const hasInitContainers = (spec.initContainers?.length ?? 0) > 0;
+
+  const s: V1PodStatus = { qosClass: qosClass(pod) };
+  const podIPs: V1PodIP[] = sortPodIPs(rs.ips, opts.hostIP).map((ip) => ({ ip }));
+  if (podIPs.length > 0) {
+    s.podIP = podIPs[0].ip;
+    s.podIPs = podIPs;
+  }
+  s.containerStatuses = convertContainerStatuses(pod, rs, {
+    ...inputs,
+    containers: spec.containers ?? [],
+    previous: old.containerStatuses,
+    hasInitContainers,
+    isInit: false,
+  });
+  if (hasInitContainers) {
+    s.initContainerStatuses = convertContainerStatuses(pod, rs, {
+      ...inputs,
+      containers: spec.initContainers ?? [],
+      previous: old.initContainerStatuses,
+      hasInitContainers,
+      isInit: true,
+    });
+  }
+  const all = [...(s.initContainerStatuses ?? []), ...s.containerStatuses];
+  const phase = getPhase(pod, all, opts.terminal ?? false);
+  s.phase = mergePhase(phase, old, api);
+  if (s.phase === old.phase) {
+    // Reason and message belong to the phase (e.g. Evicted): keep them while it lasts.
+    const reason = old.reason || api.reason;
+    const message = old.message || api.message;
+    if (reason) s.reason = reason;
+    if (message) s.message = message;
+  }
+  s.conditions = conditions(pod, rs, {
+    statuses: all,
+    phase: s.phase as PodPhase,
+    old,
+    now,
+  });
+
+  if (opts.hostIP) {
+    s.hostIP = opts.hostIP;
+    s.hostIPs = [{ ip: opts.hostIP }];
+    // Host-network pods have the node's IP; once set it does not change.
+    if (pod.spec?.hostNetwork && !s.podIP) {
+      s.podIP = opts.hostIP;
+      s.podIPs = [{ ip: opts.hostIP }];
+    }
+  }
+  s.startTime = old.startTime ?? now;
+  return s;
+}

@@ -1,0 +1,204 @@
+/**
+ * The generic PLEG (pkg/kubelet/pleg/generic.go): relist the runtime periodically, diff each
+ * pod's containers and sandboxes against the previous relist, refresh the status cache for the
+ * pods that changed, and then tell the sync loop which pods to look at.
+ */
+import type { Clock } from "../util/clock.ts";
+import type { Logger } from "../util/log.ts";
+import type { PodRuntime, RunningPod, RuntimePodStatus } from "../runtime/types.ts";
+import type { Pleg, PodLifecycleEvent } from "./types.ts";
+import type { RelistCache } from "./_cache.ts";
+import { computePodEvents } from "./_events.ts";
+
+export interface PlegDeps {
+  runtime: PodRuntime;
+  /** Written after every relist; `createPodStatusCache` makes one. */
+  cache: RelistCache;
+  clock: Clock;
+  logger: Logger;
+  /** Pause between the end of one relist and the start of the next (default 1 s). */
+  relistPeriodMs?: number;
+  /** `healthy()` turns false when no relist succeeded for this long (default 3 min). */
+  relistThresholdMs?: number;
+  /** Metrics hook: duration of each relist, with the error when the runtime could not list. */
+  onRelist?: (ms: number, err?: unknown) => void;
+}
+
+/** The PLEG plus a way to relist on demand (start-up, tests). */
+export interface GenericPleg extends Pleg {
+  /**
+   * Runs one relist now, after any relist in progress (relists never overlap). Never throws:
+   * failures are logged and retried on the next relist. On abort, returns without advancing
+   * the cache's global timestamp.
+   */
+  relist(onEvent: (e: PodLifecycleEvent) => void, opts?: { signal?: AbortSignal }): Promise<void>;
+}
+
+export const DEFAULT_RELIST_PERIOD_MS = 1_000;
+export const DEFAULT_RELIST_THRESHOLD_MS = 3 * 60_000;
+
+class GenericPlegImpl implements GenericPleg {
+  /** Each pod as of the last relist that processed it (upstream's podRecords `old`). */
+  #records = new Map<string, RunningPod>();
+  /** Pods whose status fetch failed: fetched again on the next relist even without events. */
+  #reinspect = new Set<string>();
+  /** Start time of the last relist whose list call succeeded; 0 = never. */
+  #relistTime = 0;
+  #chain: Promise<void> = Promise.resolve();
+  readonly #period: number;
+  readonly #threshold: number;
+
+  constructor(private readonly deps: PlegDeps) {
+    this.#period = deps.relistPeriodMs ?? DEFAULT_RELIST_PERIOD_MS;
+    this.#threshold = deps.relistThresholdMs ?? DEFAULT_RELIST_THRESHOLD_MS;
+  }
+
+  async run(onEvent: (e: PodLifecycleEvent) => void, opts: { signal: AbortSignal }) {
+    const { signal } = opts;
+    while (!signal.aborted) {
+      await this.relist(onEvent, { signal });
+      try {
+        await this.deps.clock.sleep(this.#period, { signal });
+      } catch (e) {
+        if (signal.aborted) return;
+        this.deps.logger.error("PLEG sleep failed; relisting now", { err: e });
+      }
+    }
+  }
+
+  relist(onEvent: (e: PodLifecycleEvent) => void, opts?: { signal?: AbortSignal }) {
+    const next = this.#chain
+      .then(() => this.#relistOnce(onEvent, opts?.signal))
+      .catch((e) => this.deps.logger.error("PLEG: relist failed unexpectedly", { err: e }));
+    this.#chain = next;
+    return next;
+  }
+
+  healthy(): { ok: boolean; message?: string } {
+    if (this.#relistTime === 0) return { ok: false, message: "pleg has yet to be successful" };
+    const elapsed = this.deps.clock.now() - this.#relistTime;
+    if (elapsed > this.#threshold) {
+      return {
+        ok: false,
+        message: `pleg was last seen active ${formatDuration(elapsed)} ago; threshold is ${
+          formatDuration(this.#threshold)
+        }`,
+      };
+    }
+    return { ok: true };
+  }
+
+  async #relistOnce(onEvent: (e: PodLifecycleEvent) => void, signal?: AbortSignal) {
+    const { runtime, cache, clock, logger } = this.deps;
+    if (signal?.aborted) return;
+    const timestamp = clock.now();
+    let pods: RunningPod[];
+    try {
+      pods = await runtime.getPods({ all: true, signal });
+    } catch (e) {
+      if (signal?.aborted) return;
+      logger.error("PLEG: unable to list pods from the runtime", { err: e });
+      this.deps.onRelist?.(clock.now() - timestamp, e);
+      return;
+    }
+    this.#relistTime = timestamp;
+
+    const current = new Map(pods.map((p) => [p.uid, p]));
+    const uids = new Set([...this.#records.keys(), ...current.keys(), ...this.#reinspect]);
+    const needsReinspection = new Set<string>();
+    const toEmit: PodLifecycleEvent[] = [];
+    for (const uid of uids) {
+      const oldPod = this.#records.get(uid);
+      const newPod = current.get(uid);
+      const events = computePodEvents(uid, { old: oldPod, new: newPod });
+      if (events.length === 0 && !this.#reinspect.has(uid)) continue;
+      for (const e of events) logger.debug(4, "PLEG: container changed", { ...e });
+
+      const ok = await this.#updateCache(uid, newPod, signal);
+      if (signal?.aborted) return;
+      if (!ok) {
+        // Keep the old record so the same events are computed again next time.
+        needsReinspection.add(uid);
+        continue;
+      }
+      if (newPod) this.#records.set(uid, newPod);
+      else this.#records.delete(uid);
+      // ContainerChanged (a container seen only as created/unknown) is not reliable enough to
+      // act on; upstream drops it too. The cache has the new state regardless.
+      toEmit.push(...events.filter((e) => e.type !== "ContainerChanged"));
+    }
+
+    // Only after every changed pod is in the cache: waiters may now trust the whole cache.
+    cache.updateTime(timestamp);
+    this.#reinspect = needsReinspection;
+    for (const e of toEmit) {
+      try {
+        onEvent(e);
+      } catch (err) {
+        logger.error("PLEG: event handler failed", { err, uid: e.uid, event: e.type });
+      }
+    }
+    this.deps.onRelist?.(clock.now() - timestamp);
+  }
+
+  /** Refreshes one pod's cache entry; false when its status could not be read. */
+  async #updateCache(
+    uid: string,
+    pod: RunningPod | undefined,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    const { runtime, cache, clock, logger } = this.deps;
+    if (!pod) {
+      // No sandbox and no container left: the runtime has nothing for this pod.
+      logger.debug(4, "PLEG: delete status for pod", { uid });
+      cache.delete(uid);
+      return true;
+    }
+    // Stamp the status with the time before the call: it reflects at least everything that
+    // happened before then, which is what getNewerThan waiters need.
+    const timestamp = clock.now();
+    let status: RuntimePodStatus;
+    try {
+      status = await runtime.getPodStatus(uid, pod.name, pod.namespace, { signal });
+    } catch (e) {
+      if (!signal?.aborted) {
+        logger.error("PLEG: cannot read pod status; will retry on the next relist", {
+          pod: `${pod.namespace}/${pod.name}`,
+          uid,
+          err: e,
+        });
+      }
+      return false;
+    }
+    cache.set(uid, { ...status, timestamp, ips: this.#podIPs(uid, status) });
+    logger.debug(4, "PLEG: wrote status", { pod: `${pod.namespace}/${pod.name}`, uid });
+    return true;
+  }
+
+  /**
+   * Keeps the previous pod IPs when the pod's sandboxes are all gone or stopped: the API expects
+   * a finished pod to keep its IP, and the network may be torn down before we look.
+   */
+  #podIPs(uid: string, status: RuntimePodStatus): string[] {
+    if (status.ips.length > 0) return status.ips;
+    const old = this.deps.cache.get(uid);
+    if (!old || old.ips.length === 0) return status.ips;
+    if (status.sandboxes.some((s) => s.state === "ready")) return status.ips;
+    return old.ips;
+  }
+}
+
+/** Creates the PLEG; nothing runs until `run` or `relist` is called. */
+export function createPleg(deps: PlegDeps): GenericPleg {
+  return new GenericPlegImpl(deps);
+}
+
+/** Go's time.Duration formatting for the health message ("3m0s", "3m0.5s", "500ms"). */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  const sec = Number.isInteger(s) ? String(s) : s.toFixed(3).replace(/0+$/, "");
+  return `${h > 0 ? `${h}h` : ""}${h > 0 || m > 0 ? `${m}m` : ""}${sec}s`;
+}

@@ -1,0 +1,197 @@
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { createPleg, createPodStatusCache } from "../../src/pleg/mod.ts";
+import type { PodLifecycleEvent } from "../../src/pleg/mod.ts";
+import { FakeClock } from "../../src/util/clock.ts";
+import { nullLogger } from "../../src/util/log.ts";
+import { FakePodRuntime, runningPod } from "./_fake_runtime.ts";
+
+function setup(opts: { relistThresholdMs?: number } = {}) {
+  const clock = new FakeClock();
+  const runtime = new FakePodRuntime(clock);
+  const cache = createPodStatusCache({ clock });
+  const relists: { ms: number; err?: unknown }[] = [];
+  const pleg = createPleg({
+    runtime,
+    cache,
+    clock,
+    logger: nullLogger,
+    ...opts,
+    onRelist: (ms, err) => relists.push({ ms, err }),
+  });
+  const events: PodLifecycleEvent[] = [];
+  const onEvent = (e: PodLifecycleEvent) => events.push(e);
+  return { clock, runtime, cache, pleg, events, onEvent, relists };
+}
+
+const types = (events: PodLifecycleEvent[]) => events.map((e) => `${e.type}:${e.data}`);
+
+Deno.test("pleg emits started, died and removed events across relists", async () => {
+  const { clock, runtime, pleg, events, onEvent, cache } = setup();
+  runtime.pods = [
+    runningPod("u1", { sandboxes: [["s1", "ready"]], containers: [["c1", "running"]] }),
+  ];
+  await pleg.relist(onEvent);
+  assertEquals(types(events), ["ContainerStarted:c1", "ContainerStarted:s1"]);
+  assertEquals(cache.get("u1")?.containers.map((c) => c.state), ["running"]);
+
+  events.length = 0;
+  await clock.advance(1000);
+  runtime.pods = [
+    runningPod("u1", { sandboxes: [["s1", "ready"]], containers: [["c1", "exited"]] }),
+  ];
+  await pleg.relist(onEvent);
+  assertEquals(types(events), ["ContainerDied:c1"]);
+  assertEquals(cache.get("u1")?.containers.map((c) => c.state), ["exited"]);
+
+  events.length = 0;
+  runtime.pods = [runningPod("u1", { sandboxes: [["s1", "ready"]] })];
+  await pleg.relist(onEvent);
+  assertEquals(types(events), ["ContainerRemoved:c1"]);
+
+  events.length = 0;
+  runtime.pods = [];
+  await pleg.relist(onEvent);
+  assertEquals(types(events), ["ContainerDied:s1", "ContainerRemoved:s1"]);
+  assertEquals(cache.get("u1"), undefined, "a pod gone from the runtime leaves the cache");
+});
+
+Deno.test("pleg updates the cache for created containers but does not emit ContainerChanged", async () => {
+  const { runtime, pleg, events, onEvent, cache } = setup();
+  runtime.pods = [runningPod("u1", { containers: [["c1", "created"]] })];
+  await pleg.relist(onEvent);
+  assertEquals(events, []);
+  assertEquals(cache.get("u1")?.containers.map((c) => c.state), ["created"]);
+});
+
+Deno.test("pleg only fetches status for pods that changed", async () => {
+  const { runtime, pleg, onEvent } = setup();
+  runtime.pods = [
+    runningPod("u1", { sandboxes: [["s1", "ready"]] }),
+    runningPod("u2", { sandboxes: [["s2", "ready"]] }),
+  ];
+  await pleg.relist(onEvent);
+  assertEquals(runtime.statusCalls.sort(), ["u1", "u2"]);
+  runtime.statusCalls = [];
+  runtime.pods[1] = runningPod("u2", {
+    sandboxes: [["s2", "ready"]],
+    containers: [["c2", "running"]],
+  });
+  await pleg.relist(onEvent);
+  assertEquals(runtime.statusCalls, ["u2"]);
+});
+
+Deno.test("pleg reinspects a pod whose status fetch failed and emits its events then", async () => {
+  const { clock, runtime, pleg, events, onEvent, cache } = setup();
+  runtime.pods = [
+    runningPod("u1", { sandboxes: [["s1", "ready"]], containers: [["c1", "running"]] }),
+  ];
+  runtime.failStatus.add("u1");
+  await pleg.relist(onEvent);
+  assertEquals(events, [], "no events for a pod whose status is not in the cache");
+  assertEquals(cache.get("u1"), undefined);
+  assertEquals(cache.globalTimestamp, clock.now(), "the relist still completes");
+
+  await clock.advance(1000);
+  runtime.failStatus.clear();
+  runtime.statusCalls = [];
+  await pleg.relist(onEvent);
+  assertEquals(runtime.statusCalls, ["u1"]);
+  assertEquals(types(events), ["ContainerStarted:c1", "ContainerStarted:s1"]);
+  assertEquals(cache.get("u1")?.timestamp, clock.now());
+
+  // Nothing changed and nothing failed: no more fetches.
+  runtime.statusCalls = [];
+  await pleg.relist(onEvent);
+  assertEquals(runtime.statusCalls, []);
+});
+
+Deno.test("pleg reinspects a failed pod even when no further container changes happen", async () => {
+  const { runtime, pleg, events, onEvent } = setup();
+  runtime.pods = [runningPod("u1", { sandboxes: [["s1", "ready"]] })];
+  await pleg.relist(onEvent);
+  events.length = 0;
+  runtime.pods = [runningPod("u1", { sandboxes: [["s1", "notready"]] })];
+  runtime.failStatus.add("u1");
+  await pleg.relist(onEvent);
+  runtime.failStatus.clear();
+  runtime.statusCalls = [];
+  await pleg.relist(onEvent);
+  assertEquals(runtime.statusCalls, ["u1"]);
+  assertEquals(types(events), ["ContainerDied:s1"]);
+});
+
+Deno.test("pleg stamps cached statuses with the time before the fetch", async () => {
+  const { clock, runtime, pleg, onEvent, cache } = setup();
+  runtime.pods = [runningPod("u1", { sandboxes: [["s1", "ready"]] })];
+  await pleg.relist(onEvent);
+  assertEquals(cache.get("u1")?.timestamp, clock.now());
+});
+
+Deno.test("pleg keeps the previous pod IPs once the sandbox is no longer ready", async () => {
+  const { runtime, pleg, onEvent, cache } = setup();
+  runtime.pods = [runningPod("u1", { sandboxes: [["s1", "ready"]] })];
+  runtime.ips.set("u1", ["10.88.0.5"]);
+  await pleg.relist(onEvent);
+  runtime.pods = [runningPod("u1", { sandboxes: [["s1", "notready"]] })];
+  runtime.ips.delete("u1");
+  await pleg.relist(onEvent);
+  assertEquals(cache.get("u1")?.ips, ["10.88.0.5"]);
+});
+
+Deno.test("pleg wakes getNewerThan waiters after a relist, also for pods it does not know", async () => {
+  const { clock, runtime, pleg, onEvent, cache } = setup();
+  runtime.pods = [runningPod("u1", { sandboxes: [["s1", "ready"]] })];
+  await clock.advance(10);
+  const minTime = clock.now();
+  const known = cache.getNewerThan("u1", minTime);
+  const unknown = cache.getNewerThan("nobody", minTime);
+  await pleg.relist(onEvent);
+  assertEquals((await known).sandboxes.map((s) => s.id), ["s1"]);
+  const empty = await unknown;
+  assertEquals([empty.uid, empty.containers, empty.timestamp], ["nobody", [], minTime]);
+});
+
+Deno.test("pleg emits events only after the cache and its global timestamp are updated", async () => {
+  const { clock, runtime, pleg, cache } = setup();
+  runtime.pods = [runningPod("u1", { containers: [["c1", "running"]] })];
+  const seen: [number | undefined, number][] = [];
+  await pleg.relist(() => seen.push([cache.get("u1")?.timestamp, cache.globalTimestamp]));
+  assertEquals(seen, [[clock.now(), clock.now()]]);
+});
+
+Deno.test("pleg healthy() follows the last successful relist", async () => {
+  const { clock, runtime, pleg, onEvent, relists } = setup({ relistThresholdMs: 180_000 });
+  assertEquals(pleg.healthy(), { ok: false, message: "pleg has yet to be successful" });
+  await pleg.relist(onEvent);
+  assertEquals(pleg.healthy(), { ok: true });
+  runtime.failList = true;
+  await clock.advance(180_000);
+  await pleg.relist(onEvent);
+  assertEquals(pleg.healthy().ok, true, "exactly at the threshold is still healthy");
+  await clock.advance(500);
+  assertEquals(pleg.healthy(), {
+    ok: false,
+    message: "pleg was last seen active 3m0.5s ago; threshold is 3m0s",
+  });
+  assertEquals(relists.map((r) => r.err !== undefined), [false, true]);
+  runtime.failList = false;
+  await pleg.relist(onEvent);
+  assertEquals(pleg.healthy(), { ok: true });
+});
+
+Deno.test("pleg run relists every period until aborted and leaves no timer behind", async () => {
+  const { clock, runtime, pleg, onEvent } = setup();
+  const ac = new AbortController();
+  const done = pleg.run(onEvent, { signal: ac.signal });
+  await clock.advance(0);
+  assertEquals(runtime.listCalls, 1);
+  await clock.advance(999);
+  assertEquals(runtime.listCalls, 1);
+  await clock.advance(1);
+  assertEquals(runtime.listCalls, 2);
+  await clock.advance(3000);
+  assertEquals(runtime.listCalls, 5);
+  ac.abort();
+  await done;
+  assertEquals(clock.pendingTimers, 0);
+});
