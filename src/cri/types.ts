@@ -282,6 +282,102 @@ export interface FilesystemUsage {
   inodesUsed?: { value: number };
 }
 
+// ---- stats ----
+
+export interface UInt64Value {
+  value: number;
+}
+
+export interface CpuUsage {
+  /** Nanoseconds since the epoch. */
+  timestamp: number;
+  /** Cumulative CPU time, all cores. */
+  usageCoreNanoSeconds?: UInt64Value;
+  /** Average over the runtime's sample window, in nano-cores. */
+  usageNanoCores?: UInt64Value;
+}
+
+export interface MemoryUsage {
+  timestamp: number;
+  workingSetBytes?: UInt64Value;
+  availableBytes?: UInt64Value;
+  usageBytes?: UInt64Value;
+  rssBytes?: UInt64Value;
+  pageFaults?: UInt64Value;
+  majorPageFaults?: UInt64Value;
+}
+
+export interface SwapUsage {
+  timestamp: number;
+  swapAvailableBytes?: UInt64Value;
+  swapUsageBytes?: UInt64Value;
+}
+
+export interface NetworkInterfaceUsage {
+  name: string;
+  rxBytes?: UInt64Value;
+  rxErrors?: UInt64Value;
+  txBytes?: UInt64Value;
+  txErrors?: UInt64Value;
+}
+
+export interface NetworkUsage {
+  timestamp: number;
+  defaultInterface?: NetworkInterfaceUsage;
+  interfaces: NetworkInterfaceUsage[];
+}
+
+export interface ProcessUsage {
+  timestamp: number;
+  processCount?: UInt64Value;
+}
+
+export interface ContainerAttributes {
+  id: string;
+  metadata: ContainerMetadata;
+  labels: Labels;
+  annotations: Labels;
+}
+
+export interface ContainerStats {
+  attributes: ContainerAttributes;
+  cpu?: CpuUsage;
+  memory?: MemoryUsage;
+  writableLayer?: FilesystemUsage;
+  swap?: SwapUsage;
+}
+
+export interface ContainerStatsFilter {
+  id?: string;
+  podSandboxId?: string;
+  labelSelector?: Labels;
+}
+
+export interface PodSandboxAttributes {
+  id: string;
+  metadata: PodSandboxMetadata;
+  labels: Labels;
+  annotations: Labels;
+}
+
+export interface LinuxPodSandboxStats {
+  cpu?: CpuUsage;
+  memory?: MemoryUsage;
+  network?: NetworkUsage;
+  process?: ProcessUsage;
+  containers: ContainerStats[];
+}
+
+export interface PodSandboxStats {
+  attributes: PodSandboxAttributes;
+  linux?: LinuxPodSandboxStats;
+}
+
+export interface PodSandboxStatsFilter {
+  id?: string;
+  labelSelector?: Labels;
+}
+
 export interface CallOptions {
   /** Aborting cancels the RPC on the wire. */
   signal?: AbortSignal;
@@ -298,7 +394,11 @@ export interface CallOptions {
 export interface RuntimeService {
   version(opts?: CallOptions): Promise<VersionResponse>;
   /** Creates and starts a sandbox; returns its id. */
-  runPodSandbox(config: PodSandboxConfig, runtimeHandler?: string, opts?: CallOptions): Promise<string>;
+  runPodSandbox(
+    config: PodSandboxConfig,
+    runtimeHandler?: string,
+    opts?: CallOptions,
+  ): Promise<string>;
   stopPodSandbox(podSandboxId: string, opts?: CallOptions): Promise<void>;
   removePodSandbox(podSandboxId: string, opts?: CallOptions): Promise<void>;
   podSandboxStatus(podSandboxId: string, opts?: CallOptions): Promise<PodSandboxStatus>;
@@ -323,6 +423,20 @@ export interface RuntimeService {
     opts?: CallOptions,
   ): Promise<ExecSyncResponse>;
   status(opts?: CallOptions): Promise<RuntimeStatus>;
+  /** Asks the runtime to reopen the container's log file (after rotation). Errors if not running. */
+  reopenContainerLog(containerId: string, opts?: CallOptions): Promise<void>;
+  /** Stats of one container; NotFoundError if it does not exist. */
+  containerStats(containerId: string, opts?: CallOptions): Promise<ContainerStats>;
+  /** Stats of the running containers matching `filter`. */
+  listContainerStats(filter?: ContainerStatsFilter, opts?: CallOptions): Promise<ContainerStats[]>;
+  /**
+   * Stats of the ready sandboxes matching `filter`. containerd 1.6 fails the whole call if a
+   * matching sandbox has no cgroup parent.
+   */
+  listPodSandboxStats(
+    filter?: PodSandboxStatsFilter,
+    opts?: CallOptions,
+  ): Promise<PodSandboxStats[]>;
 }
 
 /** CRI ImageService. Same error and cancellation contract as RuntimeService. */
@@ -331,7 +445,11 @@ export interface ImageService {
   /** Returns undefined when the image is not present. */
   imageStatus(image: ImageSpec, opts?: CallOptions): Promise<Image | undefined>;
   /** Returns the image reference (usually the digest/id) of the pulled image. */
-  pullImage(image: ImageSpec, sandboxConfig?: PodSandboxConfig, opts?: CallOptions): Promise<string>;
+  pullImage(
+    image: ImageSpec,
+    sandboxConfig?: PodSandboxConfig,
+    opts?: CallOptions,
+  ): Promise<string>;
   removeImage(image: ImageSpec, opts?: CallOptions): Promise<void>;
   imageFsInfo(opts?: CallOptions): Promise<FilesystemUsage[]>;
 }

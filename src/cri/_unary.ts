@@ -1,0 +1,119 @@
+/**
+ * The one place CRI RPCs are made: deadline, cancellation, error kinds, latency hook, and
+ * the proto-loader → plain-type conversion.
+ */
+import * as grpc from "@grpc/grpc-js";
+import type { Clock } from "../util/clock.ts";
+import { DenoletError, NotFoundError, RuntimeUnavailableError } from "../util/errors.ts";
+import type { Logger } from "../util/log.ts";
+import type { MethodDef } from "./_proto.ts";
+
+/** Called once per RPC with its proto name ("RunPodSandbox"), latency and error if it failed. */
+export type OnCall = (method: string, ms: number, err?: unknown) => void;
+
+export interface UnaryDeps {
+  clock: Clock;
+  logger: Logger;
+  onCall?: OnCall;
+}
+
+export interface UnaryOptions {
+  /** Relative deadline in ms; undefined means none (only cancellation ends the call). */
+  timeoutMs: number | undefined;
+  signal?: AbortSignal;
+}
+
+/** The RPC name of a method definition: "/runtime.v1.RuntimeService/Version" → "Version". */
+export function rpcName(def: MethodDef): string {
+  return def.path.slice(def.path.lastIndexOf("/") + 1);
+}
+
+/**
+ * Makes one unary call. Resolves with the response converted by `plain`; rejects with a
+ * CRI error (see `toCriError`), or with the signal's reason when `signal` aborted the call.
+ */
+export function unary<Res>(
+  channel: grpc.Client,
+  def: MethodDef,
+  request: unknown,
+  opts: UnaryOptions & { deps: UnaryDeps },
+): Promise<Res> {
+  const { deps, signal, timeoutMs } = opts;
+  const rpc = rpcName(def);
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  const start = deps.clock.now();
+  const callOptions: grpc.CallOptions = {};
+  if (timeoutMs !== undefined) callOptions.deadline = start + timeoutMs;
+  return new Promise<Res>((resolve, reject) => {
+    const finish = (err: unknown, value?: Res) => {
+      signal?.removeEventListener("abort", onAbort);
+      const ms = deps.clock.now() - start;
+      deps.onCall?.(rpc, ms, err ?? undefined);
+      if (err === undefined) {
+        deps.logger.debug(6, "CRI call", { method: rpc, ms });
+        resolve(value as Res);
+      } else {
+        deps.logger.debug(4, "CRI call failed", { method: rpc, ms, err });
+        reject(err);
+      }
+    };
+    let call: grpc.ClientUnaryCall;
+    try {
+      call = channel.makeUnaryRequest(
+        def.path,
+        def.requestSerialize,
+        def.responseDeserialize,
+        request,
+        new grpc.Metadata({ waitForReady: false }),
+        callOptions,
+        (err, response) => {
+          if (err) finish(signal?.aborted ? signal.reason : toCriError(rpc, err));
+          else finish(undefined, plain(response) as Res);
+        },
+      );
+    } catch (err) {
+      // grpc-js throws synchronously on a closed channel.
+      finish(toCriError(rpc, err));
+      return;
+    }
+    const onAbort = () => call.cancel();
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Maps a gRPC failure to an error kind: NOT_FOUND → NotFoundError; UNAVAILABLE (socket
+ * missing, connection refused, runtime restarting) → RuntimeUnavailableError; anything else
+ * → DenoletError. The gRPC error is the `cause`.
+ */
+export function toCriError(rpc: string, err: unknown): DenoletError {
+  const e = err as Partial<grpc.ServiceError> | undefined;
+  const details = e?.details || (err instanceof Error ? err.message : String(err));
+  const message = `CRI ${rpc} failed: ${details}`;
+  if (e?.code === grpc.status.NOT_FOUND) return new NotFoundError(message, { cause: err });
+  if (
+    e?.code === grpc.status.UNAVAILABLE ||
+    /\b(ECONNREFUSED|ENOENT|ECONNRESET|EPIPE)\b/.test(details)
+  ) {
+    return new RuntimeUnavailableError(message, { cause: err });
+  }
+  return new DenoletError(message, { cause: err });
+}
+
+/**
+ * proto-loader output (defaults=true) → the plain shapes of types.ts: unset message fields
+ * arrive as null and are dropped (so optional sub-messages are simply absent), and byte
+ * fields become plain Uint8Arrays rather than Node Buffers.
+ */
+export function plain(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (value instanceof Uint8Array) {
+    return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  }
+  if (Array.isArray(value)) return value.map(plain);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v !== null && v !== undefined) out[k] = plain(v);
+  }
+  return out;
+}
