@@ -1,0 +1,229 @@
+/**
+ * End-to-end harness: runs the agent (main.ts) from source as a subprocess against the dev
+ * containerd, with its output in a file whose tail is shown when something fails.
+ */
+import type { V1PodList } from "@kubernetes/client-node";
+import type { RuntimeService } from "../../src/cri/types.ts";
+import { DevSetupError } from "./_exec.ts";
+import { type DevRuntime, ensureContainerd } from "./containerd.ts";
+import { freePort, waitFor, WaitTimeoutError } from "./wait.ts";
+
+export { freePort, waitFor, WaitTimeoutError } from "./wait.ts";
+
+const MAIN_TS = new URL("../../main.ts", import.meta.url).pathname;
+const STOP_TIMEOUT_MS = 15_000;
+let agentCount = 0;
+
+export interface StartAgentOptions {
+  /** --pod-manifest-path; defaults to an empty `manifests/` under the agent's temp dir. */
+  manifestDir?: string;
+  /** --manifest-url, when given. */
+  manifestURL?: string;
+  /** --root-dir; defaults to `root/` under the agent's temp dir. */
+  rootDir?: string;
+  /** Appended last, so they override the defaults. */
+  extraArgs?: string[];
+  /** The program to run; defaults to the repository's main.ts (tests of the harness use a stub). */
+  mainModule?: string;
+  /** Extra environment for the agent process. */
+  env?: Record<string, string>;
+  /** --hostname-override; defaults to a unique `e2e-<pid>-<n>`. */
+  hostname?: string;
+  /** The runtime to use; defaults to `ensureContainerd()`. */
+  runtime?: DevRuntime;
+  /**
+   * When given, `stop()` also stops and removes the sandboxes of this agent's static pods
+   * (their names end in `-<hostname>`), so suites do not leak pods into the shared containerd.
+   */
+  cleanupWith?: RuntimeService;
+}
+
+export interface AgentProcess {
+  readonly pid: number;
+  readonly hostname: string;
+  readonly readOnlyPort: number;
+  /** `http://127.0.0.1:<readOnlyPort>` */
+  readonly baseURL: string;
+  readonly manifestDir: string;
+  readonly rootDir: string;
+  /** The agent's combined stdout and stderr. */
+  readonly logFile: string;
+  readonly runtime: DevRuntime;
+  /** Resolves when the process exits. */
+  readonly exited: Promise<Deno.CommandStatus>;
+  /** Waits until /healthz answers 200; fails fast (with the log tail) if the agent exits. */
+  waitHealthy(opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
+  /** GET /pods on the read-only port. */
+  pods(): Promise<V1PodList>;
+  /** GET `path` on the read-only port. The caller consumes the body. */
+  get(path: string): Promise<Response>;
+  /** The last `lines` lines of the agent's output. */
+  logTail(lines?: number): Promise<string>;
+  kill(signal?: Deno.Signal): void;
+  /**
+   * SIGTERM, then SIGKILL after `timeoutMs` (default 15 s); waits for exit, then cleans up pods
+   * (see cleanupWith). Idempotent.
+   */
+  stop(opts?: { timeoutMs?: number }): Promise<Deno.CommandStatus>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Starts the agent and returns without waiting for it to be healthy. */
+export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentProcess> {
+  const runtime = opts.runtime ?? (await ensureContainerd());
+  const tmp = await Deno.makeTempDir({ prefix: "denolet-e2e-" });
+  const manifestDir = opts.manifestDir ?? `${tmp}/manifests`;
+  const rootDir = opts.rootDir ?? `${tmp}/root`;
+  await Deno.mkdir(manifestDir, { recursive: true });
+  await Deno.mkdir(rootDir, { recursive: true });
+  const hostname = opts.hostname ?? `e2e-${Deno.pid}-${++agentCount}`;
+  const readOnlyPort = freePort();
+  const logFile = `${tmp}/agent.log`;
+  const args = [
+    "run",
+    "-A",
+    opts.mainModule ?? MAIN_TS,
+    "--container-runtime-endpoint",
+    runtime.endpoint,
+    "--pod-manifest-path",
+    manifestDir,
+    "--root-dir",
+    rootDir,
+    "--read-only-port",
+    String(readOnlyPort),
+    "--port",
+    "0",
+    "--hostname-override",
+    hostname,
+    "--file-check-frequency",
+    "2s",
+    "-v",
+    "2",
+    ...(opts.manifestURL ? ["--manifest-url", opts.manifestURL] : []),
+    ...(opts.extraArgs ?? []),
+  ];
+  // `exec` keeps the pid the agent's own, so signals reach it directly; the shell only
+  // redirects both streams into one file that outlives a crashed test process.
+  const child = new Deno.Command("sh", {
+    args: ["-c", 'exec "$0" "$@" >"$DENOLET_E2E_LOG" 2>&1', Deno.execPath(), ...args],
+    env: { ...opts.env, DENOLET_E2E_LOG: logFile, NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const exited = child.status;
+  const baseURL = `http://127.0.0.1:${readOnlyPort}`;
+
+  const logTail = async (lines = 40) => {
+    const text = await Deno.readTextFile(logFile).catch((err) => `(no log: ${err})`);
+    return text.trimEnd().split("\n").slice(-lines).join("\n");
+  };
+  let exitStatus: Deno.CommandStatus | undefined;
+  // Aborted when the process exits, so waits on a dead agent fail at once instead of timing out.
+  const exitAbort = new AbortController();
+  const exitedNoted = exited.then((s) => {
+    exitStatus = s;
+    exitAbort.abort(new DevSetupError(`agent exited with code ${s.code} (signal ${s.signal})`));
+    return s;
+  });
+  const get = (path: string) => fetch(`${baseURL}${path}`);
+  const signalChild = (signal: Deno.Signal) => {
+    if (exitStatus) return;
+    try {
+      child.kill(signal);
+    } catch (err) {
+      // It may exit between the check and the kill; only that race is expected here.
+      if (!(err instanceof TypeError)) throw err;
+    }
+  };
+
+  const agent: AgentProcess = {
+    pid: child.pid,
+    hostname,
+    readOnlyPort,
+    baseURL,
+    manifestDir,
+    rootDir,
+    logFile,
+    runtime,
+    exited,
+    async waitHealthy(w = {}) {
+      try {
+        const signals = [exitAbort.signal, ...(w.signal ? [w.signal] : [])];
+        await waitFor(async () => {
+          const res = await get("/healthz");
+          await res.body?.cancel();
+          return res.status === 200;
+        }, {
+          timeoutMs: w.timeoutMs ?? 30_000,
+          what: "agent /healthz",
+          signal: AbortSignal.any(signals),
+        });
+      } catch (err) {
+        throw new DevSetupError(`Agent ${hostname} is not healthy. Log tail:\n${await logTail()}`, {
+          cause: err,
+        });
+      }
+    },
+    async pods() {
+      const res = await get("/pods");
+      if (!res.ok) {
+        throw new DevSetupError(`GET /pods returned ${res.status}: ${await res.text()}`);
+      }
+      return (await res.json()) as V1PodList;
+    },
+    get,
+    logTail,
+    kill(signal = "SIGTERM") {
+      signalChild(signal);
+    },
+    async stop(s = {}) {
+      const timeoutMs = s.timeoutMs ?? STOP_TIMEOUT_MS;
+      if (!exitStatus) {
+        signalChild("SIGTERM");
+        try {
+          await waitFor(() => exitStatus, {
+            timeoutMs,
+            intervalMs: 50,
+            what: "agent exit after SIGTERM",
+          });
+        } catch (err) {
+          if (!(err instanceof WaitTimeoutError)) throw err;
+          console.error(`[denolet-e2e] agent ${hostname} ignored SIGTERM; sending SIGKILL`);
+          signalChild("SIGKILL");
+        }
+      }
+      const status = await exitedNoted;
+      if (opts.cleanupWith) await removeAgentSandboxes(opts.cleanupWith, hostname);
+      return status;
+    },
+    async [Symbol.asyncDispose]() {
+      await agent.stop();
+      if (!Deno.env.get("DENOLET_KEEP_E2E")) await removeTree(tmp);
+    },
+  };
+  return agent;
+}
+
+/**
+ * Stops and removes every sandbox whose pod name ends in `-<hostname>`: static pod names carry
+ * the node name as a suffix, so this finds exactly one agent's pods.
+ */
+export async function removeAgentSandboxes(rs: RuntimeService, hostname: string): Promise<number> {
+  const sandboxes = await rs.listPodSandbox();
+  const mine = sandboxes.filter((s) => s.metadata.name.endsWith(`-${hostname}`));
+  for (const s of mine) {
+    await rs.stopPodSandbox(s.id);
+    await rs.removePodSandbox(s.id);
+  }
+  return mine.length;
+}
+
+async function removeTree(path: string): Promise<void> {
+  try {
+    await Deno.remove(path, { recursive: true });
+  } catch (err) {
+    // A volume still mounted under root-dir (busy) must not fail the test that just passed.
+    console.error(`[denolet-e2e] cannot remove ${path}: ${(err as Error).message}`);
+  }
+}

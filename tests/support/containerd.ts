@@ -1,0 +1,223 @@
+/**
+ * A containerd of our own for development and the end-to-end tests. Everything lives under one
+ * directory (`/var/lib/denolet-dev`, or `$DENOLET_DEV_DIR`), its sockets never clash with a system
+ * containerd, and it runs detached so it outlives the process that started it.
+ */
+import { realClock } from "../../src/util/clock.ts";
+import { DevSetupError, exists, run, tryRun } from "./_exec.ts";
+import { ensurePackages } from "./_packages.ts";
+import {
+  type DevLayout,
+  layoutFor,
+  renderCniConfig,
+  renderContainerdConfig,
+} from "./_containerd_config.ts";
+import { BUSYBOX_IMAGE, ensureImages, PAUSE_IMAGE } from "./images.ts";
+
+export interface DevRuntime {
+  /** CRI endpoint for `--container-runtime-endpoint`, `unix:///...`. */
+  endpoint: string;
+  /** Path of the containerd socket. */
+  socket: string;
+  /** The dev directory holding config, state, logs and the socket. */
+  dir: string;
+  /** The pause image the CRI plugin uses for sandboxes. */
+  sandboxImage: string;
+  images: { busybox: string; pause: string };
+}
+
+export interface DevOptions {
+  /** Progress lines (package install, daemon start, image import); defaults to stderr. */
+  log?: (s: string) => void;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_DEV_DIR = "/var/lib/denolet-dev";
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 15_000;
+
+/** The dev directory: `$DENOLET_DEV_DIR` or `/var/lib/denolet-dev`. */
+export function devDir(): string {
+  return Deno.env.get("DENOLET_DEV_DIR") || DEFAULT_DEV_DIR;
+}
+
+/** Describes the dev runtime without touching it. */
+export function devRuntime(dir = devDir()): DevRuntime {
+  const l = layoutFor(dir);
+  return {
+    endpoint: `unix://${l.socket}`,
+    socket: l.socket,
+    dir,
+    sandboxImage: PAUSE_IMAGE,
+    images: { busybox: BUSYBOX_IMAGE, pause: PAUSE_IMAGE },
+  };
+}
+
+/**
+ * Installs missing host packages, starts the dev containerd unless it already answers, and
+ * imports the test images. Idempotent; concurrent callers (other processes too) serialise on a
+ * lock file, so the second one reuses what the first started.
+ */
+export async function ensureContainerd(opts: DevOptions = {}): Promise<DevRuntime> {
+  const log = opts.log ?? stderrLog;
+  const l = layoutFor(devDir());
+  await Deno.mkdir(l.dir, { recursive: true });
+  await withLock(l, async () => {
+    await ensurePackages(log);
+    if (!(await answers(l.socket))) await startLocked(l, log, opts.signal);
+    await ensureImages({ socket: l.socket, dir: l.dir }, { log });
+  });
+  return devRuntime(l.dir);
+}
+
+/** Starts the dev containerd if it is not running (packages and images are not checked). */
+export async function startContainerd(opts: DevOptions = {}): Promise<void> {
+  const l = layoutFor(devDir());
+  await Deno.mkdir(l.dir, { recursive: true });
+  await withLock(l, async () => {
+    if (!(await answers(l.socket))) await startLocked(l, opts.log ?? stderrLog, opts.signal);
+  });
+}
+
+/**
+ * Stops the dev containerd (SIGTERM, then SIGKILL after 15 s) and waits until it is gone.
+ * Containers keep running under their shims, as with any containerd restart. No-op when stopped.
+ */
+export async function stopContainerd(opts: DevOptions = {}): Promise<void> {
+  const l = layoutFor(devDir());
+  await Deno.mkdir(l.dir, { recursive: true });
+  await withLock(l, async () => {
+    const pid = await findDaemonPid(l);
+    if (pid === undefined) return;
+    (opts.log ?? stderrLog)(`stopping containerd pid ${pid}`);
+    Deno.kill(pid, "SIGTERM");
+    if (!(await waitGone(pid, STOP_TIMEOUT_MS, opts.signal))) {
+      Deno.kill(pid, "SIGKILL");
+      await waitGone(pid, STOP_TIMEOUT_MS, opts.signal);
+    }
+    await Deno.remove(l.pidFile).catch((err) => {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    });
+  });
+}
+
+/** The pid of the running dev containerd, or undefined when it is not running. */
+export function daemonPid(): Promise<number | undefined> {
+  return findDaemonPid(layoutFor(devDir()));
+}
+
+/** True when a containerd answers on `socket`. */
+export async function answers(socket: string): Promise<boolean> {
+  if (!(await exists(socket))) return false;
+  const res = await tryRun("ctr", ["--address", socket, "--timeout", "2s", "version"]);
+  return res.code === 0;
+}
+
+function stderrLog(s: string): void {
+  console.error(`[denolet-dev] ${s}`);
+}
+
+async function withLock<T>(l: DevLayout, fn: () => Promise<T>): Promise<T> {
+  const file = await Deno.open(l.lockFile, { create: true, write: true });
+  try {
+    // flock(2): released by the kernel if this process dies while holding it.
+    await file.lock(true);
+    return await fn();
+  } finally {
+    file.close();
+  }
+}
+
+async function startLocked(
+  l: DevLayout,
+  log: (s: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  for (const d of [l.root, l.state, l.runDir, l.cniConfDir, l.cniDataDir, `${l.dir}/log`]) {
+    await Deno.mkdir(d, { recursive: true });
+  }
+  await Deno.writeTextFile(l.config, renderContainerdConfig(l, PAUSE_IMAGE));
+  await Deno.writeTextFile(`${l.cniConfDir}/10-denolet.conflist`, renderCniConfig(l));
+  log(`starting containerd (config ${l.config}, log ${l.log})`);
+  // setsid in a background job of a non-interactive shell execs in place (no fork), so `$!` is
+  // containerd's own pid; the daemon gets its own session and outlives this process.
+  const script = 'setsid "$0" --config "$1" </dev/null >>"$2" 2>&1 & echo $!';
+  const out = await run("sh", ["-c", script, "containerd", l.config, l.log]);
+  const pid = Number(out.trim());
+  if (!Number.isInteger(pid) || pid <= 0) {
+    throw new DevSetupError(
+      `Cannot start containerd: unexpected pid output ${JSON.stringify(out)}`,
+    );
+  }
+  await Deno.writeTextFile(l.pidFile, `${pid}\n`);
+  const deadline = realClock.now() + START_TIMEOUT_MS;
+  while (!(await answers(l.socket))) {
+    if (!(await isAlive(pid))) {
+      throw new DevSetupError(`containerd exited during start-up:\n${await logTail(l)}`);
+    }
+    if (realClock.now() > deadline) {
+      throw new DevSetupError(`containerd did not answer within 30s:\n${await logTail(l)}`);
+    }
+    await realClock.sleep(100, { signal });
+  }
+  const plugins = await run("ctr", ["--address", l.socket, "plugins", "ls"]);
+  const cri = plugins.split("\n").find((line) => /\bcri\b/.test(line) && /grpc/.test(line));
+  if (!cri || !/\bok\b/.test(cri)) {
+    throw new DevSetupError(`containerd's CRI plugin did not load:\n${await logTail(l)}`);
+  }
+}
+
+/** The pid of the daemon using our config: the pid file if still valid, else a /proc scan. */
+async function findDaemonPid(l: DevLayout): Promise<number | undefined> {
+  const fromFile = await Deno.readTextFile(l.pidFile).then(Number, () => NaN);
+  if (Number.isInteger(fromFile) && (await isOurDaemon(fromFile, l))) return fromFile;
+  for await (const e of Deno.readDir("/proc")) {
+    const pid = Number(e.name);
+    if (Number.isInteger(pid) && (await isOurDaemon(pid, l))) return pid;
+  }
+  return undefined;
+}
+
+async function isOurDaemon(pid: number, l: DevLayout): Promise<boolean> {
+  const argv = await readCmdline(pid);
+  return argv !== undefined && argv[0]?.endsWith("containerd") === true &&
+    argv.includes(l.config) && await isAlive(pid);
+}
+
+async function readCmdline(pid: number): Promise<string[] | undefined> {
+  try {
+    const raw = await Deno.readTextFile(`/proc/${pid}/cmdline`);
+    return raw.split("\0");
+  } catch (err) {
+    // The process may exit between readDir and read; anything else is a real problem.
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    if (err instanceof Deno.errors.PermissionDenied) return undefined;
+    throw err;
+  }
+}
+
+/** Alive and not a zombie (the daemon is re-parented to init, which may reap it late). */
+async function isAlive(pid: number): Promise<boolean> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
+
+async function waitGone(pid: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+  const deadline = realClock.now() + timeoutMs;
+  while (await isAlive(pid)) {
+    if (realClock.now() > deadline) return false;
+    await realClock.sleep(100, { signal });
+  }
+  return true;
+}
+
+async function logTail(l: DevLayout, lines = 30): Promise<string> {
+  const text = await Deno.readTextFile(l.log).catch((err) => `(cannot read ${l.log}: ${err})`);
+  return text.trimEnd().split("\n").slice(-lines).join("\n");
+}
