@@ -1,0 +1,15 @@
+/**
+ * Pod sources: where desired pods come from besides the API server. Static pods from
+ * `--pod-manifest-path` (a directory or a file) and `--manifest-url`, each producing full
+ * snapshots (`PodSourceUpdate`) for the pod manager to diff.
+ */
+export type { ManifestProblem, PodSource, PodSourceUpdate, SourceName } from "./types.ts";
+export { createFileSource, type FileSourceOptions } from "./file_source.ts";
+export { createUrlSource, type UrlSourceOptions } from "./url_source.ts";
+export { MAX_MANIFEST_BYTES, staticPodFromManifest, staticPodsFromBody } from "./manifest.ts";
+export type { FileSystemDeps, FsChange, FsStat, FsWatch } from "./_fs.ts";
+export {
+  CONFIG_HASH_ANNOTATION,
+  CONFIG_SEEN_ANNOTATION,
+  CONFIG_SOURCE_ANNOTATION,
+} from "./_static_pod.ts";
