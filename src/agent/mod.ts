@@ -62,11 +62,15 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger,
     nodeName: config.nodeName,
     podLogsDir: config.podLogsDir,
+    rootDir: config.rootDir,
+    runtimeRequestTimeoutMs: config.runtimeRequestTimeoutMs,
     sandboxOptions: {
       podLogsDir: config.podLogsDir,
       clusterDNS: config.clusterDNS,
       clusterDomain: config.clusterDomain,
       hostDNS,
+      resolvConf: config.resolvConf,
+      nodeIPs: nodeIP ? [nodeIP] : [],
     },
   });
   const cache = createPodStatusCache({ clock });

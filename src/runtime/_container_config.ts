@@ -1,0 +1,257 @@
+/**
+ * The ContainerConfig for one container instance (kuberuntime_container.go
+ * generateContainerConfig, kubelet_pods.go makeMounts, security_context.go).
+ */
+import type { V1Container, V1Pod, V1SecurityContext, V1VolumeMount } from "@kubernetes/client-node";
+import type {
+  ContainerConfig,
+  KeyValue,
+  LinuxContainerSecurityContext,
+  Mount,
+} from "../cri/types.ts";
+import { ConfigError } from "../util/errors.ts";
+import {
+  containerMounts,
+  createTerminationLogFile,
+  type MountedVolume,
+  writeEtcHosts,
+} from "../volumes/mod.ts";
+import { buildEnv, type EnvContext, expandCommand, expandVars } from "./_env.ts";
+import {
+  containerAnnotations,
+  containerLabels,
+  DEFAULT_TERMINATION_MESSAGE_PATH,
+} from "./_labels.ts";
+import { linuxResources } from "./_resources.ts";
+import { podHostnameAndDomain, podNamespaces, podSupplementalGroups } from "./_sandbox_config.ts";
+
+export interface ContainerConfigOptions {
+  restartCount: number;
+  /** Sandbox IPs, primary first; empty for host-network pods. */
+  podIPs: string[];
+  hostIP?: string;
+  nodeName: string;
+  /** From VolumeManager.setUpPod. */
+  volumes: Map<string, MountedVolume>;
+  /** Resolved image to run (from the pull); default container.image. */
+  imageRef?: string;
+  podLogsDir: string;
+  /**
+   * <rootDir>/pods/<uid> (volumes' podDir). When set, the container gets the kubelet-managed
+   * /etc/hosts and a termination-message file, as upstream; when unset both are skipped.
+   */
+  podDir?: string;
+  /** For the pod's FQDN in /etc/hosts (spec.subdomain); default "". */
+  clusterDomain?: string;
+  /** Node memory for the Burstable oom_score_adj formula; default the machine's. */
+  memoryCapacityBytes?: number;
+  /** Passed to env resourceFieldRef for unset limits; default this machine. */
+  nodeAllocatable?: EnvContext["nodeAllocatable"];
+  /**
+   * The image's configured user (image config `User`), when known. With runAsNonRoot and no
+   * runAsUser it is checked as upstream does; without it that check is skipped.
+   */
+  imageUser?: string;
+}
+
+const DEFAULT_MASKED_PATHS = [
+  "/proc/asound",
+  "/proc/acpi",
+  "/proc/kcore",
+  "/proc/keys",
+  "/proc/latency_stats",
+  "/proc/timer_list",
+  "/proc/timer_stats",
+  "/proc/sched_debug",
+  "/proc/scsi",
+  "/sys/firmware",
+  "/sys/devices/virtual/powercap",
+];
+const DEFAULT_READONLY_PATHS = [
+  "/proc/bus",
+  "/proc/fs",
+  "/proc/irq",
+  "/proc/sys",
+  "/proc/sysrq-trigger",
+];
+const ETC_HOSTS = "/etc/hosts";
+
+/** Container fields override pod-level ones (securitycontext.DetermineEffectiveSecurityContext). */
+function effectiveSecurityContext(pod: V1Pod, container: V1Container): V1SecurityContext {
+  const p = pod.spec?.securityContext ?? {};
+  const c = container.securityContext ?? {};
+  return {
+    ...c,
+    runAsUser: c.runAsUser ?? p.runAsUser,
+    runAsGroup: c.runAsGroup ?? p.runAsGroup,
+    runAsNonRoot: c.runAsNonRoot ?? p.runAsNonRoot,
+    seLinuxOptions: c.seLinuxOptions ?? p.seLinuxOptions,
+    seccompProfile: c.seccompProfile ?? p.seccompProfile,
+  };
+}
+
+function verifyRunAsNonRoot(
+  sc: V1SecurityContext,
+  where: string,
+  imageUser: string | undefined,
+): void {
+  if (!sc.runAsNonRoot) return;
+  if (sc.runAsUser !== undefined && sc.runAsUser !== null) {
+    if (sc.runAsUser === 0) {
+      throw new ConfigError(
+        `${where}.securityContext.runAsUser`,
+        "container's runAsUser breaks non-root policy",
+      );
+    }
+    return;
+  }
+  if (imageUser === undefined) return;
+  const user = imageUser.split(":")[0];
+  if (user === "" || user === "0" || user === "root") {
+    throw new ConfigError(
+      `${where}.securityContext.runAsNonRoot`,
+      "container has runAsNonRoot and image will run as root",
+    );
+  }
+  if (!/^\d+$/.test(user)) {
+    throw new ConfigError(
+      `${where}.securityContext.runAsNonRoot`,
+      `container has runAsNonRoot and image has non-numeric user (${user}), cannot verify user is non-root`,
+    );
+  }
+}
+
+/** The CRI security context; capability names pass through as written (containerd adds CAP_). */
+export function containerSecurityContext(
+  pod: V1Pod,
+  container: V1Container,
+  opts: { imageUser?: string } = {},
+): LinuxContainerSecurityContext {
+  const sc = effectiveSecurityContext(pod, container);
+  verifyRunAsNonRoot(sc, `containers[${container.name}]`, opts.imageUser);
+  const out: LinuxContainerSecurityContext = {
+    namespaceOptions: podNamespaces(pod),
+    privileged: sc.privileged === true,
+    readonlyRootfs: sc.readOnlyRootFilesystem === true,
+    // Only an explicit allowPrivilegeEscalation: false sets no_new_privs.
+    noNewPrivs: sc.allowPrivilegeEscalation === false,
+    maskedPaths: sc.procMount === "Unmasked" ? [] : [...DEFAULT_MASKED_PATHS],
+    readonlyPaths: sc.procMount === "Unmasked" ? [] : [...DEFAULT_READONLY_PATHS],
+  };
+  if (sc.capabilities) {
+    out.capabilities = {
+      addCapabilities: [...(sc.capabilities.add ?? [])],
+      dropCapabilities: [...(sc.capabilities.drop ?? [])],
+    };
+  }
+  if (sc.runAsUser !== undefined && sc.runAsUser !== null) out.runAsUser = { value: sc.runAsUser };
+  if (sc.runAsGroup !== undefined && sc.runAsGroup !== null) {
+    out.runAsGroup = { value: sc.runAsGroup };
+  }
+  const groups = podSupplementalGroups(pod);
+  if (groups.length) out.supplementalGroups = groups;
+  return out;
+}
+
+/** volumeMounts with subPathExpr expanded against the env; a missing or empty variable is an error. */
+function resolveSubPathExprs(
+  mounts: V1VolumeMount[],
+  env: KeyValue[],
+  where: string,
+): V1VolumeMount[] {
+  const map = new Map(env.map((kv) => [kv.key, kv.value]));
+  return mounts.map((m) => {
+    if (!m.subPathExpr) return m;
+    const missing = new Set<string>();
+    const subPath = expandVars(m.subPathExpr, (k) => {
+      const v = map.get(k);
+      if (!v) missing.add(k);
+      return v ?? "";
+    });
+    if (missing.size) {
+      throw new ConfigError(
+        `${where}.volumeMounts[${m.name}].subPathExpr`,
+        `missing value for ${[...missing].sort().join(", ")}`,
+      );
+    }
+    return { ...m, subPath };
+  });
+}
+
+function buildMounts(
+  pod: V1Pod,
+  container: V1Container,
+  env: KeyValue[],
+  opts: ContainerConfigOptions,
+): Mount[] {
+  const where = `containers[${container.name}]`;
+  const volumeMounts = resolveSubPathExprs(container.volumeMounts ?? [], env, where);
+  const mounts = containerMounts(volumeMounts, opts.volumes, { containerName: container.name });
+  if (!opts.podDir) return mounts;
+  const hostNetwork = pod.spec?.hostNetwork === true;
+  // Upstream skips /etc/hosts while the pod has no IP yet, or when the container mounts its own.
+  const wantsHosts = (opts.podIPs.length > 0 || hostNetwork) &&
+    !mounts.some((m) => m.containerPath === ETC_HOSTS);
+  if (wantsHosts) {
+    const { hostname, domain } = podHostnameAndDomain(pod, opts.clusterDomain ?? "");
+    const hostPath = writeEtcHosts(opts.podDir, {
+      podIPs: opts.podIPs,
+      hostname,
+      domain,
+      hostAliases: pod.spec?.hostAliases,
+      hostNetwork,
+    });
+    mounts.push({ containerPath: ETC_HOSTS, hostPath, readonly: false, selinuxRelabel: true });
+  }
+  const msgPath = container.terminationMessagePath ?? DEFAULT_TERMINATION_MESSAGE_PATH;
+  if (msgPath) {
+    const hostPath = createTerminationLogFile(opts.podDir, container.name);
+    mounts.push({ containerPath: msgPath, hostPath, selinuxRelabel: true });
+  }
+  return mounts;
+}
+
+/**
+ * Everything CreateContainer needs for this instance of `container`. Throws ConfigError (the
+ * caller reports CreateContainerConfigError) for unresolvable env, bad quantities, unknown
+ * volumes, escaping subPaths or a violated runAsNonRoot. May create subPath directories, the
+ * pod's etc-hosts and a termination-message file (synchronously).
+ */
+export function buildContainerConfig(
+  pod: V1Pod,
+  container: V1Container,
+  opts: ContainerConfigOptions,
+): ContainerConfig {
+  const envs = buildEnv(pod, container, {
+    podIP: opts.podIPs[0],
+    podIPs: opts.podIPs,
+    hostIP: opts.hostIP,
+    nodeName: opts.nodeName,
+    nodeAllocatable: opts.nodeAllocatable,
+  });
+  // Everything that can fail without side effects first, so a bad spec leaves no files behind.
+  const linux = {
+    resources: linuxResources(container, { pod, memoryCapacityBytes: opts.memoryCapacityBytes }),
+    securityContext: containerSecurityContext(pod, container, { imageUser: opts.imageUser }),
+  };
+  const annotations = containerAnnotations(pod, container, opts.restartCount);
+  const config: ContainerConfig = {
+    metadata: { name: container.name, attempt: opts.restartCount },
+    image: { image: opts.imageRef ?? container.image ?? "" },
+    envs,
+    labels: containerLabels(pod, container),
+    annotations,
+    logPath: `${container.name}/${opts.restartCount}.log`,
+    stdin: container.stdin === true,
+    stdinOnce: container.stdinOnce === true,
+    tty: container.tty === true,
+    linux,
+  };
+  const command = expandCommand(container.command, envs);
+  if (command) config.command = command;
+  const args = expandCommand(container.args, envs);
+  if (args) config.args = args;
+  if (container.workingDir) config.workingDir = container.workingDir;
+  config.mounts = buildMounts(pod, container, envs, opts);
+  return config;
+}

@@ -1,0 +1,189 @@
+/**
+ * Makes sure a container's image is present, following its imagePullPolicy (kubelet's
+ * `imageManager.EnsureImageExists`). Pulls run one at a time, as upstream's default
+ * `serializeImagePulls: true`; failed pulls back off per pod and image (10 s doubling to 300 s).
+ */
+import type { V1Container, V1Pod } from "@kubernetes/client-node";
+import type { ImageService, PodSandboxConfig } from "../cri/types.ts";
+import { Backoff } from "../util/backoff.ts";
+import type { Clock } from "../util/clock.ts";
+import { ImagePullError, isKind, RuntimeUnavailableError } from "../util/errors.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
+
+/** Upstream image pull back-off: `backOffPeriod` and `MaxContainerBackOff`. */
+export const IMAGE_BACKOFF_INITIAL_MS = 10_000;
+export const IMAGE_BACKOFF_MAX_MS = 300_000;
+
+export interface ImagePullerDeps {
+  image: ImageService;
+  clock: Clock;
+  logger: Logger;
+  /** Deadline for one PullImage call, in ms; defaults to the CRI client's own. */
+  pullTimeoutMs?: number;
+}
+
+export interface EnsureImageOptions {
+  /** Passed to PullImage (the runtime may use the pod's namespace/annotations). */
+  sandboxConfig?: PodSandboxConfig;
+  signal?: AbortSignal;
+}
+
+export type PullPolicy = "Always" | "IfNotPresent" | "Never";
+
+export class ImagePuller {
+  readonly #deps: ImagePullerDeps;
+  readonly #backoff: Backoff;
+  // Tail of the pull queue; never rejects.
+  #tail: Promise<void> = Promise.resolve();
+
+  constructor(deps: ImagePullerDeps) {
+    this.#deps = deps;
+    this.#backoff = new Backoff({
+      initialMs: IMAGE_BACKOFF_INITIAL_MS,
+      maxMs: IMAGE_BACKOFF_MAX_MS,
+      clock: deps.clock,
+    });
+  }
+
+  /**
+   * Resolves with the image reference (id/digest) to create the container from. Throws
+   * `ImagePullError` with reason InvalidImageName, ErrImageNeverPull, ImageInspectError,
+   * ImagePullBackOff or ErrImagePull; lets RuntimeUnavailableError and aborts through.
+   */
+  async ensureImage(
+    pod: V1Pod,
+    container: V1Container,
+    opts: EnsureImageOptions = {},
+  ): Promise<string> {
+    const { signal } = opts;
+    const log = this.#deps.logger.child({ container: container.name });
+    const requested = container.image ?? "";
+    const image = applyDefaultTag(requested);
+    if (image === undefined) {
+      throw new ImagePullError(
+        "InvalidImageName",
+        `Failed to apply default image tag "${requested}": couldn't parse image reference "${requested}": invalid reference format`,
+      );
+    }
+    const policy = pullPolicyOf(container, image);
+    let present: string | undefined;
+    if (policy !== "Always") {
+      try {
+        present = (await this.#deps.image.imageStatus({ image }, { signal }))?.id;
+      } catch (err) {
+        if (signal?.aborted || isKind(err, RuntimeUnavailableError)) throw err;
+        throw new ImagePullError(
+          "ImageInspectError",
+          `Failed to inspect image "${requested}": ${errorMessage(err)}`,
+          {
+            cause: err,
+          },
+        );
+      }
+      if (present) {
+        log.debug(4, "Container image already present on machine", { image: requested });
+        return present;
+      }
+      if (policy === "Never") {
+        throw new ImagePullError(
+          "ErrImageNeverPull",
+          `Container image "${requested}" is not present with pull policy of Never`,
+        );
+      }
+    }
+
+    const key = backoffKey(pod.metadata?.uid ?? "", requested);
+    if (this.#backoff.inBackOffSinceUpdate(key, this.#deps.clock.now())) {
+      throw new ImagePullError("ImagePullBackOff", `Back-off pulling image "${requested}"`);
+    }
+    const queuedAt = this.#deps.clock.now();
+    return await this.#serial(async () => {
+      const startedAt = this.#deps.clock.now();
+      log.info("Pulling image", { image: requested });
+      try {
+        const ref = await this.#deps.image.pullImage({ image }, opts.sandboxConfig, {
+          signal,
+          timeoutMs: this.#deps.pullTimeoutMs,
+        });
+        const now = this.#deps.clock.now();
+        log.info("Successfully pulled image", {
+          image: requested,
+          durationMs: now - startedAt,
+          includingWaitingMs: now - queuedAt,
+        });
+        this.#backoff.gc();
+        return ref;
+      } catch (err) {
+        if (signal?.aborted || isKind(err, RuntimeUnavailableError)) throw err;
+        this.#backoff.next(key);
+        log.warn("Failed to pull image", { image: requested, err });
+        throw new ImagePullError("ErrImagePull", errorMessage(err), { cause: err });
+      }
+    }, signal);
+  }
+
+  /** Drops the pull back-off state of a deleted pod. */
+  forgetPod(uid: string): void {
+    this.#backoff.resetWhere((key) => key.startsWith(`${uid}_`));
+  }
+
+  /** Current pull back-off delay for a pod's image in ms (0 = none); for tests and status. */
+  backoffMs(uid: string, image: string): number {
+    return this.#backoff.get(backoffKey(uid, image));
+  }
+
+  // Runs `fn` after every earlier pull finished. A caller aborted while queued leaves the
+  // queue without running, but the callers behind it still wait for the pulls ahead.
+  async #serial<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const ahead = this.#tail;
+    const mine = Promise.withResolvers<void>();
+    this.#tail = ahead.then(() => mine.promise);
+    try {
+      await untilSettledOrAborted(ahead, signal);
+      signal?.throwIfAborted();
+      return await fn();
+    } finally {
+      mine.resolve();
+    }
+  }
+}
+
+function backoffKey(uid: string, image: string): string {
+  return `${uid}_${image}`;
+}
+
+/** The pod's policy, or the API server's default: Always for `:latest`/untagged, else IfNotPresent. */
+export function pullPolicyOf(container: V1Container, taggedImage: string): PullPolicy {
+  const p = container.imagePullPolicy;
+  if (p === "Always" || p === "IfNotPresent" || p === "Never") return p;
+  if (!taggedImage.includes("@") && taggedImage.endsWith(":latest")) return "Always";
+  return "IfNotPresent";
+}
+
+// name components, optional registry host[:port]; tag and/or digest.
+const REFERENCE =
+  /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?(?::[0-9]+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[0-9a-fA-F]{32,})?$/;
+
+/**
+ * Adds `:latest` to a reference without tag or digest (upstream `applyDefaultImageTag`);
+ * undefined when the reference does not parse.
+ */
+export function applyDefaultTag(image: string): string | undefined {
+  if (!REFERENCE.test(image)) return undefined;
+  if (image.includes("@")) return image;
+  const lastPart = image.slice(image.lastIndexOf("/") + 1);
+  return lastPart.includes(":") ? image : `${image}:latest`;
+}
+
+function untilSettledOrAborted(p: Promise<void>, signal?: AbortSignal): Promise<void> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, reject);
+  });
+}

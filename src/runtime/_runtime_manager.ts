@@ -1,0 +1,166 @@
+/**
+ * The runtime manager (kubelet's `kubeGenericRuntimeManager`): turns a desired pod into CRI
+ * calls. It owns the per-node state that outlives one sync (crash-loop and image back-off) and
+ * delegates the steps: `_sync_pod.ts`, `_kill.ts`, `_status.ts`.
+ */
+import type { V1Pod } from "@kubernetes/client-node";
+import type { ImageService, RuntimeService } from "../cri/types.ts";
+import type { VolumeManager } from "../volumes/mod.ts";
+import { Backoff } from "../util/backoff.ts";
+import type { Clock } from "../util/clock.ts";
+import type { Logger } from "../util/log.ts";
+import type { ContainerConfigOptions } from "./_container_config.ts";
+import { ImagePuller } from "./_image_puller.ts";
+import { killPod, removeAll } from "./_kill.ts";
+import type { ProbeFailure } from "./_pod_actions.ts";
+import { podLogDirectory, type SandboxConfigOptions } from "./_sandbox_config.ts";
+import { CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS } from "./_start.ts";
+import { listPods, readPodStatus } from "./_status.ts";
+import { syncPod } from "./_sync_pod.ts";
+import type {
+  PodRuntime,
+  RunningPod,
+  RuntimePodStatus,
+  SyncPodContext,
+  SyncPodResult,
+} from "./types.ts";
+
+/** Upstream default of --runtime-request-timeout. */
+const DEFAULT_RUNTIME_REQUEST_TIMEOUT_MS = 120_000;
+
+export interface RuntimeManagerDeps {
+  runtime: RuntimeService;
+  image: ImageService;
+  volumes: VolumeManager;
+  clock: Clock;
+  logger: Logger;
+  nodeName: string;
+  /** Root of the pod log directories, e.g. /var/log/pods. */
+  podLogsDir: string;
+  sandboxOptions: SandboxConfigOptions;
+  /** The CRI client's per-call deadline (--runtime-request-timeout); default 2 min. */
+  runtimeRequestTimeoutMs?: number;
+  /** Deadline of one image pull; default the CRI client's. */
+  imagePullTimeoutMs?: number;
+  /**
+   * --root-dir. When set, containers get the kubelet-managed /etc/hosts and termination-message
+   * file under <rootDir>/pods/<uid>; unset skips both.
+   */
+  rootDir?: string;
+  /** Node facts for container configs (oom_score_adj, env resourceFieldRef); default this machine. */
+  node?: Pick<ContainerConfigOptions, "memoryCapacityBytes" | "nodeAllocatable">;
+  /** Liveness/startup verdicts by container id (the prober's results); none by default. */
+  probeFailure?: (containerId: string) => ProbeFailure | undefined;
+}
+
+export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
+  return new RuntimeManager(deps);
+}
+
+export class RuntimeManager implements PodRuntime {
+  readonly #deps: RuntimeManagerDeps;
+  readonly #requestTimeoutMs: number;
+  /** Exposed for tests and for the node's image status. */
+  readonly imagePuller: ImagePuller;
+  readonly crashBackoff: Backoff;
+
+  constructor(deps: RuntimeManagerDeps) {
+    this.#deps = deps;
+    this.#requestTimeoutMs = deps.runtimeRequestTimeoutMs ?? DEFAULT_RUNTIME_REQUEST_TIMEOUT_MS;
+    this.imagePuller = new ImagePuller({
+      image: deps.image,
+      clock: deps.clock,
+      logger: deps.logger,
+      pullTimeoutMs: deps.imagePullTimeoutMs,
+    });
+    this.crashBackoff = new Backoff({
+      initialMs: CRASH_BACKOFF_INITIAL_MS,
+      maxMs: CRASH_BACKOFF_MAX_MS,
+      clock: deps.clock,
+    });
+  }
+
+  getPods(opts: { all: boolean; signal?: AbortSignal }): Promise<RunningPod[]> {
+    return listPods(this.#deps, opts);
+  }
+
+  getPodStatus(
+    uid: string,
+    name: string,
+    namespace: string,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<RuntimePodStatus> {
+    return readPodStatus(this.#deps, { uid, name, namespace }, opts);
+  }
+
+  syncPod(pod: V1Pod, status: RuntimePodStatus, ctx: SyncPodContext): Promise<SyncPodResult> {
+    const d = this.#deps;
+    return syncPod({
+      runtime: d.runtime,
+      volumes: d.volumes,
+      puller: this.imagePuller,
+      crashBackoff: this.crashBackoff,
+      runtimeRequestTimeoutMs: this.#requestTimeoutMs,
+      sandboxOptions: d.sandboxOptions,
+      nodeConfig: {
+        nodeName: d.nodeName,
+        podLogsDir: d.podLogsDir,
+        clusterDomain: d.sandboxOptions.clusterDomain,
+        ...d.node,
+      },
+      rootDir: d.rootDir,
+      probeFailure: d.probeFailure,
+    }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
+  }
+
+  killPod(
+    pod: V1Pod | undefined,
+    running: RunningPod,
+    opts: { gracePeriodSeconds?: number; signal?: AbortSignal },
+  ): Promise<void> {
+    const logger = this.#deps.logger.child({
+      pod: `${running.namespace}/${running.name}`,
+      uid: running.uid,
+    });
+    logger.info("Killing pod", { gracePeriodOverride: opts.gracePeriodSeconds });
+    return killPod(this.#killDeps(logger), pod, running, opts);
+  }
+
+  async removePod(running: RunningPod, opts: { signal?: AbortSignal } = {}): Promise<void> {
+    const { signal } = opts;
+    const logger = this.#deps.logger.child({
+      pod: `${running.namespace}/${running.name}`,
+      uid: running.uid,
+    });
+    logger.info("Removing pod");
+    await removeAll(this.#killDeps(logger), {
+      containers: running.containers.map((c) => c.id),
+      sandboxes: running.sandboxes.map((s) => s.id),
+    }, { what: `pod "${running.namespace}/${running.name}"`, signal });
+    await this.#deps.volumes.tearDownPod(running.uid, { signal });
+    const logDir = podLogDirectory(this.#deps.podLogsDir, {
+      metadata: { name: running.name, namespace: running.namespace, uid: running.uid },
+    });
+    try {
+      await Deno.remove(logDir, { recursive: true });
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) {
+        logger.warn("Cannot remove pod log directory", { dir: logDir, err });
+      }
+    }
+  }
+
+  forgetPod(uid: string): void {
+    this.crashBackoff.resetWhere((key) => key.includes(`_${uid}_`));
+    this.imagePuller.forgetPod(uid);
+  }
+
+  #podLogger(pod: V1Pod): Logger {
+    const m = pod.metadata ?? {};
+    return this.#deps.logger.child({ pod: `${m.namespace}/${m.name}`, uid: m.uid });
+  }
+
+  #killDeps(logger: Logger) {
+    return { runtime: this.#deps.runtime, logger, runtimeRequestTimeoutMs: this.#requestTimeoutMs };
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * Starting one container of a pod (kubelet's `start` helper in SyncPod plus `startContainer`):
+ * crash-loop back-off, image, config, CreateContainer, StartContainer. Each failure becomes a
+ * `SyncStepError` with the reason upstream shows in the container's waiting state.
+ */
+import type { V1Container, V1Pod } from "@kubernetes/client-node";
+import type { PodSandboxConfig, RuntimeService } from "../cri/types.ts";
+import type { VolumeManager } from "../volumes/mod.ts";
+import type { Backoff } from "../util/backoff.ts";
+import { findCause, ImagePullError, isKind, RuntimeUnavailableError } from "../util/errors.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
+import { buildContainerConfig, type ContainerConfigOptions } from "./_container_config.ts";
+import type { ImagePuller } from "./_image_puller.ts";
+import { containerHash } from "./_labels.ts";
+import { findContainerStatus } from "./_pod_actions.ts";
+import type { RuntimePodStatus, SyncStepError } from "./types.ts";
+
+/** Upstream crash-loop back-off: 10 s initial, doubling, capped at `MaxContainerBackOff`. */
+export const CRASH_BACKOFF_INITIAL_MS = 10_000;
+export const CRASH_BACKOFF_MAX_MS = 300_000;
+
+export type MountedVolumes = Awaited<ReturnType<VolumeManager["setUpPod"]>>;
+
+/** Per-node parts of the container config; the per-container parts come from the target. */
+export type NodeConfigOptions = Omit<
+  ContainerConfigOptions,
+  "restartCount" | "podIPs" | "hostIP" | "volumes" | "imageRef"
+>;
+
+export interface StartDeps {
+  runtime: RuntimeService;
+  puller: ImagePuller;
+  crashBackoff: Backoff;
+  configOptions: NodeConfigOptions;
+}
+
+export interface StartTarget {
+  pod: V1Pod;
+  container: V1Container;
+  status: RuntimePodStatus;
+  sandboxId: string;
+  sandboxConfig: PodSandboxConfig;
+  podIPs: string[];
+  hostIP?: string;
+  volumes: MountedVolumes;
+  logger: Logger;
+  signal?: AbortSignal;
+}
+
+/**
+ * Starts `target.container`. Resolves with undefined on success or with the step error;
+ * rejects only when the runtime is unreachable or the signal aborted.
+ */
+export async function startContainer(
+  deps: StartDeps,
+  target: StartTarget,
+): Promise<SyncStepError | undefined> {
+  const { pod, container, signal } = target;
+  const name = container.name;
+  const log = target.logger.child({ container: name });
+  const fail = (reason: string, err: unknown, message = errorMessage(err)): SyncStepError => {
+    if (signal?.aborted) throw signal.reason;
+    if (isKind(err, RuntimeUnavailableError)) throw err;
+    log.warn("Cannot start container", { reason, err: message });
+    return { container: name, reason, message };
+  };
+
+  const backOff = checkCrashBackOff(deps.crashBackoff, pod, container, target.status);
+  if (backOff) {
+    log.debug(3, "Back-off restarting failed container", { message: backOff.message });
+    return backOff;
+  }
+
+  let imageRef: string;
+  try {
+    imageRef = await deps.puller.ensureImage(pod, container, {
+      sandboxConfig: target.sandboxConfig,
+      signal,
+    });
+  } catch (err) {
+    const pullErr = findCause(err, ImagePullError);
+    if (!pullErr) return fail("ErrImagePull", err);
+    return fail(pullErr.reason, err, pullErr.message);
+  }
+
+  const previous = findContainerStatus(target.status, name);
+  const restartCount = previous
+    ? previous.restartCount + 1
+    : await restartCountFromLogs(target.sandboxConfig.logDirectory, name);
+
+  let config;
+  try {
+    config = buildContainerConfig(pod, container, {
+      ...deps.configOptions,
+      restartCount,
+      podIPs: target.podIPs,
+      hostIP: target.hostIP,
+      volumes: target.volumes,
+      imageRef,
+    });
+  } catch (err) {
+    return fail("CreateContainerConfigError", err);
+  }
+
+  let id: string;
+  try {
+    id = await deps.runtime.createContainer(target.sandboxId, config, target.sandboxConfig, {
+      signal,
+    });
+  } catch (err) {
+    return fail("CreateContainerError", err);
+  }
+  try {
+    await deps.runtime.startContainer(id, { signal });
+  } catch (err) {
+    return fail("RunContainerError", err);
+  }
+  log.info("Started container", { containerId: id, restartCount, image: container.image });
+  return undefined;
+}
+
+/**
+ * Upstream `doBackOff`: the newest exited instance's finish time is the event; while the
+ * back-off window since then is open, the start is refused with CrashLoopBackOff. Otherwise
+ * the window grows for next time (and resets after the container ran 2 × max cleanly).
+ */
+export function checkCrashBackOff(
+  backoff: Backoff,
+  pod: V1Pod,
+  container: V1Container,
+  status: RuntimePodStatus,
+): SyncStepError | undefined {
+  const dead = status.containers.find((c) => c.name === container.name && c.state === "exited");
+  if (!dead) return undefined;
+  const key = crashBackoffKey(pod, container);
+  const finishedAt = dead.finishedAt ?? dead.createdAt;
+  if (backoff.inBackOffSince(key, finishedAt)) {
+    const meta = pod.metadata ?? {};
+    return {
+      container: container.name,
+      reason: "CrashLoopBackOff",
+      message: `back-off ${
+        formatGoDuration(backoff.get(key))
+      } restarting failed container=${container.name} pod=${meta.name}_${meta.namespace}(${meta.uid})`,
+    };
+  }
+  backoff.next(key, finishedAt);
+  return undefined;
+}
+
+/** Upstream `GetStableKey`: changes when the container spec changes, so edits start afresh. */
+export function crashBackoffKey(pod: V1Pod, container: V1Container): string {
+  const m = pod.metadata ?? {};
+  return `${m.name}_${m.namespace}_${m.uid}_${container.name}_${containerHash(container)}`;
+}
+
+/** Formats ms like Go's `time.Duration.String()` for whole seconds: "10s", "1m20s", "5m0s". */
+export function formatGoDuration(ms: number): string {
+  const totalSeconds = Math.round(ms / 1000);
+  const h = Math.floor(totalSeconds / 3600);
+  const m = Math.floor((totalSeconds % 3600) / 60);
+  const s = totalSeconds % 60;
+  if (h > 0) return `${h}h${m}m${s}s`;
+  if (m > 0) return `${m}m${s}s`;
+  return `${s}s`;
+}
+
+/**
+ * When the runtime lost every instance of a container (e.g. containerd state wiped), continue
+ * the count from the newest `<n>.log` so a restart does not overwrite an old log (upstream
+ * `calcRestartCountByLogDir`).
+ */
+export async function restartCountFromLogs(
+  podLogDir: string | undefined,
+  containerName: string,
+): Promise<number> {
+  if (!podLogDir) return 0;
+  let max = -1;
+  try {
+    for await (const entry of Deno.readDir(`${podLogDir}/${containerName}`)) {
+      const m = /^(\d+)\.log(\..*)?$/.exec(entry.name);
+      if (m) max = Math.max(max, Number(m[1]));
+    }
+  } catch (err) {
+    // No directory is the normal case; an unreadable one only costs the log-name continuity.
+    if (err instanceof Deno.errors.NotFound) return 0;
+    return max + 1;
+  }
+  return max + 1;
+}

@@ -1,0 +1,235 @@
+/**
+ * Reading pods back from the runtime: the cheap list view (`RunningPod`) and the full
+ * per-pod status (`RuntimePodStatus`). Sandboxes and containers without our labels are not
+ * ours and are ignored.
+ */
+import type { Container, ContainerStatus, PodSandboxStatus, RuntimeService } from "../cri/types.ts";
+import type { Clock } from "../util/clock.ts";
+import { isKind, NotFoundError } from "../util/errors.ts";
+import type { Logger } from "../util/log.ts";
+import { LABEL_POD_UID, parseContainerLabels, parseSandboxLabels } from "./_labels.ts";
+import type {
+  RunningPod,
+  RuntimeContainerState,
+  RuntimeContainerStatus,
+  RuntimePodStatus,
+  RuntimeSandboxStatus,
+} from "./types.ts";
+
+export interface StatusDeps {
+  runtime: RuntimeService;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** CRI timestamps are nanoseconds; ours are milliseconds. */
+export function nsToMs(ns: number): number {
+  return Math.floor(ns / 1_000_000);
+}
+
+const CONTAINER_STATES: Record<string, RuntimeContainerState> = {
+  CONTAINER_CREATED: "created",
+  CONTAINER_RUNNING: "running",
+  CONTAINER_EXITED: "exited",
+  CONTAINER_UNKNOWN: "unknown",
+};
+
+/** One ListPodSandbox and one ListContainers call, grouped by the pod UID label. */
+export async function listPods(
+  deps: StatusDeps,
+  opts: { all: boolean; signal?: AbortSignal },
+): Promise<RunningPod[]> {
+  const { signal } = opts;
+  const [sandboxes, containers] = await Promise.all([
+    deps.runtime.listPodSandbox(
+      opts.all ? undefined : { state: { state: "SANDBOX_READY" } },
+      { signal },
+    ),
+    deps.runtime.listContainers(
+      opts.all ? undefined : { state: { state: "CONTAINER_RUNNING" } },
+      { signal },
+    ),
+  ]);
+  const pods = new Map<string, RunningPod>();
+  const podFor = (uid: string, name: string, namespace: string) => {
+    let pod = pods.get(uid);
+    if (!pod) {
+      pod = { uid, name, namespace, sandboxes: [], containers: [] };
+      pods.set(uid, pod);
+    }
+    return pod;
+  };
+  for (const s of sandboxes) {
+    const meta = parseSandboxLabels(s.labels ?? {});
+    if (!meta) continue;
+    podFor(meta.podUid, meta.podName, meta.podNamespace).sandboxes.push({
+      id: s.id,
+      state: s.state === "SANDBOX_READY" ? "ready" : "notready",
+      createdAt: nsToMs(s.createdAt),
+    });
+  }
+  for (const c of containers) {
+    const meta = containerMeta(c.labels, c.annotations);
+    if (!meta) continue;
+    podFor(meta.podUid, meta.podName, meta.podNamespace).containers.push({
+      id: c.id,
+      name: meta.containerName,
+      sandboxId: c.podSandboxId,
+      state: CONTAINER_STATES[c.state] ?? "unknown",
+      createdAt: nsToMs(c.createdAt),
+    });
+  }
+  const result = [...pods.values()];
+  // Stable sorts over the runtime's order; ties (same millisecond) keep the list order.
+  for (const pod of result) {
+    pod.sandboxes.sort((a, b) => b.createdAt - a.createdAt);
+    pod.containers.sort((a, b) => b.createdAt - a.createdAt);
+  }
+  return result;
+}
+
+/**
+ * Full status of one pod. Sandboxes or containers that vanish between the list and the status
+ * call are skipped (a concurrent removal is normal); other errors propagate.
+ */
+export async function readPodStatus(
+  deps: StatusDeps,
+  pod: { uid: string; name: string; namespace: string },
+  opts: { signal?: AbortSignal } = {},
+): Promise<RuntimePodStatus> {
+  const { signal } = opts;
+  const timestamp = deps.clock.now();
+  const selector = { labelSelector: { [LABEL_POD_UID]: pod.uid } };
+  const [sandboxList, containerList] = await Promise.all([
+    deps.runtime.listPodSandbox(selector, { signal }),
+    deps.runtime.listContainers(selector, { signal }),
+  ]);
+  const [sandboxStatuses, containerStatuses] = await Promise.all([
+    Promise.all(
+      sandboxList.map((s) => ignoreNotFound(deps.runtime.podSandboxStatus(s.id, { signal }))),
+    ),
+    Promise.all(
+      containerList.map((c) => ignoreNotFound(deps.runtime.containerStatus(c.id, { signal }))),
+    ),
+  ]);
+  // Sorted on the runtime's nanoseconds: milliseconds would tie for instances created together.
+  const sandboxes = sandboxStatuses
+    .filter((s): s is PodSandboxStatus => s !== undefined)
+    .sort((a, b) =>
+      b.createdAt - a.createdAt || (b.metadata?.attempt ?? 0) - (a.metadata?.attempt ?? 0)
+    )
+    .map(toSandboxStatus);
+  const containers = containerStatuses
+    .map((s, i) => s && { s, converted: toContainerStatus(containerList[i], s) })
+    .filter((x) => x?.converted !== undefined)
+    .sort((a, b) =>
+      b!.s.createdAt - a!.s.createdAt || b!.converted!.restartCount - a!.converted!.restartCount
+    )
+    .map((x) => x!.converted!);
+  const newest = sandboxes[0];
+  return {
+    uid: pod.uid,
+    name: pod.name,
+    namespace: pod.namespace,
+    sandboxes,
+    containers,
+    // Only the newest sandbox's IPs count, and only while it is up.
+    ips: newest?.state === "ready" ? newest.ips : [],
+    timestamp,
+  };
+}
+
+function toSandboxStatus(s: PodSandboxStatus): RuntimeSandboxStatus {
+  const ips: string[] = [];
+  if (s.network?.ip) ips.push(s.network.ip);
+  for (const extra of s.network?.additionalIps ?? []) if (extra.ip) ips.push(extra.ip);
+  return {
+    id: s.id,
+    state: s.state === "SANDBOX_READY" ? "ready" : "notready",
+    createdAt: nsToMs(s.createdAt),
+    attempt: s.metadata?.attempt ?? 0,
+    ips,
+    hostNetwork: s.linux?.namespaces?.options?.network === "NODE",
+  };
+}
+
+function toContainerStatus(
+  listed: Container,
+  s: ContainerStatus,
+): RuntimeContainerStatus | undefined {
+  const meta = containerMeta(
+    { ...listed.labels, ...s.labels },
+    { ...listed.annotations, ...s.annotations },
+  );
+  if (!meta) return undefined;
+  const state = CONTAINER_STATES[s.state] ?? "unknown";
+  return {
+    id: s.id,
+    name: meta.containerName,
+    sandboxId: listed.podSandboxId,
+    state,
+    createdAt: nsToMs(s.createdAt),
+    startedAt: s.startedAt ? nsToMs(s.startedAt) : undefined,
+    finishedAt: s.finishedAt ? nsToMs(s.finishedAt) : undefined,
+    exitCode: state === "exited" ? s.exitCode : undefined,
+    reason: s.reason || undefined,
+    message: s.message || undefined,
+    image: s.image?.image || listed.image?.image || "",
+    imageRef: s.imageRef || listed.imageRef || "",
+    restartCount: meta.restartCount,
+    hash: meta.hash,
+  };
+}
+
+interface ContainerMeta {
+  podUid: string;
+  podName: string;
+  podNamespace: string;
+  containerName: string;
+  restartCount: number;
+  hash: string;
+}
+
+/** Our labels on a container, or undefined when it is not one of ours. */
+export function containerMeta(
+  labels: Record<string, string> | undefined,
+  annotations: Record<string, string> | undefined,
+): ContainerMeta | undefined {
+  if (!labels?.[LABEL_POD_UID]) return undefined;
+  const meta = parseContainerLabels(labels, annotations ?? {});
+  if (!meta?.podUid || !meta.containerName) return undefined;
+  return {
+    podUid: meta.podUid,
+    podName: meta.podName,
+    podNamespace: meta.podNamespace,
+    containerName: meta.containerName,
+    restartCount: meta.restartCount ?? 0,
+    hash: meta.hash ?? "",
+  };
+}
+
+async function ignoreNotFound<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (err) {
+    if (isKind(err, NotFoundError)) return undefined;
+    throw err;
+  }
+}
+
+/** Converts a full status into the list view killPod and removePod take. */
+export function toRunningPod(status: RuntimePodStatus): RunningPod {
+  return {
+    uid: status.uid,
+    name: status.name,
+    namespace: status.namespace,
+    sandboxes: status.sandboxes.map((s) => ({ id: s.id, state: s.state, createdAt: s.createdAt })),
+    containers: status.containers.map((c) => ({
+      id: c.id,
+      name: c.name,
+      sandboxId: c.sandboxId,
+      state: c.state,
+      createdAt: c.createdAt,
+    })),
+  };
+}

@@ -1,0 +1,268 @@
+/**
+ * One reconcile step for a pod (upstream `SyncPod`): compute actions, kill what must go, prune
+ * dead instances, create the sandbox, set up volumes, then start the next init container or
+ * all app containers at once.
+ */
+import type { V1Pod } from "@kubernetes/client-node";
+import type { PodSandboxConfig, RuntimeService } from "../cri/types.ts";
+import { podDir, type VolumeManager } from "../volumes/mod.ts";
+import type { Backoff } from "../util/backoff.ts";
+import { isKind, RuntimeUnavailableError } from "../util/errors.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
+import type { ImagePuller } from "./_image_puller.ts";
+import { gracePeriodFor, type KillDeps, killPod, removeAll, stopContainer } from "./_kill.ts";
+import { computePodActions, type PodActions, type ProbeFailure } from "./_pod_actions.ts";
+import { planPrune } from "./_prune.ts";
+import { buildSandboxConfig, type SandboxConfigOptions } from "./_sandbox_config.ts";
+import {
+  type MountedVolumes,
+  type NodeConfigOptions,
+  startContainer,
+  type StartDeps,
+} from "./_start.ts";
+import { toRunningPod } from "./_status.ts";
+import type { RuntimePodStatus, SyncPodResult, SyncStepError } from "./types.ts";
+
+export interface SyncDeps {
+  runtime: RuntimeService;
+  volumes: VolumeManager;
+  puller: ImagePuller;
+  crashBackoff: Backoff;
+  /** Per-call deadline of the CRI client; stops get the grace period on top. */
+  runtimeRequestTimeoutMs: number;
+  sandboxOptions: SandboxConfigOptions;
+  /** Container config parts that do not depend on the pod (node name, log root, ...). */
+  nodeConfig: Omit<NodeConfigOptions, "podDir">;
+  /** --root-dir; unset skips the managed /etc/hosts and termination-message files. */
+  rootDir?: string;
+  probeFailure?: (containerId: string) => ProbeFailure | undefined;
+}
+
+export interface SyncInput {
+  pod: V1Pod;
+  status: RuntimePodStatus;
+  /** The pod's logger (fields pod and uid). */
+  log: Logger;
+  hostIP?: string;
+  signal?: AbortSignal;
+}
+
+/** See `PodRuntime.syncPod`. */
+export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPodResult> {
+  const { pod, status, log, signal } = input;
+  const killDeps: KillDeps = {
+    runtime: deps.runtime,
+    logger: log,
+    runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
+  };
+  deps.crashBackoff.gc();
+  const actions = computePodActions(pod, status, { probeFailure: deps.probeFailure });
+  log.debug(3, "Computed pod actions", { actions: describe(actions) });
+  const errors: SyncStepError[] = [];
+  // Container-level failures become status; an unreachable runtime or an abort ends the sync.
+  const stepFailed = (err: unknown, step: Omit<SyncStepError, "message">, message?: string) => {
+    if (signal?.aborted) throw signal.reason;
+    if (isKind(err, RuntimeUnavailableError)) throw err;
+    const e = { ...step, message: message ?? errorMessage(err) };
+    log.warn("Sync step failed", { ...e });
+    errors.push(e);
+  };
+
+  if (!(await killStep(killDeps, { pod, status, actions }, { log, signal, stepFailed }))) {
+    return { errors };
+  }
+  await prune(killDeps, { pod, status, newSandbox: actions.createSandbox }, signal);
+
+  let sandboxConfig: PodSandboxConfig;
+  let podDirPath: string | undefined;
+  try {
+    sandboxConfig = buildSandboxConfig(pod, actions.attempt, deps.sandboxOptions);
+    const rootDir = deps.rootDir;
+    podDirPath = rootDir === undefined ? undefined : podDir(rootDir, pod.metadata?.uid ?? "");
+  } catch (err) {
+    stepFailed(err, { reason: "ConfigPodSandboxError" });
+    return { errors };
+  }
+  let sandboxId = actions.sandboxId;
+  let podIPs = status.ips;
+  if (actions.createSandbox) {
+    const created = await createSandbox(deps.runtime, sandboxConfig, { log, signal, stepFailed });
+    if (!created) return { errors };
+    sandboxId = created.id;
+    if (pod.spec?.hostNetwork !== true) podIPs = created.ips;
+  }
+
+  const init = actions.nextInitContainerToStart;
+  if (init === undefined && actions.containersToStart.length === 0) return { errors };
+
+  let volumes: MountedVolumes;
+  try {
+    volumes = await deps.volumes.setUpPod(pod, { signal });
+  } catch (err) {
+    stepFailed(
+      err,
+      { reason: "FailedMount" },
+      `Unable to attach or mount volumes: ${errorMessage(err)}`,
+    );
+    return { errors };
+  }
+
+  const startDeps: StartDeps = {
+    runtime: deps.runtime,
+    puller: deps.puller,
+    crashBackoff: deps.crashBackoff,
+    configOptions: { ...deps.nodeConfig, podDir: podDirPath },
+  };
+  const target = {
+    pod,
+    status,
+    sandboxId,
+    sandboxConfig,
+    podIPs,
+    hostIP: input.hostIP,
+    volumes,
+    logger: log,
+    signal,
+  };
+  if (init !== undefined) {
+    const container = pod.spec?.initContainers?.find((c) => c.name === init);
+    if (!container) return { errors };
+    // Init containers run one at a time: the next one starts on a later sync, after this exits.
+    const err = await startContainer(startDeps, { ...target, container });
+    if (err) errors.push(err);
+    return { errors };
+  }
+  // App containers start together so a pod with many containers comes up fast.
+  const specs = actions.containersToStart
+    .map((name) => pod.spec?.containers.find((c) => c.name === name))
+    .filter((c) => c !== undefined);
+  const results = await Promise.allSettled(
+    specs.map((container) => startContainer(startDeps, { ...target, container })),
+  );
+  const fatal = results.find((r) => r.status === "rejected");
+  if (fatal) throw fatal.reason;
+  for (const r of results) if (r.status === "fulfilled" && r.value) errors.push(r.value);
+  return { errors };
+}
+
+/** Step 1: kill the pod or the unwanted containers. False when the sync must stop here. */
+async function killStep(
+  killDeps: KillDeps,
+  what: { pod: V1Pod; status: RuntimePodStatus; actions: PodActions },
+  ctx: StepContext,
+): Promise<boolean> {
+  const { pod, status, actions } = what;
+  const { log, signal } = ctx;
+  if (actions.killPod) {
+    if (actions.createSandbox && actions.sandboxId) {
+      log.info("Pod sandbox changed, it will be killed and re-created", {
+        sandboxId: actions.sandboxId,
+      });
+    } else if (!actions.createSandbox) {
+      log.info("Stopping pod sandbox, because all other containers are dead");
+    }
+    try {
+      await killPod(killDeps, pod, toRunningPod(status), { signal });
+    } catch (err) {
+      ctx.stepFailed(err, { reason: "KillPodSandboxError" });
+      return false;
+    }
+    return true;
+  }
+  const kills = [...actions.containersToKill].map(async ([id, info]) => {
+    const spec = pod.spec?.containers.find((c) => c.name === info.name) ??
+      pod.spec?.initContainers?.find((c) => c.name === info.name);
+    const grace = gracePeriodFor(pod, spec, { reason: info.reason });
+    await stopContainer(killDeps, id, {
+      gracePeriodSeconds: grace,
+      name: info.name,
+      message: info.message,
+      signal,
+    });
+  });
+  const results = await Promise.allSettled(kills);
+  const names = [...actions.containersToKill.values()].map((i) => i.name);
+  results.forEach((r, i) => {
+    if (r.status === "rejected") {
+      ctx.stepFailed(r.reason, { container: names[i], reason: "KillContainerError" });
+    }
+  });
+  return results.every((r) => r.status === "fulfilled");
+}
+
+/** Removes dead instances nobody will look at again; failures only cost disk space. */
+async function prune(
+  killDeps: KillDeps,
+  what: { pod: V1Pod; status: RuntimePodStatus; newSandbox: boolean },
+  signal?: AbortSignal,
+): Promise<void> {
+  const log = killDeps.logger;
+  const plan = planPrune(what.pod, what.status, { newSandbox: what.newSandbox });
+  if (plan.containers.length === 0 && plan.sandboxes.length === 0) return;
+  log.debug(4, "Removing dead containers and sandboxes", { ...plan });
+  try {
+    await removeAll(killDeps, plan, {
+      what: "dead instances",
+      signal: signal,
+    });
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;
+    log.warn("Cannot remove dead containers", { err });
+  }
+}
+
+/** Step 2: a new sandbox with its log directory; its id and IPs, or undefined on failure. */
+async function createSandbox(
+  runtime: RuntimeService,
+  config: PodSandboxConfig,
+  ctx: StepContext,
+): Promise<{ id: string; ips: string[] } | undefined> {
+  const { log, signal } = ctx;
+  log.info("Creating pod sandbox", { attempt: config.metadata.attempt });
+  let id: string;
+  try {
+    if (config.logDirectory) {
+      await Deno.mkdir(config.logDirectory, { recursive: true, mode: 0o755 });
+    }
+    id = await runtime.runPodSandbox(config, undefined, { signal });
+  } catch (err) {
+    ctx.stepFailed(
+      err,
+      { reason: "CreatePodSandboxError" },
+      `Failed to create pod sandbox: ${errorMessage(err)}`,
+    );
+    return undefined;
+  }
+  try {
+    const st = await runtime.podSandboxStatus(id, { signal });
+    const ips = [st.network?.ip, ...(st.network?.additionalIps ?? []).map((i) => i.ip)]
+      .filter((ip): ip is string => !!ip);
+    log.info("Created pod sandbox", { sandboxId: id, ips });
+    return { id, ips };
+  } catch (err) {
+    ctx.stepFailed(
+      err,
+      { reason: "CreatePodSandboxError" },
+      `Unable to get pod sandbox status: ${errorMessage(err)}`,
+    );
+    return undefined;
+  }
+}
+
+interface StepContext {
+  log: Logger;
+  signal?: AbortSignal;
+  stepFailed: (err: unknown, step: Omit<SyncStepError, "message">, message?: string) => void;
+}
+
+function describe(a: PodActions) {
+  return {
+    killPod: a.killPod,
+    createSandbox: a.createSandbox,
+    sandboxId: a.sandboxId,
+    attempt: a.attempt,
+    nextInit: a.nextInitContainerToStart,
+    start: a.containersToStart,
+    kill: [...a.containersToKill.values()].map((k) => k.name),
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * The runtime manager: what to do for a pod and doing it through the CRI.
+ *
+ * `createRuntimeManager(deps)` gives the `PodRuntime` the pod workers drive;
+ * `computePodActions` is the pure decision step, exported for tests and diagnostics.
+ */
+export type * from "./types.ts";
+export {
+  createRuntimeManager,
+  RuntimeManager,
+  type RuntimeManagerDeps,
+} from "./_runtime_manager.ts";
+export {
+  computePodActions,
+  type ComputePodActionsOptions,
+  type ContainerToKill,
+  type KillReason,
+  type PodActions,
+  type ProbeFailure,
+} from "./_pod_actions.ts";
+export { ImagePuller, type ImagePullerDeps, type PullPolicy } from "./_image_puller.ts";
+export { MIN_GRACE_PERIOD_SECONDS } from "./_kill.ts";
+export { parseResolvConf, podLogDirectory, type SandboxConfigOptions } from "./_sandbox_config.ts";
+export {
+  containerHash,
+  LABEL_CONTAINER_NAME,
+  LABEL_POD_NAME,
+  LABEL_POD_NAMESPACE,
+  LABEL_POD_UID,
+  parseContainerLabels,
+  parseSandboxLabels,
+} from "./_labels.ts";
+export { podQOS, type QOSClass } from "./_resources.ts";

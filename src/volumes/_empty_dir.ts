@@ -1,0 +1,45 @@
+/**
+ * emptyDir volumes (pkg/volume/emptydir/empty_dir.go): a 0777 directory under the pod dir, or
+ * a tmpfs mounted there for medium "Memory".
+ */
+import type { V1EmptyDirVolumeSource } from "@kubernetes/client-node";
+import { ConfigError } from "../util/errors.ts";
+import type { Mounter } from "./_mounter.ts";
+import { quantityBytes } from "./_quantity.ts";
+
+export const EMPTY_DIR_PLUGIN_DIR = "kubernetes.io~empty-dir";
+const PERM = 0o777;
+
+async function ensureDir(dir: string): Promise<void> {
+  await Deno.mkdir(dir, { recursive: true, mode: PERM });
+  // mkdir applies the umask; upstream chmods so pods with any uid can write.
+  if (((await Deno.stat(dir)).mode ?? 0) & 0o777 ^ PERM) await Deno.chmod(dir, PERM);
+}
+
+/**
+ * Creates the emptyDir at `dir` (idempotent: an existing dir or tmpfs is kept with its content).
+ * Throws ConfigError for an unsupported medium or a bad sizeLimit.
+ */
+export async function setUpEmptyDir(
+  volumeName: string,
+  dir: string,
+  src: V1EmptyDirVolumeSource,
+  deps: { mounter: Mounter; signal?: AbortSignal },
+): Promise<{ medium: "" | "Memory" }> {
+  const field = `volume ${JSON.stringify(volumeName)}`;
+  const medium = src.medium ?? "";
+  if (medium !== "" && medium !== "Memory") {
+    throw new ConfigError(field, `emptyDir medium ${JSON.stringify(medium)} is not supported`);
+  }
+  const size = src.sizeLimit === undefined || src.sizeLimit === null
+    ? 0
+    : quantityBytes(src.sizeLimit, `${field}.emptyDir.sizeLimit`);
+  await ensureDir(dir);
+  if (medium === "Memory" && !(await deps.mounter.isMountPoint(dir))) {
+    const options = size > 0 ? [`size=${size}`] : [];
+    await deps.mounter.mount("tmpfs", dir, { fstype: "tmpfs", options, signal: deps.signal });
+    // A fresh tmpfs root is 1777; make it match the plain-directory case.
+    await Deno.chmod(dir, PERM);
+  }
+  return { medium };
+}

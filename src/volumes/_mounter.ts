@@ -1,0 +1,90 @@
+/**
+ * The seam to the kernel's mount table. The real one runs mount(8)/umount(8); unit tests pass
+ * a fake so they never mount anything.
+ */
+import { DenoletError } from "../util/errors.ts";
+
+/** A mount or unmount that the system refused. */
+export class MountError extends DenoletError {}
+
+export interface Mounter {
+  /**
+   * Mounts `source` of type `fstype` on the existing directory `target` with `options`
+   * (e.g. ["size=1048576"]). Not idempotent: callers check isMountPoint first. Aborting kills
+   * the mount process. Throws MountError with mount's stderr on failure.
+   */
+  mount(
+    source: string,
+    target: string,
+    opts: { fstype: string; options?: string[]; signal?: AbortSignal },
+  ): Promise<void>;
+  /** Unmounts `target`. Throws MountError when it is busy or not mounted. */
+  unmount(target: string, opts?: { signal?: AbortSignal }): Promise<void>;
+  /** True when `path` is itself a mount point (per /proc/self/mountinfo). Never throws for a missing path. */
+  isMountPoint(path: string): Promise<boolean>;
+  /** Every mount point at or below `dir`. */
+  mountPointsUnder(dir: string): Promise<string[]>;
+}
+
+/** Mount points listed in /proc/self/mountinfo, with octal escapes (\040 etc.) decoded. */
+export function parseMountInfo(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    const fields = line.split(" ");
+    if (fields.length < 5) continue;
+    out.push(
+      fields[4].replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8))),
+    );
+  }
+  return out;
+}
+
+async function run(cmd: string, args: string[], signal?: AbortSignal): Promise<void> {
+  let res: Deno.CommandOutput;
+  try {
+    res = await new Deno.Command(cmd, { args, stdout: "null", stderr: "piped", signal }).output();
+  } catch (err) {
+    throw new MountError(`Cannot run ${cmd} ${args.join(" ")}`, { cause: err });
+  }
+  if (!res.success) {
+    const stderr = new TextDecoder().decode(res.stderr).trim();
+    throw new MountError(`${cmd} ${args.join(" ")} failed (exit ${res.code}): ${stderr}`);
+  }
+}
+
+async function mountPoints(): Promise<string[]> {
+  return parseMountInfo(await Deno.readTextFile("/proc/self/mountinfo"));
+}
+
+/** mountinfo lists resolved paths, so compare against the resolved form; undefined if missing. */
+async function realPathOrUndefined(path: string): Promise<string | undefined> {
+  try {
+    return await Deno.realPath(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw new MountError(`Cannot resolve ${path}`, { cause: err });
+  }
+}
+
+/** The Mounter for a real Linux host (needs root). */
+export function systemMounter(): Mounter {
+  return {
+    async mount(source, target, opts) {
+      const args = ["-t", opts.fstype];
+      if (opts.options?.length) args.push("-o", opts.options.join(","));
+      await run("mount", [...args, source, target], opts.signal);
+    },
+    async unmount(target, opts) {
+      await run("umount", [target], opts?.signal);
+    },
+    async isMountPoint(path) {
+      const want = await realPathOrUndefined(path);
+      return want !== undefined && (await mountPoints()).includes(want);
+    },
+    async mountPointsUnder(dir) {
+      const base = await realPathOrUndefined(dir);
+      if (base === undefined) return [];
+      return (await mountPoints()).filter((m) => m === base || m.startsWith(base + "/"));
+    },
+  };
+}

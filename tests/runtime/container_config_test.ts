@@ -1,0 +1,242 @@
+import assert from "node:assert/strict";
+import type { V1Container, V1Pod, V1PodSpec } from "@kubernetes/client-node";
+import {
+  buildContainerConfig,
+  type ContainerConfigOptions,
+  containerSecurityContext,
+} from "../../src/runtime/_container_config.ts";
+import { containerHash } from "../../src/runtime/_labels.ts";
+import { ConfigError, isKind } from "../../src/util/errors.ts";
+import type { MountedVolume } from "../../src/volumes/mod.ts";
+
+function pod(container: V1Container, spec: Partial<V1PodSpec> = {}): V1Pod {
+  return {
+    metadata: { name: "web", namespace: "prod", uid: "u-1" },
+    spec: { containers: [container], ...spec },
+  };
+}
+
+const baseOpts: ContainerConfigOptions = {
+  restartCount: 2,
+  podIPs: ["10.0.0.5"],
+  hostIP: "192.168.1.2",
+  nodeName: "node-1",
+  volumes: new Map(),
+  podLogsDir: "/var/log/pods",
+  memoryCapacityBytes: 8 * 2 ** 30,
+};
+
+Deno.test("buildContainerConfig fills metadata, image, env, command expansion, logPath and labels", () => {
+  const c: V1Container = {
+    name: "app",
+    image: "busybox:1.36",
+    command: ["sh", "-c"],
+    args: ["echo $(GREETING) $(POD_IP) $$(GREETING) $(UNSET)"],
+    workingDir: "/work",
+    env: [
+      { name: "GREETING", value: "hi" },
+      { name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
+    ],
+    tty: true,
+    stdin: true,
+  };
+  const cfg = buildContainerConfig(pod(c), c, { ...baseOpts, imageRef: "sha256:abc" });
+  assert.deepEqual(cfg.metadata, { name: "app", attempt: 2 });
+  assert.deepEqual(cfg.image, { image: "sha256:abc" });
+  assert.deepEqual(cfg.command, ["sh", "-c"]);
+  assert.deepEqual(cfg.args, ["echo hi 10.0.0.5 $(GREETING) $(UNSET)"]);
+  assert.equal(cfg.workingDir, "/work");
+  assert.deepEqual(cfg.envs, [{ key: "GREETING", value: "hi" }, {
+    key: "POD_IP",
+    value: "10.0.0.5",
+  }]);
+  assert.equal(cfg.logPath, "app/2.log");
+  assert.equal(cfg.tty, true);
+  assert.equal(cfg.stdin, true);
+  assert.equal(cfg.stdinOnce, false);
+  assert.equal(cfg.labels?.["io.kubernetes.container.name"], "app");
+  assert.equal(cfg.annotations?.["io.kubernetes.container.hash"], containerHash(c));
+  assert.equal(cfg.annotations?.["io.kubernetes.container.restartCount"], "2");
+  assert.deepEqual(cfg.linux?.resources, {
+    cpuPeriod: 100000,
+    cpuQuota: 0,
+    cpuShares: 2,
+    oomScoreAdj: 1000,
+  });
+  assert.deepEqual(cfg.mounts, []);
+  assert.equal(buildContainerConfig(pod(c), c, baseOpts).image.image, "busybox:1.36");
+});
+
+Deno.test("security context merges pod and container fields", () => {
+  const c: V1Container = {
+    name: "app",
+    securityContext: {
+      runAsUser: 1001,
+      privileged: true,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { add: ["NET_ADMIN"], drop: ["ALL"] },
+    },
+  };
+  const p = pod(c, {
+    hostNetwork: true,
+    shareProcessNamespace: true,
+    securityContext: { runAsUser: 1, runAsGroup: 2000, fsGroup: 3000, supplementalGroups: [4000] },
+  });
+  const sc = containerSecurityContext(p, c);
+  assert.deepEqual(sc.capabilities, { addCapabilities: ["NET_ADMIN"], dropCapabilities: ["ALL"] });
+  assert.deepEqual(sc.runAsUser, { value: 1001 });
+  assert.deepEqual(sc.runAsGroup, { value: 2000 });
+  assert.deepEqual(sc.supplementalGroups, [3000, 4000]);
+  assert.deepEqual(sc.namespaceOptions, { network: "NODE", pid: "POD", ipc: "POD" });
+  assert.equal(sc.privileged, true);
+  assert.equal(sc.readonlyRootfs, true);
+  assert.equal(sc.noNewPrivs, true);
+  assert.ok(sc.maskedPaths?.includes("/proc/kcore"));
+  assert.ok(sc.readonlyPaths?.includes("/proc/sys"));
+
+  const plain = containerSecurityContext(pod({ name: "p" }), { name: "p" });
+  assert.equal(plain.noNewPrivs, false);
+  assert.equal(plain.privileged, false);
+  assert.equal(plain.runAsUser, undefined);
+  assert.equal(plain.capabilities, undefined);
+  const unmasked = { name: "u", securityContext: { procMount: "Unmasked" } };
+  assert.deepEqual(containerSecurityContext(pod(unmasked), unmasked).maskedPaths, []);
+});
+
+Deno.test("runAsNonRoot is enforced where it can be checked", () => {
+  const root = { name: "r", securityContext: { runAsNonRoot: true, runAsUser: 0 } };
+  assert.throws(() => containerSecurityContext(pod(root), root), /breaks non-root policy/);
+  const podLevel = { name: "r" };
+  assert.throws(
+    () =>
+      containerSecurityContext(
+        pod(podLevel, { securityContext: { runAsNonRoot: true, runAsUser: 0 } }),
+        podLevel,
+      ),
+    ConfigError,
+  );
+  const unknown = { name: "u", securityContext: { runAsNonRoot: true } };
+  assert.doesNotThrow(() => containerSecurityContext(pod(unknown), unknown));
+  assert.throws(
+    () => containerSecurityContext(pod(unknown), unknown, { imageUser: "" }),
+    /will run as root/,
+  );
+  assert.throws(
+    () => containerSecurityContext(pod(unknown), unknown, { imageUser: "nobody" }),
+    /non-numeric user/,
+  );
+  assert.doesNotThrow(() =>
+    containerSecurityContext(pod(unknown), unknown, { imageUser: "65534:65534" })
+  );
+});
+
+Deno.test("config errors surface as ConfigError for the CreateContainerConfigError path", () => {
+  const cases: V1Container[] = [
+    { name: "a", env: [{ name: "S", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }] },
+    { name: "b", resources: { limits: { memory: "12 GB" } } },
+    { name: "c", volumeMounts: [{ name: "missing", mountPath: "/m" }] },
+  ];
+  for (const c of cases) {
+    assert.throws(
+      () => buildContainerConfig(pod(c), c, baseOpts),
+      (e) => isKind(e, ConfigError),
+      c.name,
+    );
+  }
+});
+
+async function withTmp(fn: (dir: string) => void | Promise<void>): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "denolet-cc-" }));
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("mounts: volumes with subPathExpr, managed /etc/hosts and termination log", () =>
+  withTmp(async (dir) => {
+    await Deno.mkdir(`${dir}/vol`);
+    const volumes = new Map<string, MountedVolume>([["data", {
+      hostPath: `${dir}/vol`,
+      readOnly: false,
+      kind: "emptyDir",
+    }]]);
+    const c: V1Container = {
+      name: "app",
+      env: [{ name: "POD", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+      volumeMounts: [{ name: "data", mountPath: "/data", subPathExpr: "logs/$(POD)" }],
+      terminationMessagePath: "/msg",
+    };
+    const podDir = `${dir}/pods/u-1`;
+    const p = pod(c, { hostname: "h", subdomain: "s" });
+    const cfg = buildContainerConfig(p, c, {
+      ...baseOpts,
+      volumes,
+      podDir,
+      clusterDomain: "cluster.local",
+    });
+    const mounts = cfg.mounts ?? [];
+    assert.deepEqual(mounts[0], {
+      containerPath: "/data",
+      hostPath: `${dir}/vol/logs/web`,
+      readonly: false,
+      propagation: "PROPAGATION_PRIVATE",
+    });
+    assert.deepEqual(mounts[1], {
+      containerPath: "/etc/hosts",
+      hostPath: `${podDir}/etc-hosts`,
+      readonly: false,
+      selinuxRelabel: true,
+    });
+    assert.match(
+      await Deno.readTextFile(`${podDir}/etc-hosts`),
+      /10\.0\.0\.5\th\.s\.prod\.svc\.cluster\.local\th\n/,
+    );
+    assert.equal(mounts[2].containerPath, "/msg");
+    assert.ok(mounts[2].hostPath.startsWith(`${podDir}/containers/app/`));
+    assert.equal(mounts.length, 3);
+
+    // No pod IP yet, or an own /etc/hosts mount: no managed hosts file.
+    const own: V1Container = {
+      name: "own",
+      volumeMounts: [{ name: "data", mountPath: "/etc/hosts", subPath: "hosts" }],
+      terminationMessagePath: "",
+    };
+    const ownCfg = buildContainerConfig(pod(own), own, { ...baseOpts, volumes, podDir });
+    assert.deepEqual(ownCfg.mounts?.map((m) => m.containerPath), ["/etc/hosts"]);
+    const noIP = buildContainerConfig(pod(own), { name: "x" }, {
+      ...baseOpts,
+      podIPs: [],
+      volumes,
+      podDir,
+    });
+    assert.deepEqual(noIP.mounts?.map((m) => m.containerPath), ["/dev/termination-log"]);
+  }));
+
+Deno.test("subPathExpr with a missing variable is a ConfigError", () =>
+  withTmp((dir) => {
+    const volumes = new Map<string, MountedVolume>([["data", {
+      hostPath: dir,
+      readOnly: false,
+      kind: "emptyDir",
+    }]]);
+    const c: V1Container = {
+      name: "app",
+      volumeMounts: [{ name: "data", mountPath: "/d", subPathExpr: "$(NOPE)/x" }],
+    };
+    assert.throws(
+      () => buildContainerConfig(pod(c), c, { ...baseOpts, volumes }),
+      /missing value for NOPE/,
+    );
+    const escape: V1Container = {
+      name: "app",
+      env: [{ name: "UP", value: ".." }],
+      volumeMounts: [{ name: "data", mountPath: "/d", subPathExpr: "$(UP)/x" }],
+    };
+    assert.throws(
+      () => buildContainerConfig(pod(escape), escape, { ...baseOpts, volumes }),
+      ConfigError,
+    );
+  }));
