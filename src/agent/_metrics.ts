@@ -18,7 +18,10 @@ export function createAgentObservers(registry: MetricsRegistry, now: () => numbe
       let op = opNames.get(method);
       if (!op) {
         // Upstream operation_type values: RunPodSandbox -> run_podsandbox, ListContainers -> list_containers.
-        op = method.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase().replace("pod_sandbox", "podsandbox");
+        op = method.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase().replace(
+          "pod_sandbox",
+          "podsandbox",
+        );
         opNames.set(method, op);
       }
       m.runtimeOperations.labels(op).inc();

@@ -78,7 +78,9 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       const still = after.containers.filter((c) => c.state === "running");
       if (still.length > 0) {
         throw new DenoletError(
-          `Cannot finish stopping pod: containers still running: ${still.map((c) => c.name).join(", ")}`,
+          `Cannot finish stopping pod: containers still running: ${
+            still.map((c) => c.name).join(", ")
+          }`,
         );
       }
       if (t.pod) updateStatus(t.pod, after);

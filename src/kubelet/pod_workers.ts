@@ -70,7 +70,10 @@ export interface PodSyncer {
     opts: { gracePeriodSeconds?: number; signal: AbortSignal },
   ): Promise<void>;
   /** Releases what a stopped pod holds; with `removed`, its containers, sandboxes and logs too. */
-  syncTerminatedPod(target: PodTarget, opts: { removed: boolean; signal: AbortSignal }): Promise<void>;
+  syncTerminatedPod(
+    target: PodTarget,
+    opts: { removed: boolean; signal: AbortSignal },
+  ): Promise<void>;
 }
 
 export interface PodWorkersDeps {
@@ -246,18 +249,28 @@ export class PodWorkers {
         await this.#syncOnce(w, signal);
         continue;
       }
-      if (w.state === "syncing") this.#transition(w as Worker & { state: "syncing" }, "terminating");
+      if (w.state === "syncing") {
+        this.#transition(w as Worker & { state: "syncing" }, "terminating");
+      }
       const ok = w.state === "terminating"
-        ? await this.#step(w, "terminating", (s) =>
-          this.#deps.syncer.syncTerminatingPod(this.#target(w), {
-            gracePeriodSeconds: w.kill?.gracePeriodSeconds,
-            signal: s,
-          }))
-        : await this.#step(w, "terminated", (s) =>
-          this.#deps.syncer.syncTerminatedPod(this.#target(w), {
-            removed: w.kill?.removed ?? false,
-            signal: s,
-          }));
+        ? await this.#step(
+          w,
+          "terminating",
+          (s) =>
+            this.#deps.syncer.syncTerminatingPod(this.#target(w), {
+              gracePeriodSeconds: w.kill?.gracePeriodSeconds,
+              signal: s,
+            }),
+        )
+        : await this.#step(
+          w,
+          "terminated",
+          (s) =>
+            this.#deps.syncer.syncTerminatedPod(this.#target(w), {
+              removed: w.kill?.removed ?? false,
+              signal: s,
+            }),
+        );
       if (!ok) {
         retries++;
         const base = this.#deps.retryBaseMs ?? 1000;

@@ -205,7 +205,11 @@ export class Kubelet {
   #onSource(update: PodSourceUpdate): void {
     const changes = this.podManager.apply(update, this.#deps.clock.now());
     for (const p of update.problems) {
-      this.#log.warn("Ignoring invalid manifest", { source: p.source, path: p.path, reason: p.reason });
+      this.#log.warn("Ignoring invalid manifest", {
+        source: p.source,
+        path: p.path,
+        reason: p.reason,
+      });
     }
     for (const pod of changes.removed) {
       this.#log.info("Pod removed from its source; stopping it", this.#fields(pod));
@@ -232,7 +236,11 @@ export class Kubelet {
       this.#runtimeHealth = { name: "runtime", ok: true };
     } catch (e) {
       if (this.#runtimeHealth.ok) this.#log.error("Container runtime is not reachable", { err: e });
-      this.#runtimeHealth = { name: "runtime", ok: false, message: String((e as Error)?.message ?? e) };
+      this.#runtimeHealth = {
+        name: "runtime",
+        ok: false,
+        message: String((e as Error)?.message ?? e),
+      };
       return;
     }
     // Until every source has spoken, an unknown pod may just be one not read yet.

@@ -23,7 +23,11 @@ export interface PodStatusCache {
   set(uid: string, status: RuntimePodStatus): void;
   delete(uid: string): void;
   /** Resolves with a status whose timestamp is >= `minTime` (ms), waiting for a relist if needed. */
-  getNewerThan(uid: string, minTime: number, opts?: { signal?: AbortSignal }): Promise<RuntimePodStatus>;
+  getNewerThan(
+    uid: string,
+    minTime: number,
+    opts?: { signal?: AbortSignal },
+  ): Promise<RuntimePodStatus>;
   /** Time (ms) of the last completed relist: every pod's status is at least this fresh. */
   readonly globalTimestamp: number;
 }

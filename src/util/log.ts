@@ -25,7 +25,8 @@ const encoder = new TextEncoder();
 
 export function createLogger(opts: LoggerOptions = {}, base: Fields = {}): Logger {
   const verbosity = opts.verbosity ?? 0;
-  const write = opts.write ?? ((line: string) => Deno.stderr.writeSync(encoder.encode(line + "\n")));
+  const write = opts.write ??
+    ((line: string) => Deno.stderr.writeSync(encoder.encode(line + "\n")));
   const now = opts.now ?? (() => Date.now());
   const emit = (level: string, msg: string, fields?: Fields) => {
     write(formatLine(now(), level, msg, { ...base, ...fields }));

@@ -1,1 +1,5 @@
-export { deepStrictEqual as assertEquals, ok as assert, rejects as assertRejects } from "node:assert/strict";
+export {
+  deepStrictEqual as assertEquals,
+  ok as assert,
+  rejects as assertRejects,
+} from "node:assert/strict";

@@ -145,7 +145,11 @@ Deno.test("podWorkers moves a terminal pod to terminated and keeps it (no restar
   assertEquals(workers.state("a"), "terminated");
   workers.updatePod({ type: "sync", pod: pod("a") });
   await settle();
-  assertEquals(syncer.log, ["sync a gen=0", "terminating a grace=undefined", "terminated a removed=false"]);
+  assertEquals(syncer.log, [
+    "sync a gen=0",
+    "terminating a grace=undefined",
+    "terminated a removed=false",
+  ]);
   // Later removal of the file cleans up what the terminal pod left.
   workers.updatePod({ type: "kill", pod: pod("a"), removed: true });
   await settle();
