@@ -9,6 +9,12 @@ export const LABEL_POD_NAME = "io.kubernetes.pod.name";
 export const LABEL_POD_NAMESPACE = "io.kubernetes.pod.namespace";
 export const LABEL_POD_UID = "io.kubernetes.pod.uid";
 export const LABEL_CONTAINER_NAME = "io.kubernetes.container.name";
+/**
+ * denolet's own label: the node whose agent created the sandbox or container. The agent only
+ * lists, adopts and cleans up what carries its node name, so a second agent (or a test) sharing
+ * the runtime is never taken for an orphan. Upstream kubelets own the whole runtime instead.
+ */
+export const LABEL_NODE_NAME = "io.denolet.node-name";
 
 export const ANNOTATION_POD_DELETION_GRACE_PERIOD = "io.kubernetes.pod.deletionGracePeriod";
 export const ANNOTATION_POD_TERMINATION_GRACE_PERIOD = "io.kubernetes.pod.terminationGracePeriod";
@@ -32,6 +38,7 @@ export function sandboxLabels(pod: V1Pod): Labels {
     [LABEL_POD_NAME]: pod.metadata?.name ?? "",
     [LABEL_POD_NAMESPACE]: pod.metadata?.namespace ?? "",
     [LABEL_POD_UID]: pod.metadata?.uid ?? "",
+    [LABEL_NODE_NAME]: pod.spec?.nodeName ?? "",
   };
 }
 
@@ -47,6 +54,7 @@ export function containerLabels(pod: V1Pod, container: V1Container): Labels {
     [LABEL_POD_NAMESPACE]: pod.metadata?.namespace ?? "",
     [LABEL_POD_UID]: pod.metadata?.uid ?? "",
     [LABEL_CONTAINER_NAME]: container.name,
+    [LABEL_NODE_NAME]: pod.spec?.nodeName ?? "",
   };
 }
 

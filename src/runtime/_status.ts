@@ -7,7 +7,12 @@ import type { Container, ContainerStatus, PodSandboxStatus, RuntimeService } fro
 import type { Clock } from "../util/clock.ts";
 import { isKind, NotFoundError } from "../util/errors.ts";
 import type { Logger } from "../util/log.ts";
-import { LABEL_POD_UID, parseContainerLabels, parseSandboxLabels } from "./_labels.ts";
+import {
+  LABEL_NODE_NAME,
+  LABEL_POD_UID,
+  parseContainerLabels,
+  parseSandboxLabels,
+} from "./_labels.ts";
 import type {
   RunningPod,
   RuntimeContainerState,
@@ -18,6 +23,8 @@ import type {
 
 export interface StatusDeps {
   runtime: RuntimeService;
+  /** Only sandboxes and containers labelled with this node name are ours. */
+  nodeName: string;
   clock: Clock;
   logger: Logger;
 }
@@ -40,13 +47,14 @@ export async function listPods(
   opts: { all: boolean; signal?: AbortSignal },
 ): Promise<RunningPod[]> {
   const { signal } = opts;
+  const labelSelector = { [LABEL_NODE_NAME]: deps.nodeName };
   const [sandboxes, containers] = await Promise.all([
     deps.runtime.listPodSandbox(
-      opts.all ? undefined : { state: { state: "SANDBOX_READY" } },
+      opts.all ? { labelSelector } : { labelSelector, state: { state: "SANDBOX_READY" } },
       { signal },
     ),
     deps.runtime.listContainers(
-      opts.all ? undefined : { state: { state: "CONTAINER_RUNNING" } },
+      opts.all ? { labelSelector } : { labelSelector, state: { state: "CONTAINER_RUNNING" } },
       { signal },
     ),
   ]);
@@ -99,7 +107,9 @@ export async function readPodStatus(
 ): Promise<RuntimePodStatus> {
   const { signal } = opts;
   const timestamp = deps.clock.now();
-  const selector = { labelSelector: { [LABEL_POD_UID]: pod.uid } };
+  const selector = {
+    labelSelector: { [LABEL_POD_UID]: pod.uid, [LABEL_NODE_NAME]: deps.nodeName },
+  };
   const [sandboxList, containerList] = await Promise.all([
     deps.runtime.listPodSandbox(selector, { signal }),
     deps.runtime.listContainers(selector, { signal }),

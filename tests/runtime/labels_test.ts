@@ -30,6 +30,7 @@ const pod: V1Pod = {
     deletionGracePeriodSeconds: 5,
   },
   spec: {
+    nodeName: "node-a",
     containers: [container],
     initContainers: [{ name: "init", image: "busybox" }],
     terminationGracePeriodSeconds: 30,
@@ -42,6 +43,7 @@ Deno.test("sandbox labels carry pod labels plus identity (identity wins)", () =>
     "io.kubernetes.pod.name": "p",
     "io.kubernetes.pod.namespace": "ns",
     "io.kubernetes.pod.uid": "uid-1",
+    "io.denolet.node-name": "node-a",
   });
   assert.deepEqual(sandboxAnnotations(pod), { note: "x" });
   assert.deepEqual(parseSandboxLabels(sandboxLabels(pod)), {
@@ -59,6 +61,7 @@ Deno.test("container labels and annotations round-trip through parseContainerLab
     "io.kubernetes.pod.namespace": "ns",
     "io.kubernetes.pod.uid": "uid-1",
     "io.kubernetes.container.name": "web",
+    "io.denolet.node-name": "node-a",
   });
   const ann = containerAnnotations(pod, container, 3);
   assert.equal(ann["io.kubernetes.container.restartCount"], "3");

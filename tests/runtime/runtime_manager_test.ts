@@ -66,6 +66,7 @@ function makePod(spec: Partial<NonNullable<V1Pod["spec"]>> = {}, uid = "uid-1"):
   return {
     metadata: { name: "web", namespace: "default", uid },
     spec: {
+      nodeName: "node1",
       containers: [{ name: "app", image: "busybox:1.36", imagePullPolicy: "IfNotPresent" }],
       ...spec,
     },
