@@ -1,10 +1,16 @@
 /** Feeds the agent's upstream-named metrics from the hooks the parts expose. */
-import { type AgentMetrics, createAgentMetrics, type MetricsRegistry } from "../util/metrics.ts";
+import {
+  type AgentMetrics,
+  createAgentMetrics,
+  exponentialBuckets,
+  type MetricsRegistry,
+} from "../util/metrics.ts";
 
 export interface AgentObservers {
   runtimeCall(method: string, ms: number, err?: unknown): void;
   relist(ms: number, err?: unknown): void;
   podWorker(op: string, ms: number): void;
+  syncLoop(ms: number): void;
   /** Gauges read at scrape time. */
   counts(fn: () => { pods: number; containers: number }): void;
 }
@@ -13,6 +19,13 @@ export function createAgentObservers(registry: MetricsRegistry, now: () => numbe
   const m: AgentMetrics = createAgentMetrics(registry);
   const opNames = new Map<string, string>();
   let lastRelist = 0;
+  // denolet's own: upstream has no per-iteration histogram, but the loop's cost is a design figure.
+  const loop = registry.histogram({
+    name: "denolet_sync_loop_iteration_duration_seconds",
+    help: "Duration in seconds of one sync loop iteration (handling one source, PLEG, tick or " +
+      "housekeeping event).",
+    buckets: exponentialBuckets(0.00001, 4, 10),
+  });
   return {
     runtimeCall(method, ms, err) {
       let op = opNames.get(method);
@@ -33,6 +46,9 @@ export function createAgentObservers(registry: MetricsRegistry, now: () => numbe
       if (lastRelist) m.plegRelistInterval.observe((t - lastRelist) / 1000);
       lastRelist = t;
       m.plegRelistDuration.observe(ms / 1000);
+    },
+    syncLoop(ms) {
+      loop.observe(ms / 1000);
     },
     podWorker(op, ms) {
       m.podWorkerDuration.labels(op).observe(ms / 1000);

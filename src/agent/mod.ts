@@ -116,6 +116,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     },
     observe: {
       podWorker: (op, ms) => metrics.podWorker(op, ms),
+      loopIteration: (ms) => metrics.syncLoop(ms),
     },
   });
   metrics.counts(() => kubelet.runningCounts());

@@ -3,7 +3,7 @@
  * resync, and housekeeping every 2 s, and hands work to the pod workers (kubelet syncLoop).
  */
 import type { V1Pod } from "@kubernetes/client-node";
-import type { Clock } from "../util/clock.ts";
+import { type Clock, stopwatch } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { AsyncQueue } from "../util/async_queue.ts";
 import type { Pleg, PodLifecycleEvent, PodStatusCache } from "../pleg/types.ts";
@@ -164,14 +164,14 @@ export class Kubelet {
       } catch {
         return; // aborted
       }
-      const start = clock.now();
-      this.#lastIteration = start;
+      this.#lastIteration = clock.now();
+      const elapsed = stopwatch();
       try {
         this.#handle(ev, signal);
       } catch (e) {
         this.#log.error("Sync loop iteration failed", { event: ev.kind, err: e });
       }
-      this.#deps.observe?.loopIteration?.(clock.now() - start);
+      this.#deps.observe?.loopIteration?.(elapsed());
     }
   }
 

@@ -120,3 +120,9 @@ export class FakeClock implements Clock {
 async function flushMicrotasks(): Promise<void> {
   for (let i = 0; i < 20; i++) await Promise.resolve();
 }
+
+/** Starts a high-resolution stopwatch for measuring durations (metrics); returns elapsed ms. */
+export function stopwatch(): () => number {
+  const t0 = performance.now();
+  return () => performance.now() - t0;
+}

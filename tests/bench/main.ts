@@ -28,6 +28,8 @@ const counts = values.pods!.split(",").map(Number);
 
 const rt = await ensureContainerd();
 const cri = createCriClient(rt.endpoint, { timeoutMs: 60_000 });
+// Disposed last (after the agent), so the agent's clean-up can still use it.
+await using _cri = { [Symbol.asyncDispose]: () => Promise.resolve(cri.close()) };
 await using agent = await startAgent({ runtime: rt, cleanupWith: cri.runtime });
 await agent.waitHealthy({ timeoutMs: 60_000 });
 
@@ -76,8 +78,6 @@ for (let round = 0; round < rounds; round++) {
     push(`teardown ${n} pods (ms)`, tTeardown);
   }
 }
-cri.close();
-
 const report = {
   when: new Date().toISOString(),
   cores: navigator.hardwareConcurrency,
