@@ -74,16 +74,15 @@ export const FLAGS: readonly FlagDef[] = [
     name: "address",
     field: "address",
     type: "string",
-    help: "The IP address for the Kubelet to serve on (set to '0.0.0.0' or '::' for listening " +
-      "on all interfaces and IP address families)",
+    help: "Address the node API listens on; 0.0.0.0 or :: means every interface.",
     parse: text,
   }),
   field({
     name: "cluster-dns",
     field: "clusterDNS",
     type: "strings",
-    help: "Comma-separated list of DNS server IP address. This value is used for containers DNS " +
-      'server in case of Pods with "dnsPolicy=ClusterFirst".',
+    help: "Cluster DNS server IPs (comma-separated, repeatable) given to pods whose dnsPolicy is " +
+      "ClusterFirst.",
     parse: parseList,
     merge: (prev, next, first) => (first ? next : [...prev, ...next]),
   }),
@@ -91,39 +90,35 @@ export const FLAGS: readonly FlagDef[] = [
     name: "cluster-domain",
     field: "clusterDomain",
     type: "string",
-    help: "Domain for this cluster. If set, kubelet will configure all containers to search this " +
-      "domain in addition to the host's search domains",
+    help: "Cluster domain added to the DNS search list of ClusterFirst pods, before the host's.",
     parse: text,
   }),
   control(
     "config",
     "string",
-    "The Kubelet will load its initial configuration from this file. The path may be absolute " +
-      "or relative; relative paths start at the Kubelet's current working directory. Omit this " +
-      "flag to use the built-in default configuration values. Command-line flags override " +
-      "configuration from this file.",
+    "KubeletConfiguration (kubelet.config.k8s.io/v1beta1) file, YAML or JSON. Flags given on " +
+      "the command line win over its fields.",
   ),
   field({
     name: "container-runtime-endpoint",
     field: "containerRuntimeEndpoint",
     type: "string",
-    help: "The endpoint of container runtime service. Unix Domain Sockets are supported on " +
-      "Linux. Example: 'unix:///path/to/runtime.sock'",
+    help: "CRI runtime socket, as unix:///path/to/runtime.sock.",
     parse: text,
   }),
   field({
     name: "file-check-frequency",
     field: "fileCheckFrequencyMs",
     type: "duration",
-    help: "Duration between checking config files for new data",
+    help: "How often the static pod path is re-read (changes are also picked up as they happen).",
     parse: parseDuration,
   }),
-  control("help", undefined, "help for denolet", "h"),
+  control("help", undefined, "Show this help and exit.", "h"),
   field({
     name: "hostname-override",
     field: "nodeName",
     type: "string",
-    help: "If non-empty, will use this string as identification instead of the actual hostname.",
+    help: "Node name to use instead of the machine's hostname.",
     // Upstream GetHostname trims and lowercases the override as it does the real hostname.
     parse: (raw) => raw.trim().toLowerCase(),
   }),
@@ -131,32 +126,30 @@ export const FLAGS: readonly FlagDef[] = [
     name: "http-check-frequency",
     field: "httpCheckFrequencyMs",
     type: "duration",
-    help: "Duration between checking http for new data",
+    help: "How often --manifest-url is fetched again.",
     parse: parseDuration,
   }),
   field({
     name: "image-service-endpoint",
     field: "imageServiceEndpoint",
     type: "string",
-    help: "The endpoint of container image service. If not specified, it will be the same with " +
-      "--container-runtime-endpoint by default. Example: 'unix:///path/to/runtime.sock'",
+    help: "CRI image service socket, when it differs from --container-runtime-endpoint.",
     parse: text,
   }),
   field({
     name: "manifest-url",
     field: "staticPodURL",
     type: "string",
-    help: "URL for accessing additional Pod specifications to run",
+    help: "URL serving a Pod or a PodList to run as static pods.",
     parse: text,
   }),
   field({
     name: "manifest-url-header",
     field: "staticPodURLHeader",
     type: "colonSeparatedMultimapStringString",
-    help: "Comma-separated list of HTTP headers to use when accessing the url provided to " +
-      "--manifest-url. Multiple headers with the same name will be added in the same order " +
-      "provided. This flag can be repeatedly invoked. For example: --manifest-url-header " +
-      "'a:hello,b:again,c:world' --manifest-url-header 'b:beautiful'",
+    help: "Headers sent with --manifest-url requests, as name:value pairs separated by commas; " +
+      "repeatable, and a repeated name sends the header once per value, in order " +
+      "(e.g. 'a:1,b:2' --manifest-url-header 'b:3').",
     parse: headersOf,
     merge: mergeHeaders,
   }),
@@ -172,62 +165,60 @@ export const FLAGS: readonly FlagDef[] = [
     name: "pod-infra-container-image",
     field: "podInfraContainerImage",
     type: "string",
-    help: "Specified image will not be pruned by the image garbage collector. CRI " +
-      "implementations have their own configuration to set this image.",
+    help: "The runtime's sandbox (pause) image, which image garbage collection must keep. The " +
+      "runtime's own configuration decides which image sandboxes use.",
     parse: text,
   }),
   field({
     name: "pod-manifest-path",
     field: "staticPodPath",
     type: "string",
-    help: "Path to the directory containing static pod files to run, or the path to a single " +
-      "static pod file. Files starting with dots will be ignored.",
+    help: "Directory of static pod manifests (one Pod per file; dot-files are skipped), or a " +
+      "single manifest file.",
     parse: text,
   }),
   field({
     name: "port",
     field: "port",
     type: "int32",
-    help: "The port for the Kubelet to serve on (0 disables the node API).",
+    help: "Port of the node API (plain HTTP until authentication lands; 0 turns it off).",
     parse: parseInt32,
   }),
   field({
     name: "read-only-port",
     field: "readOnlyPort",
     type: "int32",
-    help: "The read-only port for the Kubelet to serve on with no authentication/authorization " +
-      "(set to 0 to disable). With --config, the file's default of 0 applies instead.",
+    help: "Port of the unauthenticated read-only node API (0 turns it off). A --config file " +
+      "changes the default to 0, as upstream.",
     parse: parseInt32,
   }),
   field({
     name: "resolv-conf",
     field: "resolvConf",
     type: "string",
-    help: "Resolver configuration file used as the basis for the container DNS resolution " +
-      "configuration.",
+    help: "resolv.conf that pods with dnsPolicy Default (or no cluster DNS) inherit.",
     parse: text,
   }),
   field({
     name: "root-dir",
     field: "rootDir",
     type: "string",
-    help: "Directory path for managing kubelet files (volume mounts, etc).",
+    help: "Directory for the agent's state: pod volumes, /etc/hosts files, termination logs.",
     parse: text,
   }),
   field({
     name: "runtime-request-timeout",
     field: "runtimeRequestTimeoutMs",
     type: "duration",
-    help: "Timeout of all runtime requests except long running request - pull, logs, exec and " +
-      "attach. When timeout exceeded, kubelet will cancel the request, throw out an error and " +
-      "will retry later.",
+    help: "Deadline of each CRI call (image pulls excepted); a call past it is cancelled and " +
+      "retried later.",
     parse: parseDuration,
   }),
   field({
     name: "sync-frequency",
     field: "syncFrequencyMs",
     type: "duration",
-    help: "Max period between synchronizing running containers and config",
+    help: "Longest time between two syncs of a pod that has no events.",
     parse: parseDuration,
   }),
   field({
@@ -235,12 +226,12 @@ export const FLAGS: readonly FlagDef[] = [
     short: "v",
     field: "verbosity",
     type: "int32",
-    help: "number for the log level verbosity",
+    help: "Log verbosity: higher numbers add debug lines.",
     parse: (raw) => {
       const n = parseInt32(raw);
       if (n < 0) throw new Error(`verbosity must not be negative, got ${n}`);
       return n;
     },
   }),
-  control("version", undefined, "Print version information and quit"),
+  control("version", undefined, "Print the version and exit."),
 ];

@@ -230,7 +230,7 @@ Deno.test("--help and -h return the usage text; --version the version", async ()
     assert.equal(r.kind, "help");
     if (r.kind === "help") {
       assert.match(r.text, /Usage:\n {2}denolet \[flags\]/);
-      assert.match(r.text, /--sync-frequency duration +Max period/);
+      assert.match(r.text, /--sync-frequency duration +Longest time/);
       assert.match(r.text, /\(default 1m0s\)/);
       assert.match(r.text, /-v, --v Level/);
     }
