@@ -6,6 +6,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import type { PodRuntime, RunningPod, RuntimePodStatus } from "../runtime/types.ts";
+import type { ProbeManager } from "../prober/types.ts";
 import { DenoletError } from "../util/errors.ts";
 import { computePodStatus } from "./_pod_status.ts";
 import type { PodSyncer, PodTarget, SyncOutcome } from "./pod_workers.ts";
@@ -21,6 +22,8 @@ export interface PodSyncerDeps {
   hostIP: () => string | undefined;
   /** How soon to look again at a pod whose last sync hit an error (back-off, pull failure). */
   errorRequeueMs?: number;
+  /** Probe results for readiness/startup, and workers started for each synced pod. */
+  prober?: ProbeManager;
 }
 
 export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
@@ -33,6 +36,8 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       previous: statuses.get(uid),
       hostIP: deps.hostIP(),
       now: clock.now(),
+      readiness: deps.prober?.readiness(uid),
+      startup: deps.prober?.startup(uid),
     });
     statuses.set(uid, status);
     return status;
@@ -49,6 +54,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       const uid = pod.metadata!.uid!;
       const before = updateStatus(pod, rs);
       if (before.phase === "Succeeded" || before.phase === "Failed") return { terminal: true };
+      deps.prober?.addPod(pod);
       const result = await runtime.syncPod(pod, rs, { hostIP: deps.hostIP(), signal });
       const reasons = new Map<string, WaitingReason>();
       for (const e of result.errors) {
@@ -72,6 +78,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
     },
 
     async syncTerminatingPod(t, { gracePeriodSeconds, signal }) {
+      deps.prober?.removePod(t.uid);
       const rs = await freshStatus(t, signal);
       await runtime.killPod(t.pod, toRunningPod(rs), { gracePeriodSeconds, signal });
       const after = await freshStatus(t, signal);

@@ -9,6 +9,7 @@ import { AsyncQueue } from "../util/async_queue.ts";
 import type { Pleg, PodLifecycleEvent, PodStatusCache } from "../pleg/types.ts";
 import type { PodRuntime } from "../runtime/types.ts";
 import type { ManifestProblem, PodSource, PodSourceUpdate } from "../sources/types.ts";
+import type { ProbeManager, ProbeUpdate } from "../prober/types.ts";
 import { PodManager } from "./pod_manager.ts";
 import { PodWorkers } from "./pod_workers.ts";
 import { StatusManager } from "./status_manager.ts";
@@ -35,6 +36,13 @@ export interface KubeletDeps {
   nodeIP?: string;
   /** Cheap runtime liveness check (CRI Status); run from housekeeping. */
   checkRuntime: (opts: { signal: AbortSignal }) => Promise<void>;
+  /** Probes; their result changes trigger a sync of the pod. */
+  prober?: ProbeManager;
+  /**
+   * Admission of a pod the agent has not run yet (eviction manager: node pressure). A refused
+   * pod is shown Failed with the reason and never started.
+   */
+  admit?: (pod: V1Pod) => { admit: boolean; reason?: string; message?: string };
   /** Hooks for metrics. */
   observe?: {
     loopIteration?: (ms: number) => void;
@@ -45,6 +53,7 @@ export interface KubeletDeps {
 type LoopEvent =
   | { kind: "source"; update: PodSourceUpdate }
   | { kind: "pleg"; event: PodLifecycleEvent }
+  | { kind: "probe"; update: ProbeUpdate }
   | { kind: "tick" }
   | { kind: "housekeeping" };
 
@@ -79,6 +88,7 @@ export class Kubelet {
       clock: deps.clock,
       logger: deps.logger,
       hostIP: () => deps.nodeIP,
+      prober: deps.prober,
     });
     this.#workers = new PodWorkers({
       syncer,
@@ -113,6 +123,38 @@ export class Kubelet {
       await this.#workers.stop();
       await Promise.allSettled(tasks);
     }
+  }
+
+  /** Feeds a changed probe result into the loop (the prober's onUpdate). */
+  onProbeUpdate(update: ProbeUpdate): void {
+    this.#inbox.push({ kind: "probe", update });
+  }
+
+  /**
+   * Stops a pod for good while it stays desired (eviction): its status turns Failed with
+   * `reason`/`message` and its containers are killed within the grace period. The pod is not
+   * started again unless its manifest changes (a new UID). Resolves once the kill is queued.
+   */
+  evictPod(
+    uid: string,
+    opts: { reason: string; message: string; gracePeriodSeconds?: number },
+  ): void {
+    const pod = this.podManager.get(uid);
+    if (!pod) return;
+    const current = this.statuses.get(uid) ?? {};
+    this.statuses.set(uid, {
+      ...current,
+      phase: "Failed",
+      reason: opts.reason,
+      message: opts.message,
+    });
+    this.#log.warn("Evicting pod", {
+      ...this.#fields(pod),
+      reason: opts.reason,
+      message: opts.message,
+    });
+    this.#workQueue.delete(uid);
+    this.#workers.updatePod({ type: "kill", pod, gracePeriodSeconds: opts.gracePeriodSeconds });
   }
 
   /** Desired pods with their latest status, for the node API. */
@@ -179,8 +221,10 @@ export class Kubelet {
     switch (ev.kind) {
       case "source":
         return this.#onSource(ev.update);
-      case "pleg": {
-        const pod = this.podManager.get(ev.event.uid);
+      case "pleg":
+      case "probe": {
+        const uid = ev.kind === "pleg" ? ev.event.uid : ev.update.uid;
+        const pod = this.podManager.get(uid);
         if (pod) this.#workers.updatePod({ type: "sync", pod });
         return;
       }
@@ -217,6 +261,21 @@ export class Kubelet {
       this.#workers.updatePod({ type: "kill", pod, removed: true });
     }
     for (const pod of changes.added) {
+      const verdict = this.#deps.admit?.(pod) ?? { admit: true };
+      if (!verdict.admit) {
+        this.#log.warn("Pod not admitted", {
+          ...this.#fields(pod),
+          reason: verdict.reason,
+          message: verdict.message,
+        });
+        this.statuses.set(pod.metadata!.uid!, {
+          phase: "Failed",
+          reason: verdict.reason,
+          message: verdict.message,
+          startTime: new Date(Math.floor(this.#deps.clock.now() / 1000) * 1000),
+        });
+        continue;
+      }
       this.#log.info("Pod added", this.#fields(pod));
       this.#workers.updatePod({ type: "create", pod });
     }
@@ -230,6 +289,7 @@ export class Kubelet {
   async #housekeep(signal: AbortSignal): Promise<void> {
     const desired = this.podManager.uids();
     this.#workers.syncKnownPods(desired);
+    this.#deps.prober?.cleanupPods(desired);
     try {
       await this.#deps.checkRuntime({ signal });
       if (!this.#runtimeHealth.ok) this.#log.info("Container runtime is reachable");
