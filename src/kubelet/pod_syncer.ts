@@ -5,7 +5,8 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
-import type { PodRuntime, RunningPod, RuntimePodStatus } from "../runtime/types.ts";
+import type { PodRuntime, RuntimePodStatus } from "../runtime/types.ts";
+import { toRunningPod } from "../runtime/mod.ts";
 import type { ProbeManager } from "../prober/types.ts";
 import { DenoletError } from "../util/errors.ts";
 import { computePodStatus } from "./_pod_status.ts";
@@ -100,22 +101,6 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       runtime.forgetPod(t.uid);
       statuses.delete(t.uid);
     },
-  };
-}
-
-export function toRunningPod(rs: RuntimePodStatus): RunningPod {
-  return {
-    uid: rs.uid,
-    name: rs.name,
-    namespace: rs.namespace,
-    sandboxes: rs.sandboxes.map((s) => ({ id: s.id, state: s.state, createdAt: s.createdAt })),
-    containers: rs.containers.map((c) => ({
-      id: c.id,
-      name: c.name,
-      sandboxId: c.sandboxId,
-      state: c.state,
-      createdAt: c.createdAt,
-    })),
   };
 }
 

@@ -31,3 +31,4 @@ export {
   parseSandboxLabels,
 } from "./_labels.ts";
 export { podQOS, type QOSClass } from "./_resources.ts";
+export { toRunningPod } from "./_status.ts";
