@@ -13,6 +13,7 @@ import { createFileSource, createUrlSource } from "../sources/mod.ts";
 import type { PodSource } from "../sources/types.ts";
 import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
 import { Kubelet } from "../kubelet/mod.ts";
+import { createProbeManager } from "../prober/mod.ts";
 import { createNodeApiHandler, serveNodeApi } from "../server/mod.ts";
 import { createMetricsRegistry } from "../util/metrics.ts";
 import { createAgentObservers } from "./_metrics.ts";
@@ -54,6 +55,16 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     onCall: (method, ms, err) => metrics.runtimeCall(method, ms, err),
   });
   const volumes = createVolumeManager({ rootDir: config.rootDir, logger });
+  // The prober and the kubelet need each other: the prober reads statuses and reports changes.
+  let kubelet: Kubelet | undefined;
+  const prober = createProbeManager({
+    runtime: cri.runtime,
+    clock,
+    logger,
+    getStatus: (uid) => kubelet?.statuses.get(uid),
+    onUpdate: (u) => kubelet?.onProbeUpdate(u),
+    metrics: registry,
+  });
   const runtime = createRuntimeManager({
     runtime: cri.runtime,
     image: cri.image,
@@ -64,6 +75,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     podLogsDir: config.podLogsDir,
     rootDir: config.rootDir,
     runtimeRequestTimeoutMs: config.runtimeRequestTimeoutMs,
+    probeFailure: (id) => prober.probeFailure(id),
     sandboxOptions: {
       podLogsDir: config.podLogsDir,
       clusterDNS: config.clusterDNS,
@@ -102,8 +114,9 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   }
   if (sources.length === 0) logger.warn("No pod source configured; the agent will run no pods");
 
-  const kubelet = new Kubelet({
+  kubelet = new Kubelet({
     sources,
+    prober,
     runtime,
     pleg,
     cache,
@@ -119,14 +132,15 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       loopIteration: (ms) => metrics.syncLoop(ms),
     },
   });
-  metrics.counts(() => kubelet.runningCounts());
+  const k = kubelet;
+  metrics.counts(() => k.runningCounts());
 
   const handler = createNodeApiHandler({
     nodeName: config.nodeName,
-    pods: () => kubelet.podsWithStatus(),
+    pods: () => k.podsWithStatus(),
     runningPods: (o) => runtime.getPods({ all: false, signal: o?.signal }),
-    healthChecks: () => kubelet.healthChecks(),
-    manifestProblems: () => kubelet.manifestProblems(),
+    healthChecks: () => k.healthChecks(),
+    manifestProblems: () => k.manifestProblems(),
     metrics: registry,
     logger,
   });
@@ -137,8 +151,9 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   }
 
   try {
-    await kubelet.run(signal);
+    await k.run(signal);
   } finally {
+    prober.stop();
     await Promise.allSettled(servers.map((s) => s.finished));
     cri.close();
     logger.info("denolet stopped; containers keep running");
