@@ -74,6 +74,8 @@ export function createProbeManager(deps: ProbeManagerDeps): ProbeManager {
     if (workers === undefined) return;
     pods.delete(uid);
     for (const w of workers) forget(w);
+    // The pod's series go with it, so a node that churns pods does not grow its /metrics forever.
+    ctx.probeTotal?.deleteWhere({ pod_uid: uid });
   };
 
   const view = (uid: string, kind: ProbeKind): Map<string, boolean> => {

@@ -70,6 +70,8 @@ export interface Vec<T> {
   labels(...values: string[]): T;
   /** Drops every child (for gauges whose label values come and go). */
   reset(): void;
+  /** Drops the children whose label values match `match` (label name → value), e.g. a gone pod's series. */
+  deleteWhere(match: Record<string, string>): void;
 }
 
 type Kind = "counter" | "gauge" | "histogram";
@@ -165,6 +167,14 @@ class Family<T extends Child> implements Vec<T> {
     const child = this.make();
     this.children.set(key, { values, child });
     return child;
+  }
+
+  deleteWhere(match: Record<string, string>): void {
+    const idx = Object.entries(match).map(([k, v]) => [this.labelNames.indexOf(k), v] as const);
+    if (idx.some(([i]) => i < 0)) return;
+    for (const [key, { values }] of this.children) {
+      if (idx.every(([i, v]) => values[i] === v)) this.children.delete(key);
+    }
   }
 
   reset(): void {

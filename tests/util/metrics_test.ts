@@ -130,3 +130,14 @@ Deno.test("createAgentMetrics registers the upstream kubelet names and labels", 
     assert.ok(text.split("\n").includes(line), `missing line: ${line}\n${text}`);
   }
 });
+
+Deno.test("a vector drops the series matching some label values", () => {
+  const r = createMetricsRegistry();
+  const c = r.counterVec({ name: "x_total", help: "x", labelNames: ["pod", "kind"] });
+  c.labels("a", "1").inc();
+  c.labels("a", "2").inc();
+  c.labels("b", "1").inc();
+  c.deleteWhere({ pod: "a" });
+  const text = r.render();
+  if (text.includes('pod="a"') || !text.includes('pod="b"')) throw new Error(text);
+});
