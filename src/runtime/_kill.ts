@@ -1,14 +1,21 @@
 /**
  * Stopping and removing containers and sandboxes (kubelet's `killContainer`, `KillPod` and the
- * removal half of its container GC). Stops are graceful: the runtime sends the stop signal and
- * SIGKILL at the deadline.
+ * removal half of its container GC). Stops are graceful: the preStop hook runs first and its
+ * time comes off the grace period, then the runtime sends the stop signal and SIGKILL at the
+ * deadline.
  */
-import type { V1Container, V1Pod } from "@kubernetes/client-node";
+import type {
+  V1Container,
+  V1ContainerPort,
+  V1LifecycleHandler,
+  V1Pod,
+} from "@kubernetes/client-node";
 import type { RuntimeService } from "../cri/types.ts";
 import { DenoletError, isKind, NotFoundError, RuntimeUnavailableError } from "../util/errors.ts";
 import type { Logger } from "../util/log.ts";
 import type { KillReason } from "./_pod_actions.ts";
-import { parseContainerLabels } from "./_labels.ts";
+import { ANNOTATION_CONTAINER_PORTS, parseContainerLabels } from "./_labels.ts";
+import { type HookDeps, type HookTarget, runPreStopHook, sandboxIPOf } from "./_lifecycle.ts";
 import type { RunningPod } from "./types.ts";
 
 /** Upstream `minimumGracePeriodInSeconds`: every container gets at least this long to stop. */
@@ -16,11 +23,18 @@ export const MIN_GRACE_PERIOD_SECONDS = 2;
 /** API default of `terminationGracePeriodSeconds`. */
 export const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 
-export interface KillDeps {
+export interface KillDeps extends HookDeps {
   runtime: RuntimeService;
   logger: Logger;
   /** The CRI client's per-call deadline; a stop may take the grace period plus this. */
   runtimeRequestTimeoutMs: number;
+}
+
+/** A preStop handler and what it needs to run: the pod's names and the container's ports. */
+export interface PreStopSpec {
+  handler: V1LifecycleHandler;
+  pod: HookTarget["pod"];
+  container: HookTarget["container"];
 }
 
 export interface KillContainerOptions {
@@ -56,23 +70,72 @@ export function gracePeriodFor(
   return Math.max(grace, MIN_GRACE_PERIOD_SECONDS);
 }
 
-/** Stops one container; a container that is already gone counts as stopped. */
+/**
+ * The preStop hook of `container` of `pod`, or null when there is none or no time for it
+ * (upstream skips the hook when the grace period before the minimum is 0: force deletion).
+ */
+export function preStopFromSpec(
+  pod: V1Pod,
+  container: V1Container | undefined,
+  opts: { override?: number } = {},
+): PreStopSpec | null {
+  const handler = container?.lifecycle?.preStop;
+  if (!handler || !container) return null;
+  const raw = opts.override ?? pod.metadata?.deletionGracePeriodSeconds ??
+    pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
+  if (raw <= 0) return null;
+  return { handler, pod: pod.metadata ?? {}, container };
+}
+
+export interface StopContainerOptions {
+  gracePeriodSeconds: number;
+  name: string;
+  message?: string;
+  /**
+   * The preStop hook to run first; null for none. Undefined: read it back from the container's
+   * annotations (callers that have only the container id).
+   */
+  preStop?: PreStopSpec | null;
+  signal?: AbortSignal;
+}
+
+/**
+ * Stops one container: preStop hook (at most the grace period; what it used is taken off,
+ * keeping the 2 s minimum), then CRI StopContainer. A container already gone counts as stopped.
+ */
 export async function stopContainer(
   deps: KillDeps,
   id: string,
-  opts: { gracePeriodSeconds: number; name: string; message?: string; signal?: AbortSignal },
+  opts: StopContainerOptions,
 ): Promise<void> {
+  const { signal } = opts;
+  let grace = opts.gracePeriodSeconds;
+  const preStop = opts.preStop === undefined
+    ? (await restoreFromAnnotations(deps, id, signal))?.preStop
+    : opts.preStop;
+  if (preStop) {
+    const elapsed = await runPreStopHook(deps, preStop.handler, {
+      pod: preStop.pod,
+      container: preStop.container,
+      containerId: id,
+      podIP: () => sandboxIPOf(deps.runtime, id, signal),
+      gracePeriodSeconds: grace,
+      logger: deps.logger,
+      signal,
+    });
+    grace = Math.max(grace - elapsed, MIN_GRACE_PERIOD_SECONDS);
+  }
   deps.logger.info("Killing container with a grace period", {
     container: opts.name,
     containerId: id,
-    gracePeriod: opts.gracePeriodSeconds,
+    gracePeriod: grace,
     message: opts.message,
   });
   try {
-    await deps.runtime.stopContainer(id, opts.gracePeriodSeconds, {
-      signal: opts.signal,
+    await deps.runtime.stopContainer(id, grace, {
+      signal,
       // The runtime waits up to the grace period before SIGKILL; the call must outlive that.
-      timeoutMs: opts.gracePeriodSeconds * 1000 + deps.runtimeRequestTimeoutMs,
+      timeoutMs: grace * 1000 + deps.runtimeRequestTimeoutMs,
     });
   } catch (err) {
     if (isKind(err, NotFoundError)) return;
@@ -97,11 +160,20 @@ export async function killPod(
   const results = await Promise.allSettled(live.map(async (c) => {
     const spec = pod?.spec?.containers?.find((s) => s.name === c.name) ??
       pod?.spec?.initContainers?.find((s) => s.name === c.name);
-    const grace = pod
-      ? gracePeriodFor(pod, spec, { override: opts.gracePeriodSeconds })
-      : await orphanGracePeriod(deps, c.id, opts);
-    if (grace === undefined) return; // vanished meanwhile
-    await stopContainer(deps, c.id, { gracePeriodSeconds: grace, name: c.name, signal });
+    const override = opts.gracePeriodSeconds;
+    const how = pod
+      ? {
+        grace: gracePeriodFor(pod, spec, { override }),
+        preStop: preStopFromSpec(pod, spec, { override }),
+      }
+      : await restoreFromAnnotations(deps, c.id, signal, override);
+    if (how === undefined) return; // vanished meanwhile
+    await stopContainer(deps, c.id, {
+      gracePeriodSeconds: how.grace,
+      name: c.name,
+      preStop: how.preStop,
+      signal,
+    });
   }));
   for (const r of results) if (r.status === "rejected") failures.push(r.reason);
 
@@ -119,25 +191,57 @@ export async function killPod(
   }
 }
 
-async function orphanGracePeriod(
+/**
+ * Upstream `restoreSpecsFromContainerLabels`: the grace period and preStop hook of a container
+ * whose pod spec is unknown (an orphan), from its annotations. Undefined when it is gone.
+ */
+async function restoreFromAnnotations(
   deps: KillDeps,
   id: string,
-  opts: { gracePeriodSeconds?: number; signal?: AbortSignal },
-): Promise<number | undefined> {
-  if (opts.gracePeriodSeconds !== undefined) {
-    return Math.max(opts.gracePeriodSeconds, MIN_GRACE_PERIOD_SECONDS);
-  }
-  let grace: number | undefined;
+  signal: AbortSignal | undefined,
+  override?: number,
+): Promise<{ grace: number; preStop: PreStopSpec | null } | undefined> {
+  let s;
   try {
-    const s = await deps.runtime.containerStatus(id, { signal: opts.signal });
-    const info = parseContainerLabels(s.labels ?? {}, s.annotations ?? {});
-    grace = info.deletionGracePeriodSeconds ?? info.terminationGracePeriodSeconds;
+    s = await deps.runtime.containerStatus(id, { signal });
   } catch (err) {
     if (isKind(err, NotFoundError)) return undefined;
     throw err;
   }
+  const annotations = s.annotations ?? {};
+  const info = parseContainerLabels(s.labels ?? {}, annotations);
   // Upstream falls back to the minimum when nothing is known about the pod.
-  return Math.max(grace ?? MIN_GRACE_PERIOD_SECONDS, MIN_GRACE_PERIOD_SECONDS);
+  const raw = override ?? info.deletionGracePeriodSeconds ?? info.terminationGracePeriodSeconds ??
+    MIN_GRACE_PERIOD_SECONDS;
+  const grace = Math.max(raw, MIN_GRACE_PERIOD_SECONDS);
+  if (info.preStopError) {
+    deps.logger.warn("Cannot restore the preStop hook; stopping without it", {
+      container: info.containerName,
+      containerId: id,
+      err: info.preStopError,
+    });
+  }
+  if (!info.preStop || raw <= 0) return { grace, preStop: null };
+  return {
+    grace,
+    preStop: {
+      handler: info.preStop,
+      pod: { name: info.podName, namespace: info.podNamespace, uid: info.podUid },
+      container: { name: info.containerName, ports: parsePorts(annotations) },
+    },
+  };
+}
+
+function parsePorts(annotations: Record<string, string>): V1ContainerPort[] | undefined {
+  const text = annotations[ANNOTATION_CONTAINER_PORTS];
+  if (text === undefined) return undefined;
+  try {
+    const ports = JSON.parse(text);
+    return Array.isArray(ports) ? ports : undefined;
+  } catch {
+    // Only named httpGet ports need them; a numeric port still works without.
+    return undefined;
+  }
 }
 
 /** Removes containers (in parallel) and then sandboxes; missing ones count as removed. */

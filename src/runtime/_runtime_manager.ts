@@ -8,7 +8,7 @@ import type { ImageService, RuntimeService } from "../cri/types.ts";
 import type { VolumeManager } from "../volumes/mod.ts";
 import { Backoff } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
-import type { Logger } from "../util/log.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
 import type { ContainerConfigOptions } from "./_container_config.ts";
 import { ImagePuller } from "./_image_puller.ts";
 import { killPod, removeAll } from "./_kill.ts";
@@ -51,6 +51,18 @@ export interface RuntimeManagerDeps {
   node?: Pick<ContainerConfigOptions, "memoryCapacityBytes" | "nodeAllocatable">;
   /** Liveness/startup verdicts by container id (the prober's results); none by default. */
   probeFailure?: (containerId: string) => ProbeFailure | undefined;
+  /**
+   * Pod-level cgroups (src/cm PodCgroups): `ensure` before each sync gives the sandbox's
+   * cgroup parent ("" = the runtime's default); `remove` runs after the pod's containers and
+   * sandboxes are removed. None by default.
+   */
+  podCgroups?: PodCgroupHooks;
+}
+
+/** The part of src/cm's PodCgroups the runtime manager calls (structural, to avoid a cycle). */
+export interface PodCgroupHooks {
+  ensure(pod: V1Pod): Promise<string>;
+  remove(uid: string): Promise<void>;
 }
 
 export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
@@ -93,15 +105,31 @@ export class RuntimeManager implements PodRuntime {
     return readPodStatus(this.#deps, { uid, name, namespace }, opts);
   }
 
-  syncPod(pod: V1Pod, status: RuntimePodStatus, ctx: SyncPodContext): Promise<SyncPodResult> {
+  async syncPod(
+    pod: V1Pod,
+    status: RuntimePodStatus,
+    ctx: SyncPodContext,
+  ): Promise<SyncPodResult> {
     const d = this.#deps;
-    return syncPod({
+    let cgroupParent = d.sandboxOptions.cgroupParent;
+    if (d.podCgroups) {
+      try {
+        cgroupParent = (await d.podCgroups.ensure(pod)) || cgroupParent;
+      } catch (err) {
+        // As upstream, the sync stops here and is retried; containers must not escape limits.
+        const message = `unable to ensure pod container exists: ${errorMessage(err)}`;
+        this.#podLogger(pod).warn("Cannot create pod cgroup", { err });
+        return { errors: [{ reason: "FailedToCreatePodContainer", message }] };
+      }
+    }
+    return await syncPod({
+      clock: d.clock,
       runtime: d.runtime,
       volumes: d.volumes,
       puller: this.imagePuller,
       crashBackoff: this.crashBackoff,
       runtimeRequestTimeoutMs: this.#requestTimeoutMs,
-      sandboxOptions: d.sandboxOptions,
+      sandboxOptions: { ...d.sandboxOptions, cgroupParent },
       nodeConfig: {
         nodeName: d.nodeName,
         podLogsDir: d.podLogsDir,
@@ -138,6 +166,14 @@ export class RuntimeManager implements PodRuntime {
       sandboxes: running.sandboxes.map((s) => s.id),
     }, { what: `pod "${running.namespace}/${running.name}"`, signal });
     await this.#deps.volumes.tearDownPod(running.uid, { signal });
+    if (this.#deps.podCgroups) {
+      try {
+        await this.#deps.podCgroups.remove(running.uid);
+      } catch (err) {
+        // Housekeeping's orphan cleanup retries; a leftover empty cgroup costs nothing.
+        logger.warn("Cannot remove pod cgroup", { err });
+      }
+    }
     const logDir = podLogDirectory(this.#deps.podLogsDir, {
       metadata: { name: running.name, namespace: running.namespace, uid: running.uid },
     });
@@ -161,6 +197,11 @@ export class RuntimeManager implements PodRuntime {
   }
 
   #killDeps(logger: Logger) {
-    return { runtime: this.#deps.runtime, logger, runtimeRequestTimeoutMs: this.#requestTimeoutMs };
+    return {
+      runtime: this.#deps.runtime,
+      logger,
+      runtimeRequestTimeoutMs: this.#requestTimeoutMs,
+      clock: this.#deps.clock,
+    };
   }
 }

@@ -1,9 +1,10 @@
 /**
  * Starting one container of a pod (kubelet's `start` helper in SyncPod plus `startContainer`):
- * crash-loop back-off, image, config, CreateContainer, StartContainer. Each failure becomes a
- * `SyncStepError` with the reason upstream shows in the container's waiting state.
+ * crash-loop back-off, image, config, CreateContainer, StartContainer, postStart hook. Each
+ * failure becomes a `SyncStepError` with the reason upstream shows in the container's waiting
+ * state.
  */
-import type { V1Container, V1Pod } from "@kubernetes/client-node";
+import type { V1Container, V1LifecycleHandler, V1Pod } from "@kubernetes/client-node";
 import type { PodSandboxConfig, RuntimeService } from "../cri/types.ts";
 import type { VolumeManager } from "../volumes/mod.ts";
 import type { Backoff } from "../util/backoff.ts";
@@ -12,6 +13,8 @@ import { errorMessage, type Logger } from "../util/log.ts";
 import { buildContainerConfig, type ContainerConfigOptions } from "./_container_config.ts";
 import type { ImagePuller } from "./_image_puller.ts";
 import { containerHash } from "./_labels.ts";
+import { gracePeriodFor, preStopFromSpec, stopContainer } from "./_kill.ts";
+import { type HookDeps, runLifecycleHook } from "./_lifecycle.ts";
 import { findContainerStatus } from "./_pod_actions.ts";
 import type { RuntimePodStatus, SyncStepError } from "./types.ts";
 
@@ -27,11 +30,16 @@ export type NodeConfigOptions = Omit<
   "restartCount" | "podIPs" | "hostIP" | "volumes" | "imageRef"
 >;
 
-export interface StartDeps {
+/** Upstream default of --runtime-request-timeout, for the stop after a failed postStart. */
+const DEFAULT_RUNTIME_REQUEST_TIMEOUT_MS = 120_000;
+
+export interface StartDeps extends HookDeps {
   runtime: RuntimeService;
   puller: ImagePuller;
   crashBackoff: Backoff;
   configOptions: NodeConfigOptions;
+  /** The CRI client's per-call deadline; default 2 minutes. */
+  runtimeRequestTimeoutMs?: number;
 }
 
 export interface StartTarget {
@@ -116,7 +124,61 @@ export async function startContainer(
     return fail("RunContainerError", err);
   }
   log.info("Started container", { containerId: id, restartCount, image: container.image });
-  return undefined;
+  const postStart = container.lifecycle?.postStart;
+  return postStart ? await runPostStart(deps, target, { id, handler: postStart, log }) : undefined;
+}
+
+/**
+ * Upstream step 4 of `startContainer`: a failed postStart hook kills the container (running its
+ * preStop, with the pod's grace period) and the restart policy decides what happens next.
+ */
+async function runPostStart(
+  deps: StartDeps,
+  target: StartTarget,
+  hook: { id: string; handler: V1LifecycleHandler; log: Logger },
+): Promise<SyncStepError | undefined> {
+  const { pod, container, signal } = target;
+  const { id, log } = hook;
+  const podIP = target.podIPs[0] ?? (pod.spec?.hostNetwork ? target.hostIP : undefined);
+  try {
+    await runLifecycleHook(deps, hook.handler, {
+      pod: pod.metadata ?? {},
+      container,
+      containerId: id,
+      podIP: () => Promise.resolve(podIP),
+      signal,
+    });
+    return undefined;
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;
+    if (isKind(err, RuntimeUnavailableError)) throw err;
+    const message = errorMessage(err);
+    log.warn("Failed to execute PostStartHook", { containerId: id, err: message });
+    try {
+      await stopContainer(
+        {
+          ...deps,
+          logger: target.logger,
+          runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs ??
+            DEFAULT_RUNTIME_REQUEST_TIMEOUT_MS,
+        },
+        id,
+        {
+          gracePeriodSeconds: gracePeriodFor(pod, container),
+          name: container.name,
+          message: "FailedPostStartHook",
+          preStop: preStopFromSpec(pod, container),
+          signal,
+        },
+      );
+    } catch (killErr) {
+      if (signal?.aborted) throw signal.reason;
+      if (isKind(killErr, RuntimeUnavailableError)) throw killErr;
+      // The next sync sees it running and tries again; the hook's failure is what to report.
+      log.warn("Failed to kill container", { containerId: id, err: killErr });
+    }
+    return { container: container.name, reason: "PostStartHookError", message };
+  }
 }
 
 /**

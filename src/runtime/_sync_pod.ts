@@ -3,6 +3,7 @@
  * dead instances, create the sandbox, set up volumes, then start the next init container or
  * all app containers at once.
  */
+import type { Clock } from "../util/clock.ts";
 import type { V1Pod } from "@kubernetes/client-node";
 import type { PodSandboxConfig, RuntimeService } from "../cri/types.ts";
 import { podDir, type VolumeManager } from "../volumes/mod.ts";
@@ -36,6 +37,8 @@ export interface SyncDeps {
   /** --root-dir; unset skips the managed /etc/hosts and termination-message files. */
   rootDir?: string;
   probeFailure?: (containerId: string) => ProbeFailure | undefined;
+  /** Time for lifecycle hooks (sleep handlers, preStop deadlines). */
+  clock?: Clock;
 }
 
 export interface SyncInput {
@@ -54,6 +57,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     runtime: deps.runtime,
     logger: log,
     runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
+    clock: deps.clock,
   };
   deps.crashBackoff.gc();
   const actions = computePodActions(pod, status, { probeFailure: deps.probeFailure });
@@ -112,6 +116,8 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     puller: deps.puller,
     crashBackoff: deps.crashBackoff,
     configOptions: { ...deps.nodeConfig, podDir: podDirPath },
+    clock: deps.clock,
+    runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
   };
   const target = {
     pod,

@@ -7,6 +7,7 @@
 export type * from "./types.ts";
 export {
   createRuntimeManager,
+  type PodCgroupHooks,
   RuntimeManager,
   type RuntimeManagerDeps,
 } from "./_runtime_manager.ts";
@@ -24,11 +25,25 @@ export { parseResolvConf, podLogDirectory, type SandboxConfigOptions } from "./_
 export {
   containerHash,
   LABEL_CONTAINER_NAME,
+  LABEL_NODE_NAME,
   LABEL_POD_NAME,
   LABEL_POD_NAMESPACE,
   LABEL_POD_UID,
   parseContainerLabels,
   parseSandboxLabels,
 } from "./_labels.ts";
-export { podQOS, type QOSClass } from "./_resources.ts";
+export {
+  containerOOMScoreAdj,
+  cpuLimitMilli,
+  cpuRequestMilli,
+  memoryLimitBytes,
+  memoryRequestBytes,
+  milliCPUToQuota,
+  milliCPUToShares,
+  podQOS,
+  type QOSClass,
+  quantityMilliValue,
+  quantityValue,
+  QUOTA_PERIOD_US,
+} from "./_resources.ts";
 export { toRunningPod } from "./_status.ts";

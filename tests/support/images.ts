@@ -3,15 +3,18 @@
  * imported into the dev containerd's `k8s.io` namespace (the one the CRI plugin serves).
  */
 import { BUSYBOX_PATH } from "./_packages.ts";
-import { DevSetupError, hasCommand, run } from "./_exec.ts";
+import { DevSetupError, exists, hasCommand, run, sha256Hex } from "./_exec.ts";
 import { type ImageConfig, writeOciArchive } from "./_oci.ts";
 
 export const BUSYBOX_IMAGE = "denolet.test/busybox:1.35";
 export const PAUSE_IMAGE = "denolet.test/pause:1.0";
+export const GRPC_HEALTH_IMAGE = "denolet.test/grpc-health:1.0";
 export const CRI_NAMESPACE = "k8s.io";
 
 const PATH_ENV = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 const PAUSE_SOURCE = new URL("./images/pause.c", import.meta.url);
+const GRPC_HEALTH_SOURCE = new URL("./images/grpc_health", import.meta.url);
+const GO_FALLBACK = "/usr/local/go/bin/go";
 
 /** Where to import: the dev containerd's socket and its directory (for build scratch space). */
 export interface ImageTarget {
@@ -43,27 +46,100 @@ export async function ensureImages(rt: ImageTarget, opts: EnsureImagesOptions = 
     [PAUSE_IMAGE, (root) => pauseRootfs(root, log)],
   ];
   for (const [name, build] of builders) {
-    if (present.has(name)) continue;
-    await Deno.mkdir(`${rt.dir}/images`, { recursive: true });
-    const work = await Deno.makeTempDir({ dir: `${rt.dir}/images`, prefix: "build-" });
-    try {
-      const rootfs = `${work}/rootfs`;
-      await Deno.mkdir(rootfs);
-      const config = await build(rootfs);
-      const out = `${work}/image.tar`;
-      await writeOciArchive({ name, rootfs, config, workDir: work, out });
-      log(`importing ${name}`);
-      await run("ctr", ["--address", rt.socket, "-n", CRI_NAMESPACE, "images", "import", out]);
-    } catch (err) {
-      throw new DevSetupError(`Cannot build and import image ${name}`, { cause: err });
-    } finally {
-      await Deno.remove(work, { recursive: true });
-    }
+    if (!present.has(name)) await buildAndImport(rt, name, { build, log });
   }
   const after = new Set(await listImages(rt.socket));
   for (const [name] of builders) {
     if (!after.has(name)) throw new DevSetupError(`Image ${name} is missing after import`);
   }
+}
+
+async function buildAndImport(
+  rt: ImageTarget,
+  name: string,
+  opts: { build: (root: string) => Promise<ImageConfig>; log: (s: string) => void },
+): Promise<void> {
+  await Deno.mkdir(`${rt.dir}/images`, { recursive: true });
+  const work = await Deno.makeTempDir({ dir: `${rt.dir}/images`, prefix: "build-" });
+  try {
+    const rootfs = `${work}/rootfs`;
+    await Deno.mkdir(rootfs);
+    const config = await opts.build(rootfs);
+    const out = `${work}/image.tar`;
+    await writeOciArchive({ name, rootfs, config, workDir: work, out });
+    opts.log(`importing ${name}`);
+    await run("ctr", ["--address", rt.socket, "-n", CRI_NAMESPACE, "images", "import", out]);
+  } catch (err) {
+    throw new DevSetupError(`Cannot build and import image ${name}`, { cause: err });
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+}
+
+/**
+ * The Go toolchain's `go` command, or undefined when Go is not installed (the gRPC health image
+ * cannot be built then; its tests skip).
+ */
+export async function findGo(): Promise<string | undefined> {
+  if (await hasCommand("go")) return "go";
+  if (await exists(GO_FALLBACK)) return GO_FALLBACK;
+  return undefined;
+}
+
+/**
+ * Builds and imports `denolet.test/grpc-health:1.0` unless present: busybox (for exec) plus the
+ * static grpc.health.v1 server of images/grpc_health as entrypoint (`-port`, default 50051;
+ * NOT_SERVING while `-unhealthy-file`, default /tmp/unhealthy, exists). The binary is cached
+ * under `<dev dir>/bin`, keyed by the source's hash. Throws a DevSetupError when Go is missing.
+ */
+export async function ensureGrpcHealthImage(
+  rt: ImageTarget,
+  opts: EnsureImagesOptions = {},
+): Promise<string> {
+  const log = opts.log ?? (() => {});
+  if (!opts.force && (await listImages(rt.socket)).includes(GRPC_HEALTH_IMAGE)) {
+    return GRPC_HEALTH_IMAGE;
+  }
+  const binary = await buildGrpcHealth(rt.dir, log);
+  await buildAndImport(rt, GRPC_HEALTH_IMAGE, {
+    log,
+    build: async (root) => {
+      await busyboxRootfs(root);
+      await Deno.copyFile(binary, `${root}/grpc_health`);
+      await Deno.chmod(`${root}/grpc_health`, 0o755);
+      return { Entrypoint: ["/grpc_health"], Env: [PATH_ENV] };
+    },
+  });
+  if (!(await listImages(rt.socket)).includes(GRPC_HEALTH_IMAGE)) {
+    throw new DevSetupError(`Image ${GRPC_HEALTH_IMAGE} is missing after import`);
+  }
+  return GRPC_HEALTH_IMAGE;
+}
+
+async function buildGrpcHealth(devDir: string, log: (s: string) => void): Promise<string> {
+  const go = await findGo();
+  if (!go) {
+    throw new DevSetupError(
+      `Cannot build ${GRPC_HEALTH_IMAGE}: the Go toolchain (go) is not installed`,
+    );
+  }
+  const src = GRPC_HEALTH_SOURCE.pathname;
+  const parts = await Promise.all(
+    ["main.go", "go.mod", "go.sum"].map((f) => Deno.readFile(`${src}/${f}`)),
+  );
+  const hash = await sha256Hex(new Uint8Array(parts.flatMap((p) => [...p])));
+  const out = `${devDir}/bin/grpc_health-${hash.slice(0, 16)}`;
+  if (await exists(out)) return out;
+  await Deno.mkdir(`${devDir}/bin`, { recursive: true });
+  log(`building ${out} with ${go}`);
+  // Build to a private name, then rename: a concurrent builder never sees half a binary.
+  const tmp = `${out}.${crypto.randomUUID()}.tmp`;
+  await run(go, ["build", "-trimpath", "-ldflags=-s -w", "-o", tmp, "."], {
+    cwd: src,
+    env: { CGO_ENABLED: "0" },
+  });
+  await Deno.rename(tmp, out);
+  return out;
 }
 
 async function busyboxRootfs(root: string): Promise<ImageConfig> {

@@ -1,0 +1,247 @@
+/**
+ * Container lifecycle hooks (pkg/kubelet/lifecycle/handlers.go): run a `postStart` or `preStop`
+ * handler — `exec` through CRI ExecSync, `httpGet` with fetch, `sleep` on the clock — and the
+ * preStop deadline of `executePreStopHook`, whose elapsed time is taken off the grace period.
+ */
+import type { V1Container, V1HTTPGetAction, V1LifecycleHandler } from "@kubernetes/client-node";
+import type { RuntimeService } from "../cri/types.ts";
+import { type Clock, realClock } from "../util/clock.ts";
+import { DenoletError } from "../util/errors.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
+
+/** Upstream default of --runtime-request-timeout; bounds an HTTP hook that never answers. */
+export const DEFAULT_HOOK_HTTP_TIMEOUT_MS = 120_000;
+
+/** A hook ran and failed; the message is the one upstream shows (PostStartHookError). */
+export class LifecycleHookError extends DenoletError {}
+
+export interface HookDeps {
+  runtime: RuntimeService;
+  /** Sleep handlers, the HTTP deadline and the preStop deadline; default the real clock. */
+  clock?: Clock;
+  /** Defaults to the global fetch; tests answer without a socket. */
+  fetch?: (req: Request) => Promise<Response>;
+  /** Deadline of one HTTP hook request; default 2 minutes. */
+  httpTimeoutMs?: number;
+}
+
+/** Who a hook runs for: names for messages, port names for httpGet, the pod IP on demand. */
+export interface HookTarget {
+  pod: { name?: string; namespace?: string; uid?: string };
+  /** The spec (name and ports are all a hook needs; orphans rebuild them from annotations). */
+  container: Pick<V1Container, "name" | "ports">;
+  containerId: string;
+  /** The pod's primary IP, looked up only when an httpGet has no `host`. */
+  podIP: () => Promise<string | undefined>;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs `handler` once. Resolves when it succeeded; throws a LifecycleHookError carrying the
+ * upstream message when it failed; rethrows the signal's reason when aborted (the work is
+ * cancelled: the ExecSync RPC, the request or the sleep).
+ */
+export async function runLifecycleHook(
+  deps: HookDeps,
+  handler: V1LifecycleHandler,
+  target: HookTarget,
+): Promise<void> {
+  const { container, signal } = target;
+  const where = `for Container ${JSON.stringify(container.name)} in Pod ${
+    JSON.stringify(formatPod(target.pod))
+  }`;
+  const failed = (what: string, err: unknown): never => {
+    if (signal?.aborted) throw signal.reason;
+    throw new LifecycleHookError(`${what} ${where} failed - error: ${errorMessage(err)}`, {
+      cause: err,
+    });
+  };
+  if (handler.exec) {
+    const command = handler.exec.command ?? [];
+    let output = "";
+    try {
+      // Timeout 0: upstream gives exec hooks no deadline of their own.
+      const res = await deps.runtime.execSync(target.containerId, command, 0, { signal });
+      output = decoder.decode(res.stdout) + decoder.decode(res.stderr);
+      if (res.exitCode !== 0) {
+        throw new DenoletError(
+          `command '${command.join(" ")}' exited with ${res.exitCode}: ${
+            decoder.decode(res.stderr)
+          }`,
+        );
+      }
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      throw new LifecycleHookError(
+        `Exec lifecycle hook ([${command.join(" ")}]) ${where} failed - error: ${
+          errorMessage(err)
+        }, message: ${JSON.stringify(output)}`,
+        { cause: err },
+      );
+    }
+    return;
+  }
+  if (handler.httpGet) {
+    try {
+      await runHttpGet(deps, handler.httpGet, target);
+    } catch (err) {
+      failed(`HTTP lifecycle hook (${handler.httpGet.path ?? ""})`, err);
+    }
+    return;
+  }
+  if (handler.sleep) {
+    const seconds = handler.sleep.seconds ?? 0;
+    if (seconds > 0) await (deps.clock ?? realClock).sleep(seconds * 1000, { signal });
+    return;
+  }
+  throw new LifecycleHookError(`Cannot run handler: invalid handler: ${JSON.stringify(handler)}`);
+}
+
+/**
+ * Upstream `executePreStopHook`: runs the preStop handler for at most `gracePeriodSeconds` and
+ * returns the whole seconds it took. A failure is logged, never thrown (the container is
+ * stopped either way); a handler still running at the deadline is cancelled, which upstream
+ * leaves running in the background. Throws only the signal's reason when aborted.
+ */
+export async function runPreStopHook(
+  deps: HookDeps,
+  handler: V1LifecycleHandler,
+  target: HookTarget & { gracePeriodSeconds: number; logger: Logger },
+): Promise<number> {
+  const clock = deps.clock ?? realClock;
+  const log = target.logger;
+  const fields = { container: target.container.name, containerId: target.containerId };
+  const start = clock.now();
+  log.debug(3, "Running preStop hook", fields);
+  const outcome = await withDeadline(
+    clock,
+    target.gracePeriodSeconds * 1000,
+    target.signal,
+    (signal) => runLifecycleHook(deps, handler, { ...target, signal }),
+  );
+  if (outcome.timedOut) {
+    log.info("PreStop hook not completed in grace period", {
+      ...fields,
+      gracePeriod: target.gracePeriodSeconds,
+    });
+  } else if (outcome.error !== undefined) {
+    log.warn("PreStop hook failed", { ...fields, err: outcome.error });
+  } else {
+    log.debug(3, "PreStop hook completed", fields);
+  }
+  return Math.floor((clock.now() - start) / 1000);
+}
+
+/**
+ * The primary IP of the sandbox holding container `containerId`, for httpGet hooks without a
+ * host (upstream reads it from the pod status at that moment). Undefined when unknown.
+ */
+export async function sandboxIPOf(
+  runtime: RuntimeService,
+  containerId: string,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  const [c] = await runtime.listContainers({ id: containerId }, { signal });
+  if (!c) return undefined;
+  const st = await runtime.podSandboxStatus(c.podSandboxId, { signal });
+  return st.network?.ip || undefined;
+}
+
+/** Upstream `NewRequestForHTTPGetAction` + `formatURL`: the URL a hook or probe requests. */
+export function httpGetURL(
+  action: V1HTTPGetAction,
+  container: Pick<V1Container, "name" | "ports">,
+  host: string,
+): URL {
+  const scheme = (action.scheme ?? "HTTP").toLowerCase();
+  const port = resolvePort(action.port, container);
+  const hostPort = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  const url = new URL(`${scheme}://${hostPort}:${port}/`);
+  // Set the parts instead of resolving `path` against the base, so "//x" stays a path.
+  const path = action.path ?? "";
+  const q = path.indexOf("?");
+  const pathname = q >= 0 ? path.slice(0, q) : path;
+  url.pathname = pathname.startsWith("/") ? pathname : `/${pathname}`;
+  if (q >= 0) url.search = path.slice(q + 1);
+  return url;
+}
+
+/** Upstream `probe.ResolveContainerPort`: a number, a numeric string, or a named container port. */
+export function resolvePort(
+  port: V1HTTPGetAction["port"] | undefined,
+  container: Pick<V1Container, "name" | "ports">,
+): number {
+  if (typeof port === "number") return port;
+  const text = String(port ?? "");
+  if (/^\d+$/.test(text)) return Number(text);
+  const named = container.ports?.find((p) => p.name === text);
+  if (named) return named.containerPort;
+  throw new DenoletError(`couldn't find port: ${text} in container ${container.name}`);
+}
+
+async function runHttpGet(
+  deps: HookDeps,
+  action: V1HTTPGetAction,
+  target: HookTarget,
+): Promise<void> {
+  const host = action.host || await target.podIP();
+  if (!host) throw new DenoletError("failed to find networking container: the pod has no IP");
+  const url = httpGetURL(action, target.container, host);
+  const headers = new Headers();
+  for (const h of action.httpHeaders ?? []) headers.append(h.name, h.value);
+  if (!headers.has("user-agent")) headers.set("user-agent", "kube-lifecycle/denolet");
+  if (!headers.has("accept")) headers.set("accept", "*/*");
+  const doFetch = deps.fetch ?? ((req: Request) => fetch(req));
+  const clock = deps.clock ?? realClock;
+  const timeoutMs = deps.httpTimeoutMs ?? DEFAULT_HOOK_HTTP_TIMEOUT_MS;
+  const outcome = await withDeadline(clock, timeoutMs, target.signal, async (signal) => {
+    const res = await doFetch(new Request(url, { headers, signal }));
+    // Upstream only fails on transport errors; any status code counts as delivered.
+    await res.body?.cancel();
+  });
+  if (outcome.timedOut) {
+    throw new DenoletError(`GET ${url} did not answer within ${timeoutMs / 1000}s`);
+  }
+  if (outcome.error !== undefined) throw outcome.error;
+}
+
+type Outcome = { timedOut: true; error?: undefined } | { timedOut: false; error?: unknown };
+
+/**
+ * Runs `work` with a signal that aborts at `ms` on `clock` or when `signal` aborts. Resolves
+ * with what happened; rethrows only the outer signal's reason.
+ */
+async function withDeadline(
+  clock: Clock,
+  ms: number,
+  signal: AbortSignal | undefined,
+  work: (signal: AbortSignal) => Promise<void>,
+): Promise<Outcome> {
+  signal?.throwIfAborted();
+  const deadline = new AbortController();
+  const done = new AbortController();
+  const expired = clock.sleep(ms, { signal: done.signal }).then(
+    () => deadline.abort(new DenoletError(`deadline of ${ms} ms exceeded`)),
+    // Cancelled because the work finished first: nothing to do.
+    () => undefined,
+  );
+  const inner = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+  try {
+    await work(inner);
+    return { timedOut: false };
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;
+    if (deadline.signal.aborted) return { timedOut: true };
+    return { timedOut: false, error: err };
+  } finally {
+    done.abort();
+    await expired;
+  }
+}
+
+/** Upstream `format.Pod`: `name_namespace(uid)`. */
+function formatPod(p: { name?: string; namespace?: string; uid?: string }): string {
+  return `${p.name ?? ""}_${p.namespace ?? ""}(${p.uid ?? ""})`;
+}
+
+const decoder = new TextDecoder();
