@@ -14,6 +14,7 @@ import type { PodSource } from "../sources/types.ts";
 import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
 import { Kubelet } from "../kubelet/mod.ts";
 import { createProbeManager } from "../prober/mod.ts";
+import { createStatsProvider } from "../stats/mod.ts";
 import { createNodeApiHandler, serveNodeApi } from "../server/mod.ts";
 import { createMetricsRegistry } from "../util/metrics.ts";
 import { createAgentObservers } from "./_metrics.ts";
@@ -124,6 +125,10 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger,
     syncFrequencyMs: config.syncFrequencyMs,
     nodeIP: nodeIP || undefined,
+    podDirs: {
+      list: () => listPodDirs(config.rootDir),
+      remove: (uid, o) => volumes.tearDownPod(uid, o),
+    },
     checkRuntime: async ({ signal }) => {
       await cri.runtime.status({ signal });
     },
@@ -133,6 +138,17 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     },
   });
   const k = kubelet;
+  const stats = createStatsProvider({
+    runtime: cri.runtime,
+    image: cri.image,
+    clock,
+    logger,
+    nodeName: config.nodeName,
+    rootDir: config.rootDir,
+    podLogsDir: config.podLogsDir,
+    pods: () => k.podsWithStatus(),
+    runtimeEndpoint: config.containerRuntimeEndpoint,
+  });
   metrics.counts(() => k.runningCounts());
 
   const handler = createNodeApiHandler({
@@ -142,6 +158,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     healthChecks: () => k.healthChecks(),
     manifestProblems: () => k.manifestProblems(),
     metrics: registry,
+    stats,
     logger,
   });
   const servers = [];
@@ -150,14 +167,26 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     servers.push(await serveNodeApi(handler, { address: config.address, port, logger, signal }));
   }
 
+  const statsRun = stats.run({ signal });
   try {
     await k.run(signal);
   } finally {
+    await statsRun;
     prober.stop();
     await Promise.allSettled(servers.map((s) => s.finished));
     cri.close();
     logger.info("denolet stopped; containers keep running");
   }
+}
+
+async function listPodDirs(rootDir: string): Promise<string[]> {
+  const uids: string[] = [];
+  try {
+    for await (const e of Deno.readDir(`${rootDir}/pods`)) if (e.isDirectory) uids.push(e.name);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return uids;
 }
 
 async function readResolvConf(path: string, logger: Logger) {

@@ -43,6 +43,15 @@ export interface KubeletDeps {
    * pod is shown Failed with the reason and never started.
    */
   admit?: (pod: V1Pod) => { admit: boolean; reason?: string; message?: string };
+  /**
+   * Pod directories (volumes, /etc/hosts) left on disk, by UID, and their removal: housekeeping
+   * removes those of pods that are neither desired, nor being worked on, nor in the runtime
+   * (an agent stopped mid-removal leaves them, tmpfs mounts included).
+   */
+  podDirs?: {
+    list(): Promise<string[]>;
+    remove(uid: string, opts: { signal: AbortSignal }): Promise<void>;
+  };
   /** Hooks for metrics. */
   observe?: {
     loopIteration?: (ms: number) => void;
@@ -306,6 +315,7 @@ export class Kubelet {
     // Until every source has spoken, an unknown pod may just be one not read yet.
     if (!this.podManager.allSourcesSeen(this.#deps.sources.map((s) => s.name))) return;
     const running = await this.#deps.runtime.getPods({ all: true, signal });
+    await this.#cleanupPodDirs(desired, new Set(running.map((p) => p.uid)), signal);
     for (const rp of running) {
       if (desired.has(rp.uid) || this.#workers.isActive(rp.uid)) continue;
       const live = rp.sandboxes.some((s) => s.state === "ready") ||
@@ -316,6 +326,20 @@ export class Kubelet {
         running: live,
       });
       this.#workers.updatePod({ type: "kill", runningPod: rp, removed: true });
+    }
+  }
+
+  async #cleanupPodDirs(desired: Set<string>, inRuntime: Set<string>, signal: AbortSignal) {
+    const dirs = this.#deps.podDirs;
+    if (!dirs) return;
+    for (const uid of await dirs.list()) {
+      if (desired.has(uid) || inRuntime.has(uid) || this.#workers.isActive(uid)) continue;
+      this.#log.info("Removing orphaned pod directory", { uid });
+      try {
+        await dirs.remove(uid, { signal });
+      } catch (e) {
+        this.#log.warn("Cannot remove orphaned pod directory", { uid, err: e });
+      }
     }
   }
 

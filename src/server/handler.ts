@@ -2,8 +2,10 @@ import { NotFoundError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import { MethodNotAllowedError, statusForError } from "./_errors.ts";
 import { handleHealthz } from "./_healthz.ts";
+import { handleNode } from "./_node.ts";
 import { toKubeJson } from "./_json.ts";
 import { podList, runningPodToApiPod } from "./_pods.ts";
+import { handleResourceMetrics, handleStatsSummary } from "./_stats.ts";
 import type { NodeApiDeps, NodeApiHandler } from "./types.ts";
 
 type Route = (deps: NodeApiDeps, req: Request, url: URL) => Response | Promise<Response>;
@@ -40,6 +42,9 @@ const ROUTES = new Map<string, Route>([
   ["/runningpods/", getRunningPods],
   ["/sources", getSources],
   ["/metrics", getMetrics],
+  ["/node", (deps, req) => handleNode(deps, req)],
+  ["/metrics/resource", handleResourceMetrics],
+  ["/stats/summary", handleStatsSummary],
 ]);
 
 function findRoute(path: string): Route | undefined {

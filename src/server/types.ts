@@ -1,8 +1,9 @@
-import type { V1Pod } from "@kubernetes/client-node";
+import type { V1Node, V1Pod } from "@kubernetes/client-node";
 import type { RunningPod } from "../runtime/types.ts";
 import type { ManifestProblem } from "../sources/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { MetricsRegistry } from "../util/metrics.ts";
+import type { StatsProvider } from "../stats/types.ts";
 
 /** One named health check as `/healthz` shows it (`[+]name ok` / `[-]name failed`). */
 export interface HealthCheckResult {
@@ -31,6 +32,13 @@ export interface NodeApiDeps {
   manifestProblems(): ManifestProblem[];
   /** Served on `/metrics` when present; `/metrics` is 404 otherwise. */
   metrics?: MetricsRegistry;
+  /**
+   * The node as a v1 Node, served on `/node`; 404 when absent. May block briefly (first call
+   * reads /proc and asks the runtime its version); must honour `signal`.
+   */
+  node?: (opts: { signal?: AbortSignal }) => Promise<V1Node>;
+  /** Serves `/stats/summary` and `/metrics/resource` when present; both are 404 otherwise. */
+  stats?: StatsProvider;
   logger: Logger;
 }
 

@@ -1,0 +1,290 @@
+/**
+ * The stats provider: a background sampler that assembles a full Summary every period and keeps
+ * the last one. Requests and the eviction manager read that sample; only the very first request
+ * (before any sample) pays for one.
+ */
+import type { FilesystemUsage, PodSandboxStats } from "../cri/types.ts";
+import { errorMessage } from "../util/log.ts";
+import { type CgroupReader, createCgroupReader, detectCgroupMode } from "./_cgroup.ts";
+import {
+  dirUsage as defaultDirUsage,
+  type FsCapacity,
+  type Statfs,
+  statfs as defaultStatfs,
+} from "./_fs.ts";
+import { cpuStats, fsStats, imageFsStats, memoryStats, readRootCgroup } from "./_node.ts";
+import { podStats } from "./_pods.ts";
+import { CpuRateTracker } from "./_rate.ts";
+import { onlyCpuAndMemory } from "./_filter.ts";
+import {
+  findRuntimePid,
+  networkStats,
+  processContainerStats,
+  readHostInfo,
+  readNetDev,
+  readProcess,
+  readRlimit,
+} from "./_system.ts";
+import {
+  type ContainerStats,
+  type NodeStats,
+  type StatsProvider,
+  type StatsProviderDeps,
+  type Summary,
+  type SummaryOptions,
+  SYSTEM_CONTAINER_KUBELET,
+  SYSTEM_CONTAINER_RUNTIME,
+} from "./types.ts";
+
+const DEFAULT_SAMPLE_PERIOD_MS = 10_000;
+const SANDBOX_STATS_RETRY_MS = 5 * 60_000;
+const LABEL_NODE_NAME = "io.denolet.node-name";
+const LABEL_POD_UID = "io.kubernetes.pod.uid";
+
+/** Extra seams for tests; production uses the defaults. */
+export interface StatsProviderTestDeps {
+  statfs?: Statfs;
+  dirUsage?: typeof defaultDirUsage;
+  cgroups?: CgroupReader;
+}
+
+export function createStatsProvider(
+  deps: StatsProviderDeps & StatsProviderTestDeps,
+): StatsProvider {
+  return new Sampler(deps);
+}
+
+class Sampler implements StatsProvider {
+  readonly #deps: StatsProviderDeps & StatsProviderTestDeps;
+  readonly #period: number;
+  readonly #cgroupRoot: string;
+  readonly #procRoot: string;
+  readonly #rates = new CpuRateTracker();
+  readonly #log;
+  #cgroups: CgroupReader | undefined;
+  #latest: Summary | undefined;
+  #inflight: Promise<Summary> | undefined;
+  #runtimePid: number | undefined;
+  /** When to try CRI ListPodSandboxStats again after it failed (ms since the epoch). */
+  #sandboxStatsRetryAt = 0;
+  #latestAt = 0;
+
+  constructor(deps: StatsProviderDeps & StatsProviderTestDeps) {
+    this.#deps = deps;
+    this.#period = deps.samplePeriodMs ?? DEFAULT_SAMPLE_PERIOD_MS;
+    this.#cgroupRoot = deps.cgroupRoot ?? "/sys/fs/cgroup";
+    this.#procRoot = deps.procRoot ?? "/proc";
+    this.#cgroups = deps.cgroups;
+    this.#log = deps.logger.child({ component: "stats" });
+  }
+
+  latest(): Summary | undefined {
+    return this.#latest;
+  }
+
+  async summary(opts: SummaryOptions = {}): Promise<Summary> {
+    const latest = this.#latest;
+    // A sample older than two periods means the sampler is not running: refresh on demand.
+    const s = latest === undefined || this.#deps.clock.now() - this.#latestAt > 2 * this.#period
+      ? await this.#sampleShared(opts.signal)
+      : latest;
+    return opts.onlyCpuAndMemory ? onlyCpuAndMemory(s) : s;
+  }
+
+  async run({ signal }: { signal: AbortSignal }): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        await this.#sampleShared(signal);
+      } catch (err) {
+        if (signal.aborted) return;
+        this.#log.warn("Cannot sample resource usage; keeping the previous sample", { err });
+      }
+      try {
+        await this.#deps.clock.sleep(this.#period, { signal });
+      } catch (err) {
+        if (signal.aborted) return;
+        throw err;
+      }
+    }
+  }
+
+  /** One sample at a time: concurrent callers share it. */
+  #sampleShared(signal: AbortSignal | undefined): Promise<Summary> {
+    if (this.#inflight === undefined) {
+      this.#inflight = this.#sample(signal).finally(() => {
+        this.#inflight = undefined;
+      });
+    }
+    return this.#inflight;
+  }
+
+  async #sample(signal: AbortSignal | undefined): Promise<Summary> {
+    const d = this.#deps;
+    const cgroups = this.#cgroups ??= createCgroupReader(
+      this.#cgroupRoot,
+      await detectCgroupMode(this.#cgroupRoot),
+    );
+    const statfs = d.statfs ?? defaultStatfs;
+    const dirUsage = d.dirUsage ?? defaultDirUsage;
+    const now = new Date(d.clock.now());
+    const call = { signal };
+    const nodeSel = { labelSelector: { [LABEL_NODE_NAME]: d.nodeName } };
+
+    const [sandboxes, containers, criStats, imageFs] = await Promise.all([
+      d.runtime.listPodSandbox({ ...nodeSel, state: { state: "SANDBOX_READY" } }, call),
+      d.runtime.listContainers({ ...nodeSel, state: { state: "CONTAINER_RUNNING" } }, call),
+      d.runtime.listContainerStats(nodeSel, call),
+      d.image.imageFsInfo(call).catch((err) => {
+        this.#log.debug(2, "CRI ImageFsInfo failed; imagefs stats omitted", { err });
+        return [];
+      }),
+    ]);
+    const sandboxStats = await this.#sandboxStats(nodeSel.labelSelector, signal);
+    const nodefs = await this.#statfs(statfs, d.rootDir, signal);
+    const imageMount = imageFs[0]?.fsId?.mountpoint;
+    const imagefs = imageMount ? await this.#statfs(statfs, imageMount, signal) : undefined;
+
+    const podsByUid = new Map(d.pods().map((p) => [p.metadata?.uid ?? "", p]));
+    const criById = new Map(criStats.map((s) => [s.attributes.id, s]));
+    const env = {
+      cgroups,
+      rates: this.#rates,
+      procRoot: this.#procRoot,
+      rootDir: d.rootDir,
+      podLogsDir: d.podLogsDir,
+      podCgroupPath: d.podCgroupPath,
+      nodefs,
+      imagefs,
+      dirUsage: (dir: string) => dirUsage(dir, { signal }),
+      statfs: (path: string) => statfs(path, { signal }),
+      now,
+    };
+    const pods = [];
+    for (const sb of newestPerPod(sandboxes)) {
+      pods.push(
+        await podStats({
+          sandbox: sb,
+          containers: containers.filter((c) => c.podSandboxId === sb.id),
+          criStats: criById,
+          sandboxStats: sandboxStats?.get(sb.id),
+          pod: podsByUid.get(sb.metadata.uid) ?? podsByUid.get(sb.labels[LABEL_POD_UID] ?? ""),
+        }, env),
+      );
+    }
+    const node = await this.#node(cgroups, { now, nodefs, imagefs, imageFs: imageFs[0] });
+    this.#rates.sweep();
+    const summary: Summary = { node, pods };
+    this.#latest = summary;
+    this.#latestAt = now.getTime();
+    return summary;
+  }
+
+  async #node(
+    cgroups: CgroupReader,
+    p: {
+      now: Date;
+      nodefs?: FsCapacity;
+      imagefs?: FsCapacity;
+      imageFs?: FilesystemUsage;
+    },
+  ): Promise<NodeStats> {
+    const { now } = p;
+    const host = await readHostInfo(this.#procRoot);
+    const root = await readRootCgroup(cgroups, { cgroupRoot: this.#cgroupRoot, host });
+    const at = now.getTime();
+    return {
+      nodeName: this.#deps.nodeName,
+      systemContainers: await this.#systemContainers(now, host.bootTimeMs),
+      startTime: new Date(host.bootTimeMs ?? at),
+      cpu: cpuStats(
+        now,
+        root.cpuNs,
+        root.cpuNs === undefined ? undefined : this.#rates.update("node", root.cpuNs, at),
+      ),
+      memory: root.memory ? memoryStats(now, root.memory, host.memTotalBytes) : undefined,
+      network: networkStats(await readNetDev(this.#procRoot, "self"), now),
+      fs: p.nodefs ? fsStats(now, p.nodefs) : undefined,
+      runtime: { imageFs: imageFsStats(now, p.imageFs, p.imagefs) },
+      rlimit: await readRlimit(this.#procRoot, now),
+    };
+  }
+
+  async #systemContainers(now: Date, bootTimeMs: number | undefined): Promise<ContainerStats[]> {
+    const out: ContainerStats[] = [];
+    const at = now.getTime();
+    const self = await readProcess(this.#procRoot, "self", bootTimeMs);
+    if (self) {
+      const rate = this.#rates.update("sys/kubelet", self.cpuNs, at);
+      out.push(
+        processContainerStats(SYSTEM_CONTAINER_KUBELET, self, { time: now, nanoCores: rate }),
+      );
+    }
+    const rt = await this.#runtimeProcess(bootTimeMs);
+    if (rt) {
+      const rate = this.#rates.update("sys/runtime", rt.cpuNs, at);
+      out.push(processContainerStats(SYSTEM_CONTAINER_RUNTIME, rt, { time: now, nanoCores: rate }));
+    }
+    return out;
+  }
+
+  async #runtimeProcess(bootTimeMs: number | undefined) {
+    const socket = this.#deps.runtimeEndpoint?.replace(/^unix:\/\//, "");
+    if (socket === undefined) return undefined;
+    if (this.#runtimePid !== undefined) {
+      const p = await readProcess(this.#procRoot, this.#runtimePid, bootTimeMs);
+      if (p) return p;
+    }
+    this.#runtimePid = await findRuntimePid(this.#procRoot, socket);
+    return this.#runtimePid === undefined
+      ? undefined
+      : await readProcess(this.#procRoot, this.#runtimePid, bootTimeMs);
+  }
+
+  /**
+   * CRI sandbox stats by sandbox id. containerd 1.6 fails the whole call when any matching
+   * sandbox has no cgroup parent; then the cgroup files are used, and the call is retried only
+   * every SANDBOX_STATS_RETRY_MS (it would fail every period, costing a round trip and a log).
+   */
+  async #sandboxStats(
+    labelSelector: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<Map<string, PodSandboxStats> | undefined> {
+    if (this.#deps.clock.now() < this.#sandboxStatsRetryAt) return undefined;
+    try {
+      const list = await this.#deps.runtime.listPodSandboxStats({ labelSelector }, { signal });
+      return new Map(list.map((s) => [s.attributes.id, s]));
+    } catch (err) {
+      signal?.throwIfAborted();
+      const fields = { err: errorMessage(err) };
+      const msg = "CRI ListPodSandboxStats is not usable; pod stats come from cgroups";
+      if (this.#sandboxStatsRetryAt === 0) this.#log.info(msg, fields);
+      else this.#log.debug(4, msg, fields);
+      this.#sandboxStatsRetryAt = this.#deps.clock.now() + SANDBOX_STATS_RETRY_MS;
+      return undefined;
+    }
+  }
+
+  async #statfs(
+    statfs: Statfs,
+    path: string,
+    signal: AbortSignal | undefined,
+  ): Promise<FsCapacity | undefined> {
+    try {
+      return await statfs(path, { signal });
+    } catch (err) {
+      signal?.throwIfAborted();
+      this.#log.warn("Cannot read filesystem capacity", { path, err });
+      return undefined;
+    }
+  }
+}
+
+/** The newest ready sandbox of each pod (a restarted pod briefly has two). */
+function newestPerPod<T extends { createdAt: number; metadata: { uid: string } }>(list: T[]): T[] {
+  const best = new Map<string, T>();
+  for (const s of list) {
+    const cur = best.get(s.metadata.uid);
+    if (cur === undefined || s.createdAt > cur.createdAt) best.set(s.metadata.uid, s);
+  }
+  return [...best.values()];
+}
