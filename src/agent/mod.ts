@@ -2,23 +2,24 @@
  * Builds the agent from its configuration and runs it until the signal aborts. Containers keep
  * running when the agent stops, as with the upstream kubelet: the next start adopts them.
  */
+import type { V1Pod } from "@kubernetes/client-node";
 import type { AgentConfig } from "../config/types.ts";
-import type { Clock } from "../util/clock.ts";
-import { realClock } from "../util/clock.ts";
+import { type Clock, realClock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
-import { createCriClient } from "../cri/mod.ts";
-import { createRuntimeManager, parseResolvConf } from "../runtime/mod.ts";
-import { createVolumeManager } from "../volumes/mod.ts";
-import { createFileSource, createUrlSource } from "../sources/mod.ts";
-import type { PodSource } from "../sources/types.ts";
-import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
-import { Kubelet } from "../kubelet/mod.ts";
-import { createProbeManager } from "../prober/mod.ts";
-import { createStatsProvider } from "../stats/mod.ts";
-import { createNodeApiHandler, serveNodeApi } from "../server/mod.ts";
 import { createMetricsRegistry } from "../util/metrics.ts";
+import { createCriClient } from "../cri/mod.ts";
+import { createRuntimeManager } from "../runtime/mod.ts";
+import { createVolumeManager } from "../volumes/mod.ts";
+import { openPodCgroups } from "../cm/mod.ts";
+import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
+import { createProbeManager } from "../prober/mod.ts";
+import { Kubelet } from "../kubelet/mod.ts";
+import { createNodeApiHandler, serveNodeApi } from "../server/mod.ts";
 import { createAgentObservers } from "./_metrics.ts";
 import { detectNodeIP } from "./_node_ip.ts";
+import { listPodDirs, readResolvConf } from "./_host.ts";
+import { buildSources } from "./_sources.ts";
+import { buildNodeServices } from "./_node_services.ts";
 import { VERSION } from "./version.ts";
 
 export { VERSION };
@@ -28,6 +29,8 @@ export interface RunAgentOptions {
   logger: Logger;
   clock?: Clock;
 }
+
+type Admit = (pod: V1Pod) => { admit: boolean; reason?: string; message?: string };
 
 export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Promise<void> {
   const { signal, logger } = opts;
@@ -48,7 +51,6 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
 
   const registry = createMetricsRegistry();
   const metrics = createAgentObservers(registry, () => clock.now());
-
   const cri = createCriClient(config.containerRuntimeEndpoint, {
     timeoutMs: config.runtimeRequestTimeoutMs,
     imageEndpoint: config.imageServiceEndpoint || undefined,
@@ -56,14 +58,21 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     onCall: (method, ms, err) => metrics.runtimeCall(method, ms, err),
   });
   const volumes = createVolumeManager({ rootDir: config.rootDir, logger });
-  // The prober and the kubelet need each other: the prober reads statuses and reports changes.
-  let kubelet: Kubelet | undefined;
+  const podCgroups = await openPodCgroups({
+    cgroupsPerQOS: config.cgroupsPerQOS,
+    cgroupRoot: config.cgroupRoot,
+    cgroupDriver: config.cgroupDriver,
+  }, { logger });
+
+  // Parts that need each other (the prober reads the kubelet's statuses and reports to it; the
+  // kubelet admits through the eviction manager, which needs the kubelet's pods) meet here.
+  const late: { kubelet?: Kubelet; admit?: Admit } = {};
   const prober = createProbeManager({
     runtime: cri.runtime,
     clock,
     logger,
-    getStatus: (uid) => kubelet?.statuses.get(uid),
-    onUpdate: (u) => kubelet?.onProbeUpdate(u),
+    getStatus: (uid) => late.kubelet?.statuses.get(uid),
+    onUpdate: (u) => late.kubelet?.onProbeUpdate(u),
     metrics: registry,
   });
   const runtime = createRuntimeManager({
@@ -77,6 +86,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     rootDir: config.rootDir,
     runtimeRequestTimeoutMs: config.runtimeRequestTimeoutMs,
     probeFailure: (id) => prober.probeFailure(id),
+    podCgroups,
     sandboxOptions: {
       podLogsDir: config.podLogsDir,
       clusterDNS: config.clusterDNS,
@@ -94,37 +104,18 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger,
     onRelist: (ms, err) => metrics.relist(ms, err),
   });
-
-  const sources: PodSource[] = [];
-  if (config.staticPodPath) {
-    sources.push(createFileSource(config.staticPodPath, {
-      nodeName: config.nodeName,
-      checkFrequencyMs: config.fileCheckFrequencyMs,
-      clock,
-      logger,
-    }));
-  }
-  if (config.staticPodURL) {
-    sources.push(createUrlSource(config.staticPodURL, {
-      nodeName: config.nodeName,
-      headers: config.staticPodURLHeader,
-      checkFrequencyMs: config.httpCheckFrequencyMs,
-      clock,
-      logger,
-    }));
-  }
-  if (sources.length === 0) logger.warn("No pod source configured; the agent will run no pods");
-
-  kubelet = new Kubelet({
-    sources,
-    prober,
+  const kubelet = new Kubelet({
+    sources: buildSources(config, { clock, logger }),
     runtime,
     pleg,
     cache,
     clock,
     logger,
+    prober,
+    admit: (pod) => late.admit?.(pod) ?? { admit: true },
     syncFrequencyMs: config.syncFrequencyMs,
     nodeIP: nodeIP || undefined,
+    podCgroups,
     podDirs: {
       list: () => listPodDirs(config.rootDir),
       remove: (uid, o) => volumes.tearDownPod(uid, o),
@@ -137,67 +128,38 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       loopIteration: (ms) => metrics.syncLoop(ms),
     },
   });
-  const k = kubelet;
-  const stats = createStatsProvider({
-    runtime: cri.runtime,
-    image: cri.image,
-    clock,
-    logger,
-    nodeName: config.nodeName,
-    rootDir: config.rootDir,
-    podLogsDir: config.podLogsDir,
-    pods: () => k.podsWithStatus(),
-    runtimeEndpoint: config.containerRuntimeEndpoint,
-  });
-  metrics.counts(() => k.runningCounts());
+  late.kubelet = kubelet;
+  metrics.counts(() => kubelet.runningCounts());
+
+  const node = buildNodeServices({ config, nodeIP, cri, kubelet, clock, logger, registry, signal });
+  late.admit = (pod) => node.eviction.admit(pod);
 
   const handler = createNodeApiHandler({
     nodeName: config.nodeName,
-    pods: () => k.podsWithStatus(),
+    pods: () => kubelet.podsWithStatus(),
     runningPods: (o) => runtime.getPods({ all: false, signal: o?.signal }),
-    healthChecks: () => k.healthChecks(),
-    manifestProblems: () => k.manifestProblems(),
+    healthChecks: () => kubelet.healthChecks(),
+    manifestProblems: () => kubelet.manifestProblems(),
     metrics: registry,
-    stats,
+    stats: node.stats,
+    node: (o) => node.nodeStatus.node(o),
     logger,
   });
+  // Bind before anything runs, so a taken port fails the start cleanly.
   const servers = [];
   for (const port of new Set([config.port, config.readOnlyPort])) {
     if (port === 0) continue;
     servers.push(await serveNodeApi(handler, { address: config.address, port, logger, signal }));
   }
 
-  const statsRun = stats.run({ signal });
+  const background = node.run();
   try {
-    await k.run(signal);
+    await kubelet.run(signal);
   } finally {
-    await statsRun;
+    await background;
     prober.stop();
     await Promise.allSettled(servers.map((s) => s.finished));
     cri.close();
     logger.info("denolet stopped; containers keep running");
-  }
-}
-
-async function listPodDirs(rootDir: string): Promise<string[]> {
-  const uids: string[] = [];
-  try {
-    for await (const e of Deno.readDir(`${rootDir}/pods`)) if (e.isDirectory) uids.push(e.name);
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
-  }
-  return uids;
-}
-
-async function readResolvConf(path: string, logger: Logger) {
-  if (!path) return { servers: [], searches: [], options: [] };
-  try {
-    return parseResolvConf(await Deno.readTextFile(path));
-  } catch (e) {
-    logger.warn("Cannot read resolv.conf; pods with dnsPolicy Default get no DNS config", {
-      path,
-      err: e,
-    });
-    return { servers: [], searches: [], options: [] };
   }
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_EVICTION_HARD } from "../eviction/thresholds.ts";
 import type { AgentConfig } from "./types.ts";
 
 /** Upstream `ports.KubeletReadOnlyPort`: the flag default, kept for command-line compatibility. */
@@ -35,5 +36,26 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     resolvConf: "/etc/resolv.conf",
     podInfraContainerImage: "",
     verbosity: 0,
+    evictionHard: { ...DEFAULT_EVICTION_HARD },
+    evictionSoft: {},
+    evictionSoftGracePeriod: {},
+    evictionMinimumReclaim: {},
+    evictionPressureTransitionPeriodMs: 5 * 60_000,
+    evictionMaxPodGracePeriod: 0,
+    mergeDefaultEvictionSettings: false,
+    evictStaticPods: false,
+    cgroupsPerQOS: true,
+    cgroupRoot: "/",
+    // Upstream's default is also cgroupfs; systemd is the usual setting but is not supported.
+    cgroupDriver: "cgroupfs",
+    minimumContainerTTLDurationMs: 0,
+    maxPerPodContainerCount: 1,
+    maxContainerCount: -1,
+    imageGCHighThresholdPercent: 85,
+    imageGCLowThresholdPercent: 80,
+    imageMinimumGCAgeMs: 120_000,
+    containerLogMaxSizeBytes: 10 * 1024 * 1024,
+    containerLogMaxFiles: 5,
+    containerLogMonitorIntervalMs: 10_000,
   };
 }

@@ -11,6 +11,8 @@ import { errorMessage } from "../util/log.ts";
 import { DurationSyntaxError, parseDuration } from "./duration.ts";
 import { checkInt32, closest } from "./_values.ts";
 import { UPSTREAM_FIELDS } from "./_upstream_fields.ts";
+import { parseByteQuantity } from "./_gc_flags.ts";
+import { DEFAULT_EVICTION_HARD } from "../eviction/thresholds.ts";
 import type { AgentConfig } from "./types.ts";
 
 export const API_VERSION = "kubelet.config.k8s.io/v1beta1";
@@ -134,6 +136,38 @@ const readLogging: Reader = (value, ctx, path) => {
   }
 };
 
+/** A map[string]string field (evictionHard, ...): the file's map replaces the default. */
+function stringMap(key: KeysOf<Record<string, string>>): Reader {
+  return (value, ctx, path) => {
+    if (!isMap(value)) {
+      fail(ctx, path, `expected a map of string to string, got ${describe(value)}`);
+    }
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = expectString(v, ctx, `${path}.${k}`);
+    set(ctx, key, out, path);
+  };
+}
+
+function bool(key: KeysOf<boolean>): Reader {
+  return (value, ctx, path) => {
+    if (typeof value !== "boolean") {
+      fail(ctx, path, `expected true or false, got ${describe(value)}`);
+    }
+    set(ctx, key, value, path);
+  };
+}
+
+/** containerLogMaxSize: a quantity string ("10Mi"); "" keeps the default. */
+const readByteQuantity: Reader = (value, ctx, path) => {
+  const s = expectString(value, ctx, path);
+  if (s === "") return;
+  try {
+    set(ctx, "containerLogMaxSizeBytes", parseByteQuantity(s), path);
+  } catch (e) {
+    fail(ctx, path, errorMessage(e), e);
+  }
+};
+
 /** The fields denolet implements, by upstream JSON name. */
 const FIELDS: Record<string, Reader> = {
   staticPodPath: str("staticPodPath", { isPath: true }),
@@ -154,6 +188,22 @@ const FIELDS: Record<string, Reader> = {
   // resolvConf is a *string upstream: "" is meaningful (no host DNS config), only absent defaults.
   resolvConf: str("resolvConf", { isPath: true }),
   logging: readLogging,
+  evictionHard: stringMap("evictionHard"),
+  evictionSoft: stringMap("evictionSoft"),
+  evictionSoftGracePeriod: stringMap("evictionSoftGracePeriod"),
+  evictionMinimumReclaim: stringMap("evictionMinimumReclaim"),
+  evictionPressureTransitionPeriod: duration("evictionPressureTransitionPeriodMs"),
+  evictionMaxPodGracePeriod: int32("evictionMaxPodGracePeriod", { zeroIsUnset: false }),
+  mergeDefaultEvictionSettings: bool("mergeDefaultEvictionSettings"),
+  cgroupsPerQOS: bool("cgroupsPerQOS"),
+  cgroupRoot: str("cgroupRoot"),
+  cgroupDriver: str("cgroupDriver", { zeroIsUnset: true }),
+  imageGCHighThresholdPercent: int32("imageGCHighThresholdPercent", { zeroIsUnset: false }),
+  imageGCLowThresholdPercent: int32("imageGCLowThresholdPercent", { zeroIsUnset: false }),
+  imageMinimumGCAge: duration("imageMinimumGCAgeMs"),
+  containerLogMaxSize: readByteQuantity,
+  containerLogMaxFiles: int32("containerLogMaxFiles", { zeroIsUnset: true }),
+  containerLogMonitorInterval: duration("containerLogMonitorIntervalMs"),
 };
 
 const TYPE_META = new Set(["apiVersion", "kind"]);
@@ -197,6 +247,11 @@ export function applyConfigFile(
       const hint = near ? ` (did you mean "${near}"?)` : "";
       fail(ctx, name, `unknown field "${name}"${hint}`);
     }
+  }
+  // Upstream loadConfigFile: an evictionHard map replaces the defaults unless
+  // mergeDefaultEvictionSettings asks to keep the signals it does not name.
+  if (cfg.mergeDefaultEvictionSettings && ctx.origin.has("evictionHard")) {
+    cfg.evictionHard = { ...DEFAULT_EVICTION_HARD, ...cfg.evictionHard };
   }
   return ctx.warnings;
 }

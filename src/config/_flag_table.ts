@@ -1,10 +1,18 @@
 /** The kubelet-compatible flags denolet accepts: names, help text and how each sets AgentConfig. */
 import { parseDuration } from "./duration.ts";
+import { EVICTION_FLAGS } from "./_eviction_flags.ts";
+import { GC_FLAGS } from "./_gc_flags.ts";
 import { parseBool, parseHeaderPairs, parseInt32, parseList } from "./_values.ts";
 import type { AgentConfig } from "./types.ts";
 
 /** What the help text calls the value type (pflag's names). */
-type TypeName = "string" | "int32" | "duration" | "strings" | "colonSeparatedMultimapStringString";
+type TypeName =
+  | "string"
+  | "int32"
+  | "duration"
+  | "strings"
+  | "colonSeparatedMultimapStringString"
+  | "mapStringString";
 
 export interface FlagDef {
   name: string;
@@ -106,6 +114,8 @@ export const FLAGS: readonly FlagDef[] = [
     help: "CRI runtime socket, as unix:///path/to/runtime.sock.",
     parse: text,
   }),
+  ...EVICTION_FLAGS,
+  ...GC_FLAGS,
   field({
     name: "file-check-frequency",
     field: "fileCheckFrequencyMs",

@@ -9,10 +9,15 @@ import { errorMessage } from "../util/log.ts";
 import { checkHeaderName, checkHeaderValue, isIPAddress } from "./_values.ts";
 import { formatDuration } from "./duration.ts";
 import type { AgentConfig } from "./types.ts";
+import { parseThresholdConfig } from "../eviction/thresholds.ts";
+import { validateGC } from "./_gc_flags.ts";
 import { isIPv4 } from "node:net";
 
 /** How to name a field whose value is a default (or derived, like the node name). */
 const DEFAULT_NAMES: Partial<Record<keyof AgentConfig, string>> = {
+  evictionHard: "evictionHard (default; --eviction-hard)",
+  evictionPressureTransitionPeriodMs:
+    "evictionPressureTransitionPeriod (--eviction-pressure-transition-period)",
   nodeName: "node name (from the hostname; set --hostname-override)",
   syncFrequencyMs: "syncFrequency (--sync-frequency)",
   fileCheckFrequencyMs: "fileCheckFrequency (--file-check-frequency)",
@@ -108,6 +113,9 @@ export function validateConfig(
     bad("clusterDomain", `${JSON.stringify(cfg.clusterDomain)} must not contain whitespace`);
   }
 
+  validateEviction(cfg, where);
+  validateGC(cfg, where);
+
   if (cfg.nodeName === "") bad("nodeName", "must not be empty");
   if (cfg.nodeName.length > 253 || !DNS_SUBDOMAIN.test(cfg.nodeName)) {
     bad(
@@ -117,6 +125,35 @@ export function validateConfig(
     );
   }
   return warnings;
+}
+
+/** Parses the eviction thresholds now so a bad one fails at startup, naming its flag or field. */
+function validateEviction(cfg: AgentConfig, where: (key: keyof AgentConfig) => string): void {
+  parseThresholdConfig({
+    hard: cfg.evictionHard,
+    soft: cfg.evictionSoft,
+    softGracePeriod: cfg.evictionSoftGracePeriod,
+    minimumReclaim: cfg.evictionMinimumReclaim,
+  }, {
+    names: {
+      hard: where("evictionHard"),
+      soft: where("evictionSoft"),
+      softGracePeriod: where("evictionSoftGracePeriod"),
+      minimumReclaim: where("evictionMinimumReclaim"),
+    },
+  });
+  if (cfg.evictionPressureTransitionPeriodMs < 0) {
+    throw new ConfigError(
+      where("evictionPressureTransitionPeriodMs"),
+      `${formatDuration(cfg.evictionPressureTransitionPeriodMs)} must not be negative`,
+    );
+  }
+  if (cfg.evictionMaxPodGracePeriod < 0) {
+    throw new ConfigError(
+      where("evictionMaxPodGracePeriod"),
+      `${cfg.evictionMaxPodGracePeriod} must not be negative`,
+    );
+  }
 }
 
 /**

@@ -48,4 +48,44 @@ export interface AgentConfig {
   podInfraContainerImage: string;
   /** klog verbosity (-v). */
   verbosity: number;
+  /** --eviction-hard / evictionHard: signal -> threshold ("100Mi", "10%"); upstream defaults. */
+  evictionHard: Record<string, string>;
+  /** --eviction-soft / evictionSoft: signal -> threshold; each needs a grace period. */
+  evictionSoft: Record<string, string>;
+  /** --eviction-soft-grace-period / evictionSoftGracePeriod: signal -> Go duration. */
+  evictionSoftGracePeriod: Record<string, string>;
+  /** --eviction-minimum-reclaim / evictionMinimumReclaim: signal -> quantity or percentage. */
+  evictionMinimumReclaim: Record<string, string>;
+  /** --eviction-pressure-transition-period / evictionPressureTransitionPeriod, default 5m. */
+  evictionPressureTransitionPeriodMs: number;
+  /** --eviction-max-pod-grace-period / evictionMaxPodGracePeriod (seconds), default 0. */
+  evictionMaxPodGracePeriod: number;
+  /** mergeDefaultEvictionSettings (file only): a partial evictionHard keeps the other defaults. */
+  mergeDefaultEvictionSettings: boolean;
+  /** --evict-static-pods (denolet only, default false): static pods are not critical for eviction. */
+  evictStaticPods: boolean;
+  /** --cgroups-per-qos / cgroupsPerQOS, default true: pod cgroups under kubepods. */
+  cgroupsPerQOS: boolean;
+  /** --cgroup-root / cgroupRoot, default "/". */
+  cgroupRoot: string;
+  /** --cgroup-driver / cgroupDriver: only "cgroupfs" (the default here) is supported. */
+  cgroupDriver: string;
+  /** --minimum-container-ttl-duration (flag only), default 0. */
+  minimumContainerTTLDurationMs: number;
+  /** --maximum-dead-containers-per-container (flag only), default 1. */
+  maxPerPodContainerCount: number;
+  /** --maximum-dead-containers (flag only), default -1 (no limit). */
+  maxContainerCount: number;
+  /** --image-gc-high-threshold / imageGCHighThresholdPercent, default 85. */
+  imageGCHighThresholdPercent: number;
+  /** --image-gc-low-threshold / imageGCLowThresholdPercent, default 80. */
+  imageGCLowThresholdPercent: number;
+  /** --image-minimum-gc-age / imageMinimumGCAge, default 2m. */
+  imageMinimumGCAgeMs: number;
+  /** --container-log-max-size / containerLogMaxSize in bytes, default 10Mi. */
+  containerLogMaxSizeBytes: number;
+  /** --container-log-max-files / containerLogMaxFiles, default 5. */
+  containerLogMaxFiles: number;
+  /** containerLogMonitorInterval (file only), default 10s. */
+  containerLogMonitorIntervalMs: number;
 }

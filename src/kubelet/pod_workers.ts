@@ -102,6 +102,8 @@ interface Worker {
   inflight?: AbortController;
   wake?: () => void;
   finished: boolean;
+  /** Resolved when the worker finishes terminating (whenTerminated). */
+  onFinished: (() => void)[];
   loop?: Promise<void>;
   log: Logger;
 }
@@ -154,6 +156,11 @@ export class PodWorkers {
     return [...this.#workers.keys()];
   }
 
+  /** UIDs whose workers have not finished (syncing or still terminating). */
+  activeUids(): string[] {
+    return [...this.#workers.values()].filter((w) => !w.finished).map((w) => w.uid);
+  }
+
   /**
    * Forgets finished workers of pods that are no longer desired (housekeeping). A terminal pod
    * that is still desired keeps its finished worker so it is not started again.
@@ -162,6 +169,24 @@ export class PodWorkers {
     for (const [uid, w] of this.#workers) {
       if (w.finished && !desired.has(uid)) this.#workers.delete(uid);
     }
+  }
+
+  /**
+   * Resolves once the pod's worker has finished terminating (at once when there is no worker
+   * or it already has). Rejects with the signal's reason on abort.
+   */
+  whenTerminated(uid: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
+    const w = this.#workers.get(uid);
+    if (!w || w.finished) return Promise.resolve();
+    const signal = opts.signal;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal!.reason);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      w.onFinished.push(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      });
+    });
   }
 
   /** Aborts every worker and waits for their loops to return. */
@@ -180,6 +205,7 @@ export class PodWorkers {
       runningPod: u.runningPod,
       lastSyncTime: 0,
       finished: false,
+      onFinished: [],
       log: this.#deps.logger.child({ pod: ref, uid }),
     };
     this.#workers.set(uid, w);
@@ -294,6 +320,7 @@ export class PodWorkers {
 
   #finish(w: Worker): void {
     w.finished = true;
+    for (const f of w.onFinished.splice(0)) f();
     if (!w.kill?.removed) return; // terminal but still desired: keep the record
     this.#workers.delete(w.uid);
     const again = w.restartWith;

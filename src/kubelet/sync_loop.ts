@@ -2,7 +2,7 @@
  * The sync loop: one loop that takes source updates, PLEG events, a 1 s tick for pods due a
  * resync, and housekeeping every 2 s, and hands work to the pod workers (kubelet syncLoop).
  */
-import type { V1Pod } from "@kubernetes/client-node";
+import type { V1Pod, V1PodCondition } from "@kubernetes/client-node";
 import { type Clock, stopwatch } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { AsyncQueue } from "../util/async_queue.ts";
@@ -11,7 +11,7 @@ import type { PodRuntime } from "../runtime/types.ts";
 import type { ManifestProblem, PodSource, PodSourceUpdate } from "../sources/types.ts";
 import type { ProbeManager, ProbeUpdate } from "../prober/types.ts";
 import { PodManager } from "./pod_manager.ts";
-import { PodWorkers } from "./pod_workers.ts";
+import { PodWorkers, type PodWorkState } from "./pod_workers.ts";
 import { StatusManager } from "./status_manager.ts";
 import { WorkQueue } from "./_work_queue.ts";
 import { createPodSyncer } from "./pod_syncer.ts";
@@ -52,6 +52,8 @@ export interface KubeletDeps {
     list(): Promise<string[]>;
     remove(uid: string, opts: { signal: AbortSignal }): Promise<void>;
   };
+  /** Pod cgroups; housekeeping removes those of pods that are gone. */
+  podCgroups?: { cleanupOrphans(keep: Set<string>): Promise<unknown> };
   /** Hooks for metrics. */
   observe?: {
     loopIteration?: (ms: number) => void;
@@ -134,6 +136,21 @@ export class Kubelet {
     }
   }
 
+  /** Whether a source currently asks for the pod. */
+  isPodDesired(uid: string): boolean {
+    return this.podManager.get(uid) !== undefined;
+  }
+
+  /** The pod's worker state, or undefined when no worker exists (never started, or finished and forgotten). */
+  podWorkState(uid: string): PodWorkState | undefined {
+    return this.#workers.state(uid);
+  }
+
+  /** Every source has delivered its first snapshot. */
+  sourcesReady(): boolean {
+    return this.podManager.allSourcesSeen(this.#deps.sources.map((s) => s.name));
+  }
+
   /** Feeds a changed probe result into the loop (the prober's onUpdate). */
   onProbeUpdate(update: ProbeUpdate): void {
     this.#inbox.push({ kind: "probe", update });
@@ -141,21 +158,32 @@ export class Kubelet {
 
   /**
    * Stops a pod for good while it stays desired (eviction): its status turns Failed with
-   * `reason`/`message` and its containers are killed within the grace period. The pod is not
-   * started again unless its manifest changes (a new UID). Resolves once the kill is queued.
+   * `reason`/`message` (and `condition`, e.g. DisruptionTarget) and its containers are killed
+   * within the grace period. The pod is not started again unless its manifest changes (a new
+   * UID). Resolves once the pod's containers are stopped.
    */
-  evictPod(
+  async evictPod(
     uid: string,
-    opts: { reason: string; message: string; gracePeriodSeconds?: number },
-  ): void {
+    opts: {
+      reason: string;
+      message: string;
+      gracePeriodSeconds?: number;
+      condition?: V1PodCondition;
+      signal?: AbortSignal;
+    },
+  ): Promise<void> {
     const pod = this.podManager.get(uid);
     if (!pod) return;
     const current = this.statuses.get(uid) ?? {};
+    const now = new Date(Math.floor(this.#deps.clock.now() / 1000) * 1000);
+    const conditions = (current.conditions ?? []).filter((c) => c.type !== opts.condition?.type);
+    if (opts.condition) conditions.push({ ...opts.condition, lastTransitionTime: now });
     this.statuses.set(uid, {
       ...current,
       phase: "Failed",
       reason: opts.reason,
       message: opts.message,
+      conditions,
     });
     this.#log.warn("Evicting pod", {
       ...this.#fields(pod),
@@ -164,6 +192,16 @@ export class Kubelet {
     });
     this.#workQueue.delete(uid);
     this.#workers.updatePod({ type: "kill", pod, gracePeriodSeconds: opts.gracePeriodSeconds });
+    await this.#workers.whenTerminated(uid, { signal: opts.signal });
+  }
+
+  /** Pods that are admitted and not finished, with their status (eviction candidates). */
+  activePods(): V1Pod[] {
+    return this.podsWithStatus().filter((p) => {
+      const phase = p.status?.phase;
+      const state = this.#workers.state(p.metadata!.uid!);
+      return phase !== "Failed" && phase !== "Succeeded" && state === "syncing";
+    });
   }
 
   /** Desired pods with their latest status, for the node API. */
@@ -313,9 +351,14 @@ export class Kubelet {
       return;
     }
     // Until every source has spoken, an unknown pod may just be one not read yet.
-    if (!this.podManager.allSourcesSeen(this.#deps.sources.map((s) => s.name))) return;
+    if (!this.sourcesReady()) return;
     const running = await this.#deps.runtime.getPods({ all: true, signal });
-    await this.#cleanupPodDirs(desired, new Set(running.map((p) => p.uid)), signal);
+    const inRuntime = new Set(running.map((p) => p.uid));
+    await this.#cleanupPodDirs(desired, inRuntime, signal);
+    if (this.#deps.podCgroups) {
+      const keep = new Set([...desired, ...inRuntime, ...this.#workers.activeUids()]);
+      await this.#deps.podCgroups.cleanupOrphans(keep);
+    }
     for (const rp of running) {
       if (desired.has(rp.uid) || this.#workers.isActive(rp.uid)) continue;
       const live = rp.sandboxes.some((s) => s.state === "ready") ||

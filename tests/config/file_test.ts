@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { ConfigError, findCause } from "../../src/util/errors.ts";
 import { loadConfig } from "../../src/config/mod.ts";
 import { depsWith, fails, run } from "./_helpers.ts";
+import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
+import { GC_DEFAULTS } from "./_gc_defaults.ts";
 
 const HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n";
 const file = (body: string) => ({ "/etc/kubernetes/kubelet.yaml": HEAD + body });
@@ -57,6 +59,8 @@ logging:
     resolvConf: "/run/systemd/resolve/resolv.conf",
     podInfraContainerImage: "",
     verbosity: 3,
+    ...EVICTION_DEFAULTS,
+    ...GC_DEFAULTS,
   });
 });
 

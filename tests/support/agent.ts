@@ -99,6 +99,10 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
     "2s",
     "-v",
     "2",
+    // Agents sharing the machine keep their pod cgroups apart, and image GC never takes the
+    // sandbox image (there is no registry to get it back from).
+    `--cgroup-root=/denolet-e2e/${hostname}`,
+    `--pod-infra-container-image=${runtime.sandboxImage}`,
     ...(opts.manifestURL ? ["--manifest-url", opts.manifestURL] : []),
     ...(opts.extraArgs ?? []),
   ];
@@ -195,6 +199,7 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
       }
       const status = await exitedNoted;
       if (opts.cleanupWith) await removeAgentSandboxes(opts.cleanupWith, hostname);
+      await removeCgroupTree(`denolet-e2e/${hostname}`);
       return status;
     },
     async [Symbol.asyncDispose]() {
@@ -225,5 +230,35 @@ async function removeTree(path: string): Promise<void> {
   } catch (err) {
     // A volume still mounted under root-dir (busy) must not fail the test that just passed.
     console.error(`[denolet-e2e] cannot remove ${path}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Removes an agent's (now empty) cgroup tree below every hierarchy, deepest first. Best effort:
+ * a cgroup that still holds a process stays, and says so.
+ */
+export async function removeCgroupTree(rel: string, mount = "/sys/fs/cgroup"): Promise<void> {
+  const roots: string[] = [];
+  try {
+    for await (const e of Deno.readDir(mount)) if (e.isDirectory) roots.push(`${mount}/${e.name}`);
+  } catch {
+    return; // no cgroupfs here
+  }
+  roots.push(mount); // cgroup v2: the tree sits right under the mount
+  for (const root of roots) await rmdirDeep(`${root}/${rel}`);
+}
+
+async function rmdirDeep(dir: string): Promise<void> {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(dir));
+  } catch {
+    return; // not in this hierarchy
+  }
+  for (const e of entries) if (e.isDirectory) await rmdirDeep(`${dir}/${e.name}`);
+  try {
+    await Deno.remove(dir); // rmdir: cgroupfs directories go only when empty of cgroups
+  } catch (err) {
+    console.error(`[denolet-e2e] cannot remove cgroup ${dir}: ${err}`);
   }
 }

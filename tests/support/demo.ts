@@ -56,6 +56,7 @@ async function main(): Promise<number> {
       rootDir,
       "--read-only-port",
       String(READ_ONLY_PORT),
+      `--pod-infra-container-image=${rt.sandboxImage}`,
       ...Deno.args,
     ],
     stdin: "inherit",

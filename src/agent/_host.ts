@@ -1,0 +1,29 @@
+/** What the agent reads from the host at start-up and in housekeeping. */
+import { parseResolvConf } from "../runtime/mod.ts";
+import type { DNSConfig } from "../cri/types.ts";
+import type { Logger } from "../util/log.ts";
+
+/** UIDs of the pod directories under `<rootDir>/pods`. */
+export async function listPodDirs(rootDir: string): Promise<string[]> {
+  const uids: string[] = [];
+  try {
+    for await (const e of Deno.readDir(`${rootDir}/pods`)) if (e.isDirectory) uids.push(e.name);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return uids;
+}
+
+/** The host's resolver configuration, which dnsPolicy Default pods inherit. */
+export async function readResolvConf(path: string, logger: Logger): Promise<DNSConfig> {
+  if (!path) return { servers: [], searches: [], options: [] };
+  try {
+    return parseResolvConf(await Deno.readTextFile(path));
+  } catch (e) {
+    logger.warn("Cannot read resolv.conf; pods with dnsPolicy Default get no DNS config", {
+      path,
+      err: e,
+    });
+    return { servers: [], searches: [], options: [] };
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * The node-level services around the kubelet core: stats, garbage collection, eviction and the
+ * Node status. They read the kubelet's pods and act on them through its narrow methods.
+ */
+import type { AgentConfig } from "../config/types.ts";
+import type { CriClient } from "../cri/mod.ts";
+import type { Kubelet } from "../kubelet/mod.ts";
+import { podCgroupName } from "../cm/mod.ts";
+import { createEvictionManager, evictionConfigFrom } from "../eviction/mod.ts";
+import { GarbageCollector } from "../gc/mod.ts";
+import { createNodeStatusProvider } from "../node/mod.ts";
+import { createStatsProvider } from "../stats/mod.ts";
+import type { Clock } from "../util/clock.ts";
+import type { Logger } from "../util/log.ts";
+import type { MetricsRegistry } from "../util/metrics.ts";
+import { VERSION } from "./version.ts";
+
+export interface NodeServicesDeps {
+  config: AgentConfig;
+  nodeIP: string;
+  cri: CriClient;
+  kubelet: Kubelet;
+  clock: Clock;
+  logger: Logger;
+  registry: MetricsRegistry;
+  signal: AbortSignal;
+}
+
+export function buildNodeServices(deps: NodeServicesDeps) {
+  const { config, cri, kubelet: k, clock, logger, signal } = deps;
+  const stats = createStatsProvider({
+    runtime: cri.runtime,
+    image: cri.image,
+    clock,
+    logger,
+    nodeName: config.nodeName,
+    rootDir: config.rootDir,
+    podLogsDir: config.podLogsDir,
+    pods: () => k.podsWithStatus(),
+    runtimeEndpoint: config.containerRuntimeEndpoint,
+    podCgroupPath: config.cgroupsPerQOS
+      ? (pod) => podCgroupName(pod, config.cgroupRoot)
+      : undefined,
+  });
+  const gc = new GarbageCollector({
+    runtime: cri.runtime,
+    image: cri.image,
+    clock,
+    logger,
+    nodeName: config.nodeName,
+    podLogsDir: config.podLogsDir,
+    podState: {
+      shouldPodContentBeRemoved: (uid) => !k.isPodDesired(uid) && k.podWorkState(uid) === undefined,
+      shouldPodRuntimeBeRemoved: (uid) => {
+        const st = k.podWorkState(uid);
+        return st === undefined || st === "terminated";
+      },
+    },
+    sourcesReady: () => k.sourcesReady(),
+    containerPolicy: {
+      minAgeMs: config.minimumContainerTTLDurationMs,
+      maxPerPodContainer: config.maxPerPodContainerCount,
+      maxContainers: config.maxContainerCount,
+    },
+    imagePolicy: {
+      highThresholdPercent: config.imageGCHighThresholdPercent,
+      lowThresholdPercent: config.imageGCLowThresholdPercent,
+      minAgeMs: config.imageMinimumGCAgeMs,
+    },
+    logPolicy: {
+      maxSizeBytes: config.containerLogMaxSizeBytes,
+      maxFiles: config.containerLogMaxFiles,
+    },
+    sandboxImage: config.podInfraContainerImage || undefined,
+    periods: { logsMs: config.containerLogMonitorIntervalMs },
+  });
+  const evictionConfig = evictionConfigFrom(config);
+  const eviction = createEvictionManager({
+    stats,
+    reclaimer: {
+      collectContainers: async (o) => void await gc.collectContainers(o),
+      collectImages: async (o) => void await gc.collectImages(o),
+    },
+    pods: () => k.activePods(),
+    evictPod: (pod, o) =>
+      k.evictPod(pod.metadata!.uid!, {
+        reason: o.reason,
+        message: o.message,
+        gracePeriodSeconds: o.gracePeriodSeconds,
+        condition: o.condition,
+        signal,
+      }),
+    clock,
+    logger,
+    metrics: deps.registry,
+    config: evictionConfig,
+  });
+  const nodeStatus = createNodeStatusProvider({
+    nodeName: config.nodeName,
+    hostname: config.nodeName,
+    nodeIPs: deps.nodeIP ? [deps.nodeIP] : [],
+    clock,
+    logger,
+    agentVersion: VERSION,
+    port: config.port,
+    pressureConditions: () => eviction.conditions(),
+    readinessErrors: () =>
+      k.healthChecks().filter((c) => !c.ok).map((c) => c.message ?? `${c.name} is not healthy`),
+    runtimeVersion: async ({ signal }) => {
+      const v = await cri.runtime.version({ signal });
+      return `${v.runtimeName}://${v.runtimeVersion}`;
+    },
+    nodeFsCapacityBytes: () => stats.latest()?.node.fs?.capacityBytes,
+    hardThresholds: evictionConfig.thresholds,
+  });
+  return {
+    stats,
+    eviction,
+    nodeStatus,
+    /** Runs the background loops until the signal aborts; never rejects. */
+    run: () => Promise.all([stats.run({ signal }), gc.run({ signal }), eviction.run({ signal })]),
+  };
+}

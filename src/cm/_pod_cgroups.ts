@@ -1,0 +1,172 @@
+/**
+ * Pod-level cgroups under the QoS cgroups (kubelet pod_container_manager_linux.go and
+ * qos_container_manager_linux.go, cgroupfs driver):
+ *
+ *   <cgroupRoot>/kubepods               node allocatable (cpu shares, memory limit)
+ *   <cgroupRoot>/kubepods/pod<uid>      Guaranteed pods
+ *   <cgroupRoot>/kubepods/burstable     shares = summed cpu requests of Burstable pods
+ *   <cgroupRoot>/kubepods/besteffort    shares = 2
+ */
+import type { V1Pod } from "@kubernetes/client-node";
+import { cpus, totalmem } from "node:os";
+import { milliCPUToShares, podQOS, type QOSClass } from "../runtime/mod.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
+import {
+  podCPURequestMilli,
+  type PodResourceOptions,
+  resourceConfigForPod,
+} from "./_resource_config.ts";
+import type { CgroupTree } from "./_tree.ts";
+
+/** Pod cgroups as the runtime manager and housekeeping use them. */
+export interface PodCgroups {
+  /**
+   * Creates the pod's cgroup (and the QoS cgroups on first use) with the values of
+   * resourceConfigForPod; returns the cgroup parent for the sandbox, or "" when pod cgroups
+   * are disabled (--cgroups-per-qos=false). Idempotent: an existing cgroup is left as it is.
+   * Throws CgroupError (with the file) when a write fails.
+   */
+  ensure(pod: V1Pod): Promise<string>;
+  /**
+   * Removes the pod's cgroup wherever it is (any QoS level, every hierarchy). Call after its
+   * containers and sandboxes are removed; throws CgroupError while a process is still inside.
+   * A missing cgroup is not an error.
+   */
+  remove(uid: string): Promise<void>;
+  /**
+   * Removes the cgroups of pods not in `desired` (housekeeping). Best effort: a busy cgroup is
+   * logged and retried on the next call. Returns the UIDs whose cgroups were removed.
+   */
+  cleanupOrphans(desired: Set<string>): Promise<string[]>;
+}
+
+export interface PodCgroupsDeps {
+  /** null when --cgroups-per-qos=false: ensure returns "" and nothing is created. */
+  tree: CgroupTree | null;
+  logger: Logger;
+  /** --cgroup-root; default "/". */
+  cgroupRoot?: string;
+  /** What pods may use in total (capacity minus reservations); default this machine's. */
+  nodeAllocatable?: { cpuMilli: number; memoryBytes: number };
+  /** --cpu-cfs-quota and its period. */
+  resources?: PodResourceOptions;
+}
+
+export const KUBEPODS = "kubepods";
+const QOS_DIRS: Record<QOSClass, string> = {
+  Guaranteed: "",
+  Burstable: "burstable",
+  BestEffort: "besteffort",
+};
+
+/** The pod's cgroup name for the cgroupfs driver, e.g. "/kubepods/burstable/pod<uid>". */
+export function podCgroupName(pod: V1Pod, cgroupRoot = "/"): string {
+  return joinName(cgroupRoot, KUBEPODS, QOS_DIRS[podQOS(pod)], `pod${pod.metadata?.uid ?? ""}`);
+}
+
+function joinName(...parts: string[]): string {
+  return ("/" + parts.filter((p) => p !== "" && p !== "/").join("/")).replace(/\/+/g, "/");
+}
+
+export function createPodCgroups(deps: PodCgroupsDeps): PodCgroups {
+  return deps.tree ? new PodCgroupManager({ ...deps, tree: deps.tree }) : NOOP;
+}
+
+const NOOP: PodCgroups = {
+  ensure: () => Promise.resolve(""),
+  remove: () => Promise.resolve(),
+  cleanupOrphans: () => Promise.resolve([]),
+};
+
+class PodCgroupManager implements PodCgroups {
+  readonly #tree: CgroupTree;
+  readonly #deps: PodCgroupsDeps;
+  readonly #root: string;
+  /** Pods with a cgroup, for the burstable shares. */
+  readonly #pods = new Map<string, V1Pod>();
+  #qosReady?: Promise<void>;
+  #burstableShares = -1;
+
+  constructor(deps: PodCgroupsDeps & { tree: CgroupTree }) {
+    this.#tree = deps.tree;
+    this.#deps = deps;
+    this.#root = deps.cgroupRoot ?? "/";
+  }
+
+  #qosName(qos: QOSClass): string {
+    return joinName(this.#root, KUBEPODS, QOS_DIRS[qos]);
+  }
+
+  async ensure(pod: V1Pod): Promise<string> {
+    const name = podCgroupName(pod, this.#root);
+    this.#qosReady ??= this.#setUpQOS().catch((err) => {
+      this.#qosReady = undefined; // retried on the next pod
+      throw err;
+    });
+    await this.#qosReady;
+    const uid = pod.metadata?.uid ?? "";
+    this.#pods.set(uid, pod);
+    if (await this.#tree.exists(name)) return name;
+    const config = resourceConfigForPod(pod, this.#deps.resources);
+    await this.#updateBurstable();
+    await this.#tree.create(name, config);
+    this.#deps.logger.info("Created pod cgroup", { uid, cgroup: name, ...config });
+    return name;
+  }
+
+  async #setUpQOS(): Promise<void> {
+    const alloc = this.#deps.nodeAllocatable ??
+      { cpuMilli: cpus().length * 1000, memoryBytes: totalmem() };
+    await this.#tree.create(this.#qosName("Guaranteed"), {
+      cpuShares: milliCPUToShares(alloc.cpuMilli),
+      memoryLimitBytes: alloc.memoryBytes,
+    });
+    await this.#tree.create(this.#qosName("BestEffort"), { cpuShares: milliCPUToShares(0) });
+    await this.#tree.create(this.#qosName("Burstable"), {});
+    await this.#updateBurstable();
+  }
+
+  /** Burstable pods share CPU in proportion to what they asked for (qos UpdateCgroups). */
+  async #updateBurstable(): Promise<void> {
+    let milli = 0;
+    for (const pod of this.#pods.values()) {
+      if (podQOS(pod) === "Burstable") milli += podCPURequestMilli(pod);
+    }
+    const shares = milliCPUToShares(milli);
+    if (shares === this.#burstableShares) return;
+    await this.#tree.update(this.#qosName("Burstable"), { cpuShares: shares });
+    this.#burstableShares = shares;
+  }
+
+  async remove(uid: string): Promise<void> {
+    for (const qos of ["Guaranteed", "Burstable", "BestEffort"] as const) {
+      const name = joinName(this.#qosName(qos), `pod${uid}`);
+      const existed = await this.#tree.exists(name);
+      // Even when the main hierarchy has no directory, runc may have left one in another.
+      await this.#tree.remove(name);
+      if (existed) this.#deps.logger.info("Removed pod cgroup", { uid, cgroup: name });
+    }
+    if (this.#pods.delete(uid) && this.#qosReady) await this.#updateBurstable();
+  }
+
+  async cleanupOrphans(desired: Set<string>): Promise<string[]> {
+    const removed: string[] = [];
+    for (const qos of ["Guaranteed", "Burstable", "BestEffort"] as const) {
+      for (const child of await this.#tree.children(this.#qosName(qos))) {
+        if (!child.startsWith("pod")) continue;
+        const uid = child.slice(3);
+        if (desired.has(uid)) continue;
+        try {
+          await this.remove(uid);
+          removed.push(uid);
+        } catch (err) {
+          this.#deps.logger.warn("Cannot remove orphaned pod cgroup yet", {
+            uid,
+            err: errorMessage(err),
+          });
+        }
+      }
+    }
+    return removed;
+  }
+}

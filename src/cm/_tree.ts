@@ -1,0 +1,204 @@
+/**
+ * A cgroup as the cgroupfs driver sees it: one name ("/kubepods/burstable/pod<uid>") that is a
+ * directory in every v1 hierarchy, or in the single v2 tree. Creating writes the values the
+ * kubelet's cgroup manager writes; removing takes leftover child cgroups with it.
+ */
+import { CgroupError, type CgroupFs } from "./_cgroup_fs.ts";
+import { cpuMax, type ResourceConfig, sharesToWeight } from "./_resource_config.ts";
+
+export type CgroupVersion = 1 | 2;
+
+export interface CgroupTree {
+  readonly version: CgroupVersion;
+  /** Creates the cgroup (and missing parents) and applies `config`. Idempotent. */
+  create(name: string, config: ResourceConfig): Promise<void>;
+  /** Writes `config` to an existing cgroup. */
+  update(name: string, config: ResourceConfig): Promise<void>;
+  exists(name: string): Promise<boolean>;
+  /** Child cgroup names (last path element) of `name`, across hierarchies; [] when missing. */
+  children(name: string): Promise<string[]>;
+  /**
+   * Removes the cgroup and its (empty) descendants from every hierarchy; succeeds when already
+   * gone. Throws CgroupError while a process is still inside.
+   */
+  remove(name: string): Promise<void>;
+  /** The absolute directory of `name` for a v1 controller ("memory", "cpu") or in the v2 tree. */
+  dir(name: string, controller?: string): string;
+}
+
+/** v2 when the mount root is itself a unified hierarchy (has cgroup.controllers). */
+export async function detectCgroupVersion(
+  fs: CgroupFs,
+  mountRoot: string,
+): Promise<CgroupVersion> {
+  return (await fs.exists(`${mountRoot}/cgroup.controllers`)) ? 2 : 1;
+}
+
+export async function openCgroupTree(
+  fs: CgroupFs,
+  opts: { mountRoot: string; version: CgroupVersion },
+): Promise<CgroupTree> {
+  if (opts.version === 2) return new V2Tree(fs, opts.mountRoot);
+  // Each real directory is a hierarchy ("cpu,cpuacct", "memory", "systemd", "unified", ...);
+  // the "cpu" -> "cpu,cpuacct" symlinks are skipped so a hierarchy is visited once.
+  const hierarchies = await fs.listDirs(opts.mountRoot);
+  if (!hierarchies.some((h) => h.split(",").includes("memory"))) {
+    throw new CgroupError(`No cgroup v1 memory hierarchy under ${opts.mountRoot}`);
+  }
+  return new V1Tree(fs, opts.mountRoot, hierarchies);
+}
+
+function join(...parts: string[]): string {
+  return parts.join("/").replace(/\/+/g, "/").replace(/\/$/, "");
+}
+
+async function removeTree(fs: CgroupFs, path: string): Promise<void> {
+  for (const child of await fs.listDirs(path)) await removeTree(fs, `${path}/${child}`);
+  await fs.rmdir(path);
+}
+
+class V1Tree implements CgroupTree {
+  readonly version = 1;
+  constructor(
+    private readonly fs: CgroupFs,
+    private readonly root: string,
+    private readonly hierarchies: string[],
+  ) {}
+
+  #hierarchy(controller: string): string | undefined {
+    return this.hierarchies.find((h) => h.split(",").includes(controller));
+  }
+
+  dir(name: string, controller = "memory"): string {
+    return join(this.root, this.#hierarchy(controller) ?? controller, name);
+  }
+
+  async create(name: string, config: ResourceConfig): Promise<void> {
+    for (const h of this.hierarchies) await this.fs.mkdir(join(this.root, h, name));
+    const cpuset = this.#hierarchy("cpuset");
+    if (cpuset) await this.#inheritCpuset(join(this.root, cpuset), name);
+    await this.update(name, config);
+  }
+
+  /** A new cpuset cgroup starts with no CPUs and no memory nodes; copy them down each level. */
+  async #inheritCpuset(base: string, name: string): Promise<void> {
+    let parent = base;
+    for (const part of name.split("/").filter((p) => p !== "")) {
+      const dir = `${parent}/${part}`;
+      for (const file of ["cpuset.cpus", "cpuset.mems"]) {
+        const own = (await this.fs.readFile(`${dir}/${file}`))?.trim();
+        if (own) continue;
+        const inherited = (await this.fs.readFile(`${parent}/${file}`))?.trim();
+        if (inherited) await this.fs.writeFile(`${dir}/${file}`, inherited);
+      }
+      parent = dir;
+    }
+  }
+
+  async update(name: string, c: ResourceConfig): Promise<void> {
+    const cpu = this.dir(name, "cpu");
+    if (c.cpuShares !== undefined) await this.fs.writeFile(`${cpu}/cpu.shares`, `${c.cpuShares}`);
+    // Period before quota, as runc does: the kernel checks the quota against the period.
+    if (c.cpuPeriod !== undefined && c.cpuQuota !== undefined && c.cpuQuota !== 0) {
+      await this.fs.writeFile(`${cpu}/cpu.cfs_period_us`, `${c.cpuPeriod}`);
+      await this.fs.writeFile(`${cpu}/cpu.cfs_quota_us`, `${c.cpuQuota}`);
+    }
+    if (c.memoryLimitBytes !== undefined && c.memoryLimitBytes > 0) {
+      await this.fs.writeFile(`${this.dir(name)}/memory.limit_in_bytes`, `${c.memoryLimitBytes}`);
+    }
+    if (c.pidsLimit !== undefined && this.#hierarchy("pids")) {
+      const v = c.pidsLimit < 0 ? "max" : `${c.pidsLimit}`;
+      await this.fs.writeFile(`${this.dir(name, "pids")}/pids.max`, v);
+    }
+  }
+
+  exists(name: string): Promise<boolean> {
+    return this.fs.exists(this.dir(name));
+  }
+
+  async children(name: string): Promise<string[]> {
+    const all = new Set<string>();
+    for (const h of this.hierarchies) {
+      for (const c of await this.fs.listDirs(join(this.root, h, name))) all.add(c);
+    }
+    return [...all].sort();
+  }
+
+  async remove(name: string): Promise<void> {
+    const errors: unknown[] = [];
+    for (const h of this.hierarchies) {
+      try {
+        await removeTree(this.fs, join(this.root, h, name));
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    if (errors.length) {
+      throw new CgroupError(`Cannot remove cgroup ${name} from ${errors.length} hierarchies`, {
+        cause: errors[0],
+      });
+    }
+  }
+}
+
+/** Controllers a pod cgroup needs enabled from its parents (v2 delegates per level). */
+const V2_CONTROLLERS = ["cpu", "cpuset", "memory", "pids", "io", "hugetlb"];
+
+class V2Tree implements CgroupTree {
+  readonly version = 2;
+  constructor(private readonly fs: CgroupFs, private readonly root: string) {}
+
+  dir(name: string): string {
+    return join(this.root, name);
+  }
+
+  async create(name: string, config: ResourceConfig): Promise<void> {
+    let parent = this.root;
+    for (const part of name.split("/").filter((p) => p !== "")) {
+      await this.#delegate(parent);
+      parent = `${parent}/${part}`;
+      await this.fs.mkdir(parent);
+    }
+    await this.update(name, config);
+  }
+
+  /** Enables in `dir`'s cgroup.subtree_control the wanted controllers it has and lacks. */
+  async #delegate(dir: string): Promise<void> {
+    const available = ((await this.fs.readFile(`${dir}/cgroup.controllers`)) ?? "").split(/\s+/);
+    const enabled = ((await this.fs.readFile(`${dir}/cgroup.subtree_control`)) ?? "").split(/\s+/);
+    const missing = V2_CONTROLLERS.filter((c) => available.includes(c) && !enabled.includes(c));
+    if (missing.length === 0) return;
+    await this.fs.writeFile(
+      `${dir}/cgroup.subtree_control`,
+      missing.map((c) => `+${c}`).join(" "),
+    );
+  }
+
+  async update(name: string, c: ResourceConfig): Promise<void> {
+    const dir = this.dir(name);
+    if (c.cpuShares !== undefined) {
+      await this.fs.writeFile(`${dir}/cpu.weight`, `${sharesToWeight(c.cpuShares)}`);
+    }
+    if (c.cpuPeriod !== undefined && c.cpuQuota !== undefined && c.cpuQuota !== 0) {
+      await this.fs.writeFile(`${dir}/cpu.max`, cpuMax(c.cpuQuota, c.cpuPeriod));
+    }
+    if (c.memoryLimitBytes !== undefined && c.memoryLimitBytes > 0) {
+      await this.fs.writeFile(`${dir}/memory.max`, `${c.memoryLimitBytes}`);
+    }
+    if (c.pidsLimit !== undefined) {
+      await this.fs.writeFile(`${dir}/pids.max`, c.pidsLimit < 0 ? "max" : `${c.pidsLimit}`);
+    }
+  }
+
+  exists(name: string): Promise<boolean> {
+    return this.fs.exists(this.dir(name));
+  }
+
+  children(name: string): Promise<string[]> {
+    return this.fs.listDirs(this.dir(name));
+  }
+
+  remove(name: string): Promise<void> {
+    return removeTree(this.fs, this.dir(name));
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The container manager: QoS and pod-level cgroups (cgroupfs driver, cgroup v1 and v2).
+ *
+ * `openPodCgroups(config, deps)` checks the configuration, detects the cgroup version and gives
+ * the `PodCgroups` the runtime manager (cgroup parent of each sandbox, removal with the pod) and
+ * housekeeping (orphans) use. `resourceConfigForPod` is the pure value computation.
+ */
+import { ConfigError } from "../util/errors.ts";
+import type { Logger } from "../util/log.ts";
+import { type CgroupFs, dirCgroupFs } from "./_cgroup_fs.ts";
+import { createPodCgroups, type PodCgroups } from "./_pod_cgroups.ts";
+import type { PodResourceOptions } from "./_resource_config.ts";
+import { type CgroupVersion, detectCgroupVersion, openCgroupTree } from "./_tree.ts";
+
+export { CgroupError, type CgroupFs, dirCgroupFs } from "./_cgroup_fs.ts";
+export {
+  createPodCgroups,
+  KUBEPODS,
+  podCgroupName,
+  type PodCgroups,
+  type PodCgroupsDeps,
+} from "./_pod_cgroups.ts";
+export {
+  cpuMax,
+  podCPURequestMilli,
+  type PodResourceOptions,
+  type ResourceConfig,
+  resourceConfigForPod,
+  sharesToWeight,
+} from "./_resource_config.ts";
+export {
+  type CgroupTree,
+  type CgroupVersion,
+  detectCgroupVersion,
+  openCgroupTree,
+} from "./_tree.ts";
+
+export const DEFAULT_CGROUP_MOUNT = "/sys/fs/cgroup";
+
+export interface PodCgroupsConfig {
+  /** --cgroups-per-qos (default true). */
+  cgroupsPerQOS: boolean;
+  /** --cgroup-root (default "/"). */
+  cgroupRoot: string;
+  /** --cgroup-driver: only "cgroupfs" is supported. */
+  cgroupDriver: string;
+  /** Where cgroupfs is mounted; default /sys/fs/cgroup. */
+  mountRoot?: string;
+  /** Forces the cgroup version instead of detecting it. */
+  version?: CgroupVersion;
+}
+
+export interface OpenPodCgroupsDeps {
+  logger: Logger;
+  /** Default: the real filesystem. */
+  fs?: CgroupFs;
+  nodeAllocatable?: { cpuMilli: number; memoryBytes: number };
+  resources?: PodResourceOptions;
+}
+
+/** Throws ConfigError for an unsupported --cgroup-driver. */
+export function checkCgroupDriver(driver: string): void {
+  if (driver === "cgroupfs") return;
+  if (driver === "systemd") {
+    throw new ConfigError(
+      "cgroupDriver",
+      'the "systemd" cgroup driver is not supported; use --cgroup-driver=cgroupfs and configure ' +
+        "the runtime to match (containerd: SystemdCgroup = false)",
+    );
+  }
+  throw new ConfigError(
+    "cgroupDriver",
+    `unknown cgroup driver ${JSON.stringify(driver)}; use cgroupfs`,
+  );
+}
+
+/**
+ * Validates the configuration, detects v1 or v2 (`<mountRoot>/cgroup.controllers` exists → v2)
+ * and returns the pod cgroup manager. Nothing is created until the first `ensure`.
+ */
+export async function openPodCgroups(
+  config: PodCgroupsConfig,
+  deps: OpenPodCgroupsDeps,
+): Promise<PodCgroups> {
+  checkCgroupDriver(config.cgroupDriver);
+  if (!config.cgroupRoot.startsWith("/")) {
+    throw new ConfigError(
+      "cgroupRoot",
+      `must be an absolute cgroup path, got ${JSON.stringify(config.cgroupRoot)}`,
+    );
+  }
+  if (!config.cgroupsPerQOS) return createPodCgroups({ tree: null, logger: deps.logger });
+  const fs = deps.fs ?? dirCgroupFs();
+  const mountRoot = config.mountRoot ?? DEFAULT_CGROUP_MOUNT;
+  const version = config.version ?? await detectCgroupVersion(fs, mountRoot);
+  const tree = await openCgroupTree(fs, { mountRoot, version });
+  deps.logger.info("Pod cgroups enabled", {
+    version,
+    mountRoot,
+    cgroupRoot: config.cgroupRoot,
+    driver: config.cgroupDriver,
+  });
+  return createPodCgroups({
+    tree,
+    logger: deps.logger,
+    cgroupRoot: config.cgroupRoot,
+    nodeAllocatable: deps.nodeAllocatable,
+    resources: deps.resources,
+  });
+}

@@ -1,0 +1,165 @@
+/**
+ * Container log rotation (logs/container_log_manager.go): a running container's log past the
+ * size limit is renamed to `<log>.<YYYYMMDD-hhmmss>` and the runtime reopens a fresh one;
+ * older rotated files are gzip-compressed and at most `maxFiles` files (current included) kept.
+ */
+import type { RuntimeService } from "../cri/types.ts";
+import { LABEL_NODE_NAME } from "../runtime/mod.ts";
+import type { Clock } from "../util/clock.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
+
+export interface LogRotationPolicy {
+  /** containerLogMaxSize in bytes (default 10Mi). */
+  maxSizeBytes: number;
+  /** containerLogMaxFiles (default 5, at least 2). */
+  maxFiles: number;
+}
+
+export const DEFAULT_LOG_ROTATION_POLICY: LogRotationPolicy = {
+  maxSizeBytes: 10 * 1024 * 1024,
+  maxFiles: 5,
+};
+
+const COMPRESS_SUFFIX = ".gz";
+const TMP_SUFFIX = ".tmp";
+
+export interface LogRotatorDeps {
+  runtime: RuntimeService;
+  clock: Clock;
+  logger: Logger;
+  /** Only containers labelled with this node name are ours. */
+  nodeName: string;
+}
+
+/** The rotation suffix upstream writes (Go layout "20060102-150405"), in UTC. */
+export function rotationTimestamp(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number, w = 2) => String(n).padStart(w, "0");
+  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-` +
+    `${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
+}
+
+export class LogRotator {
+  readonly #deps: LogRotatorDeps;
+  constructor(deps: LogRotatorDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Checks every running container of this node once. A container whose log vanished (a
+   * rotation whose reopen failed) is asked to reopen it. Per-container failures are logged.
+   */
+  async rotateAll(policy: LogRotationPolicy, opts: { signal?: AbortSignal } = {}): Promise<void> {
+    const { runtime, logger } = this.#deps;
+    const { signal } = opts;
+    const containers = await runtime.listContainers({
+      labelSelector: { [LABEL_NODE_NAME]: this.#deps.nodeName },
+      state: { state: "CONTAINER_RUNNING" },
+    }, { signal });
+    for (const c of containers) {
+      try {
+        const { logPath } = await runtime.containerStatus(c.id, { signal });
+        if (!logPath) continue;
+        let size = await fileSize(logPath);
+        if (size === undefined) {
+          await runtime.reopenContainerLog(c.id, { signal });
+          size = await fileSize(logPath) ?? 0;
+        }
+        if (size < policy.maxSizeBytes) continue;
+        await this.rotate(c.id, logPath, policy, { signal });
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        logger.warn("Cannot rotate container log", { containerId: c.id, err: errorMessage(err) });
+      }
+    }
+  }
+
+  /** Rotates one container's log now: clean up, trim, compress the older ones, rename, reopen. */
+  async rotate(
+    containerId: string,
+    log: string,
+    policy: LogRotationPolicy,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    let rotated = await cleanupUnusedLogs(await listRotated(log));
+    rotated = await removeExcess(rotated, policy.maxFiles);
+    for (const f of rotated) if (!f.endsWith(COMPRESS_SUFFIX)) await compress(f);
+    const target = `${log}.${rotationTimestamp(this.#deps.clock.now())}`;
+    await Deno.rename(log, target);
+    try {
+      await this.#deps.runtime.reopenContainerLog(containerId, opts);
+    } catch (err) {
+      // Put the log back so the runtime keeps writing to a file we know about.
+      try {
+        await Deno.rename(target, log);
+      } catch (renameErr) {
+        this.#deps.logger.error("Cannot restore container log after a failed reopen", {
+          containerId,
+          err: errorMessage(renameErr),
+        });
+      }
+      throw err;
+    }
+    this.#deps.logger.debug(2, "Rotated container log", { containerId, log, rotated: target });
+  }
+}
+
+async function fileSize(path: string): Promise<number | undefined> {
+  try {
+    return (await Deno.stat(path)).size;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw err;
+  }
+}
+
+/** `<log>.*`, sorted (timestamps sort by time). */
+async function listRotated(log: string): Promise<string[]> {
+  const slash = log.lastIndexOf("/");
+  const dir = log.slice(0, slash);
+  const base = log.slice(slash + 1);
+  const out: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    if (e.isFile && e.name.startsWith(`${base}.`)) out.push(`${dir}/${e.name}`);
+  }
+  return out.sort();
+}
+
+/** Drops leftovers of an interrupted compression: temp files, and originals already compressed. */
+async function cleanupUnusedLogs(logs: string[]): Promise<string[]> {
+  const keep: string[] = [];
+  for (const l of logs) {
+    const unused = l.endsWith(TMP_SUFFIX) ||
+      (!l.endsWith(COMPRESS_SUFFIX) && logs.includes(l + COMPRESS_SUFFIX));
+    if (unused) await Deno.remove(l);
+    else keep.push(l);
+  }
+  return keep;
+}
+
+/** Keeps the newest maxFiles-2 rotated files: with the current log and the one about to be rotated, maxFiles. */
+async function removeExcess(logs: string[], maxFiles: number): Promise<string[]> {
+  const keep = Math.max(0, maxFiles - 2);
+  const excess = logs.length - keep;
+  if (excess <= 0) return logs;
+  for (const l of logs.slice(0, excess)) await Deno.remove(l);
+  return logs.slice(excess);
+}
+
+/** gzip `<f>` to `<f>.gz` through a temp file, then remove `<f>`. */
+async function compress(f: string): Promise<void> {
+  const tmp = `${f}${COMPRESS_SUFFIX}${TMP_SUFFIX}`;
+  const src = await Deno.open(f, { read: true });
+  const dst = await Deno.open(tmp, { write: true, create: true, truncate: true });
+  try {
+    await src.readable.pipeThrough(new CompressionStream("gzip")).pipeTo(dst.writable);
+  } catch (err) {
+    // The partial file is removed on the next rotation (cleanupUnusedLogs) if this fails too.
+    await Deno.remove(tmp).catch((rmErr) => {
+      if (!(rmErr instanceof Deno.errors.NotFound)) throw new AggregateError([err, rmErr]);
+    });
+    throw err;
+  }
+  await Deno.rename(tmp, `${f}${COMPRESS_SUFFIX}`);
+  await Deno.remove(f);
+}

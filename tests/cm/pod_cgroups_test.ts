@@ -1,0 +1,197 @@
+import assert from "node:assert/strict";
+import type { V1Pod } from "@kubernetes/client-node";
+import { type CgroupFs, dirCgroupFs, openPodCgroups } from "../../src/cm/mod.ts";
+import { ConfigError } from "../../src/util/errors.ts";
+import { nullLogger } from "../../src/util/log.ts";
+
+const fs = dirCgroupFs({ plainDirs: true });
+const ALLOC = { cpuMilli: 2000, memoryBytes: 8 * 2 ** 30 };
+
+function pod(uid: string, cpu: [string, string], mem: [string, string]): V1Pod {
+  const list = (i: 0 | 1) => {
+    const out: Record<string, string> = {};
+    if (cpu[i]) out.cpu = cpu[i];
+    if (mem[i]) out.memory = mem[i];
+    return out;
+  };
+  return {
+    metadata: { uid, name: uid, namespace: "default" },
+    spec: { containers: [{ name: "c", resources: { requests: list(0), limits: list(1) } }] },
+  };
+}
+
+/** A cgroup v1 mount: combined cpu,cpuacct with symlinks, as on most distros. */
+async function v1Fixture(): Promise<string> {
+  const root = await Deno.makeTempDir({ prefix: "denolet-cgv1-" });
+  for (const h of ["cpu,cpuacct", "memory", "pids", "cpuset", "systemd", "unified"]) {
+    await Deno.mkdir(`${root}/${h}`);
+  }
+  await Deno.symlink(`${root}/cpu,cpuacct`, `${root}/cpu`);
+  await Deno.symlink(`${root}/cpu,cpuacct`, `${root}/cpuacct`);
+  await Deno.writeTextFile(`${root}/cpuset/cpuset.cpus`, "0-3\n");
+  await Deno.writeTextFile(`${root}/cpuset/cpuset.mems`, "0\n");
+  return root;
+}
+
+async function v2Fixture(): Promise<string> {
+  const root = await Deno.makeTempDir({ prefix: "denolet-cgv2-" });
+  await Deno.writeTextFile(
+    `${root}/cgroup.controllers`,
+    "cpuset cpu io memory hugetlb pids rdma\n",
+  );
+  await Deno.writeTextFile(`${root}/cgroup.subtree_control`, "memory\n");
+  return root;
+}
+
+/**
+ * cgroup v2 semantics over plain files: writing "+x" to cgroup.subtree_control enables x, and a
+ * new cgroup's cgroup.controllers lists what its parent delegates.
+ */
+const v2fs: CgroupFs = {
+  ...fs,
+  async mkdir(path) {
+    const parent = path.replace(/\/[^/]+$/, "");
+    await fs.mkdir(path);
+    await Deno.writeTextFile(
+      `${path}/cgroup.controllers`,
+      (await fs.readFile(`${parent}/cgroup.subtree_control`)) ?? "",
+    );
+  },
+  async writeFile(path, data) {
+    if (!path.endsWith("/cgroup.subtree_control")) return await fs.writeFile(path, data);
+    const enabled = new Set(((await fs.readFile(path)) ?? "").split(/\s+/).filter((x) => x));
+    for (const op of data.split(" ")) {
+      if (op.startsWith("+")) enabled.add(op.slice(1));
+      else enabled.delete(op.slice(1));
+    }
+    await Deno.writeTextFile(path, [...enabled].join(" "));
+  },
+};
+
+const read = (p: string) => Deno.readTextFile(p).then((s) => s.trim());
+const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
+
+Deno.test("cgroup v1: QoS cgroups and a burstable pod cgroup with upstream values", async () => {
+  const root = await v1Fixture();
+  try {
+    const cg = await openPodCgroups(
+      { cgroupsPerQOS: true, cgroupRoot: "/", cgroupDriver: "cgroupfs", mountRoot: root },
+      { logger: nullLogger, fs, nodeAllocatable: ALLOC },
+    );
+    const parent = await cg.ensure(pod("b1", ["250m", "500m"], ["64Mi", "128Mi"]));
+    assert.equal(parent, "/kubepods/burstable/podb1");
+    assert.equal(await read(`${root}/cpu,cpuacct/kubepods/cpu.shares`), "2048");
+    assert.equal(await read(`${root}/memory/kubepods/memory.limit_in_bytes`), `${8 * 2 ** 30}`);
+    assert.equal(await read(`${root}/cpu,cpuacct/kubepods/besteffort/cpu.shares`), "2");
+    assert.equal(await read(`${root}/cpu,cpuacct/kubepods/burstable/cpu.shares`), "256");
+    const pod1 = `${root}/cpu,cpuacct/kubepods/burstable/podb1`;
+    assert.equal(await read(`${pod1}/cpu.shares`), "256");
+    assert.equal(await read(`${pod1}/cpu.cfs_period_us`), "100000");
+    assert.equal(await read(`${pod1}/cpu.cfs_quota_us`), "50000");
+    assert.equal(
+      await read(`${root}/memory/kubepods/burstable/podb1/memory.limit_in_bytes`),
+      `${128 * 2 ** 20}`,
+    );
+    // Every hierarchy gets the directory, and cpuset inherits CPUs and memory nodes.
+    for (const h of ["pids", "systemd", "unified"]) {
+      assert.ok(await exists(`${root}/${h}/kubepods/burstable/podb1`), h);
+    }
+    assert.equal(await read(`${root}/cpuset/kubepods/burstable/podb1/cpuset.cpus`), "0-3");
+    assert.equal(await read(`${root}/cpuset/kubepods/burstable/podb1/cpuset.mems`), "0");
+
+    // A second burstable pod raises the burstable level's shares to the sum of requests.
+    await cg.ensure(pod("b2", ["750m", ""], ["", ""]));
+    assert.equal(await read(`${root}/cpu,cpuacct/kubepods/burstable/cpu.shares`), "1024");
+    assert.ok(!(await exists(`${root}/cpu,cpuacct/kubepods/burstable/podb2/cpu.cfs_quota_us`)));
+
+    // Removal takes leftover (empty) container cgroups along, in every hierarchy.
+    await Deno.mkdir(`${root}/memory/kubepods/burstable/podb1/ctr1`);
+    await cg.remove("b1");
+    for (const h of ["cpu,cpuacct", "memory", "pids", "cpuset", "systemd", "unified"]) {
+      assert.ok(!(await exists(`${root}/${h}/kubepods/burstable/podb1`)), h);
+    }
+    assert.equal(await read(`${root}/cpu,cpuacct/kubepods/burstable/cpu.shares`), "768");
+    await cg.remove("b1"); // idempotent
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("cgroup v1: guaranteed pods sit under kubepods; orphans are cleaned up", async () => {
+  const root = await v1Fixture();
+  try {
+    const cg = await openPodCgroups(
+      { cgroupsPerQOS: true, cgroupRoot: "/edge", cgroupDriver: "cgroupfs", mountRoot: root },
+      { logger: nullLogger, fs, nodeAllocatable: ALLOC },
+    );
+    assert.equal(await cg.ensure(pod("g1", ["1", "1"], ["1Gi", "1Gi"])), "/edge/kubepods/podg1");
+    assert.equal(await read(`${root}/cpu/edge/kubepods/podg1/cpu.cfs_quota_us`), "100000");
+    assert.equal(await cg.ensure(pod("e1", ["", ""], ["", ""])), "/edge/kubepods/besteffort/pode1");
+    assert.equal(await read(`${root}/cpu/edge/kubepods/besteffort/pode1/cpu.shares`), "2");
+    const removed = await cg.cleanupOrphans(new Set(["g1"]));
+    assert.deepEqual(removed, ["e1"]);
+    assert.ok(await exists(`${root}/memory/edge/kubepods/podg1`));
+    assert.ok(!(await exists(`${root}/memory/edge/kubepods/besteffort/pode1`)));
+    // QoS-level cgroups are never taken for orphans.
+    assert.ok(await exists(`${root}/memory/edge/kubepods/besteffort`));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("cgroup v2: detected from cgroup.controllers; delegation, cpu.weight, cpu.max, memory.max", async () => {
+  const root = await v2Fixture();
+  try {
+    const cg = await openPodCgroups(
+      { cgroupsPerQOS: true, cgroupRoot: "/", cgroupDriver: "cgroupfs", mountRoot: root },
+      { logger: nullLogger, fs: v2fs, nodeAllocatable: ALLOC },
+    );
+    const parent = await cg.ensure(pod("g2", ["500m", "500m"], ["256Mi", "256Mi"]));
+    assert.equal(parent, "/kubepods/podg2");
+    assert.equal(await read(`${root}/cgroup.subtree_control`), "memory cpu cpuset pids io hugetlb");
+    assert.equal(
+      await read(`${root}/kubepods/cgroup.subtree_control`),
+      "cpu cpuset memory pids io hugetlb",
+    );
+    assert.equal(
+      await read(`${root}/kubepods/cpu.weight`),
+      `${1 + Math.floor((2048 - 2) * 9999 / 262142)}`,
+    );
+    assert.equal(await read(`${root}/kubepods/memory.max`), `${8 * 2 ** 30}`);
+    assert.equal(await read(`${root}/kubepods/besteffort/cpu.weight`), "1");
+    assert.equal(await read(`${root}/kubepods/podg2/cpu.max`), "50000 100000");
+    assert.equal(await read(`${root}/kubepods/podg2/memory.max`), `${256 * 2 ** 20}`);
+    assert.equal(
+      await read(`${root}/kubepods/podg2/cpu.weight`),
+      `${1 + Math.floor((512 - 2) * 9999 / 262142)}`,
+    );
+    await cg.remove("g2");
+    assert.ok(!(await exists(`${root}/kubepods/podg2`)));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("cgroups-per-qos=false gives no cgroup parent and creates nothing", async () => {
+  const root = await v1Fixture();
+  try {
+    const cg = await openPodCgroups(
+      { cgroupsPerQOS: false, cgroupRoot: "/", cgroupDriver: "cgroupfs", mountRoot: root },
+      { logger: nullLogger, fs },
+    );
+    assert.equal(await cg.ensure(pod("x", ["", ""], ["", ""])), "");
+    assert.ok(!(await exists(`${root}/memory/kubepods`)));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("the systemd cgroup driver is refused with a clear message", async () => {
+  await assert.rejects(
+    openPodCgroups(
+      { cgroupsPerQOS: true, cgroupRoot: "/", cgroupDriver: "systemd" },
+      { logger: nullLogger, fs },
+    ),
+    (e: unknown) => e instanceof ConfigError && /systemd.*not supported.*cgroupfs/.test(e.message),
+  );
+});

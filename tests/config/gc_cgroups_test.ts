@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { ConfigError } from "../../src/util/errors.ts";
+import { run } from "./_helpers.ts";
+
+const HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n";
+
+Deno.test("cgroup and garbage collection flags set their fields", async () => {
+  const { config } = await run([
+    "--cgroups-per-qos=false",
+    "--cgroup-root=/edge",
+    "--cgroup-driver=cgroupfs",
+    "--minimum-container-ttl-duration=1m",
+    "--maximum-dead-containers-per-container=2",
+    "--maximum-dead-containers=100",
+    "--image-gc-high-threshold=90",
+    "--image-gc-low-threshold=70",
+    "--image-minimum-gc-age=5m",
+    "--container-log-max-size=5Mi",
+    "--container-log-max-files=3",
+  ]);
+  assert.equal(config.cgroupsPerQOS, false);
+  assert.equal(config.cgroupRoot, "/edge");
+  assert.equal(config.minimumContainerTTLDurationMs, 60_000);
+  assert.equal(config.maxPerPodContainerCount, 2);
+  assert.equal(config.maxContainerCount, 100);
+  assert.equal(config.imageGCHighThresholdPercent, 90);
+  assert.equal(config.imageGCLowThresholdPercent, 70);
+  assert.equal(config.imageMinimumGCAgeMs, 300_000);
+  assert.equal(config.containerLogMaxSizeBytes, 5 * 1024 * 1024);
+  assert.equal(config.containerLogMaxFiles, 3);
+});
+
+Deno.test("cgroup and garbage collection fields are read from the config file", async () => {
+  const { config, warnings } = await run(["--config", "/k.yaml"], {
+    "/k.yaml": HEAD + `
+cgroupsPerQOS: false
+cgroupRoot: /edge
+cgroupDriver: cgroupfs
+imageGCHighThresholdPercent: 95
+imageGCLowThresholdPercent: 90
+imageMinimumGCAge: 30s
+containerLogMaxSize: 1M
+containerLogMaxFiles: 2
+containerLogMonitorInterval: 20s
+`,
+  });
+  assert.deepEqual(warnings, []);
+  assert.equal(config.cgroupsPerQOS, false);
+  assert.equal(config.cgroupRoot, "/edge");
+  assert.equal(config.imageGCHighThresholdPercent, 95);
+  assert.equal(config.imageGCLowThresholdPercent, 90);
+  assert.equal(config.imageMinimumGCAgeMs, 30_000);
+  assert.equal(config.containerLogMaxSizeBytes, 1_000_000);
+  assert.equal(config.containerLogMaxFiles, 2);
+  assert.equal(config.containerLogMonitorIntervalMs, 20_000);
+});
+
+async function rejects(args: string[], pattern: RegExp) {
+  await assert.rejects(
+    run(args),
+    (e: unknown) => e instanceof ConfigError && pattern.test(e.message),
+  );
+}
+
+Deno.test("bad cgroup and garbage collection settings are refused at startup", async () => {
+  await rejects(["--cgroup-driver=systemd"], /cgroup-driver.*systemd.*not supported.*cgroupfs/);
+  await rejects(["--cgroup-driver=foo"], /unknown cgroup driver/);
+  await rejects(["--cgroup-root=edge"], /cgroup-root.*absolute/);
+  await rejects(["--image-gc-high-threshold=101"], /between 0 and 100/);
+  await rejects(
+    ["--image-gc-high-threshold=50", "--image-gc-low-threshold=60"],
+    /image-gc-low-threshold.*must not be greater/,
+  );
+  await rejects(["--container-log-max-files=1"], /at least 2/);
+  await rejects(["--container-log-max-size=ten"], /container-log-max-size/);
+});
