@@ -66,12 +66,17 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
   const reclaimPending = new Set<Signal>();
   const tracker = createConditionTracker(clock.now());
 
-  async function synchronize(opts: { signal?: AbortSignal } = {}): Promise<V1Pod | undefined> {
+  /** One round; `fresh` asks for stats sampled now (after an eviction, to see its effect). */
+  async function synchronize(
+    opts: { signal?: AbortSignal; fresh?: boolean } = {},
+  ): Promise<V1Pod | undefined> {
     if (config.thresholds.length === 0) return undefined;
     const activePods = deps.pods();
     let summary: EvictionSummary;
     try {
-      summary = await deps.stats.summary({ signal: opts.signal });
+      summary = opts.fresh && deps.stats.sampleNow
+        ? await deps.stats.sampleNow({ signal: opts.signal })
+        : await deps.stats.summary({ signal: opts.signal });
     } catch (err) {
       log.warn("Eviction manager: cannot get summary stats", { err });
       return undefined;
@@ -220,13 +225,15 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
     synchronize,
     async run({ signal }) {
       const interval = config.monitoringIntervalMs ?? MONITORING_INTERVAL_MS;
+      let evicted: V1Pod | undefined;
       while (!signal.aborted) {
-        let evicted: V1Pod | undefined;
         try {
-          evicted = await synchronize({ signal });
+          // After an eviction the next round must see the node after the pod's cleanup.
+          evicted = await synchronize({ signal, fresh: evicted !== undefined });
         } catch (err) {
           if (signal.aborted) break;
           log.error("Eviction manager: failed to synchronize", { err });
+          evicted = undefined;
         }
         // After an eviction, look again at once (upstream waits for the cleanup, which our
         // evictPod already awaited) so one pod per round does not mean one per 10 s.

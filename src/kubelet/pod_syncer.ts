@@ -95,7 +95,12 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
     },
 
     async syncTerminatedPod(t, { removed, signal }) {
-      if (!removed) return; // a terminal pod keeps its containers for status and logs
+      if (!removed) {
+        // A finished pod keeps its dead containers (status, logs) but gives back its volumes
+        // (an evicted pod's tmpfs is memory the node needs) and its cgroup.
+        await runtime.releasePod(t.uid, { signal });
+        return;
+      }
       const rs = await freshStatus(t, signal);
       await runtime.removePod(toRunningPod(rs), { signal });
       runtime.forgetPod(t.uid);

@@ -154,6 +154,22 @@ export class RuntimeManager implements PodRuntime {
     return killPod(this.#killDeps(logger), pod, running, opts);
   }
 
+  async releasePod(uid: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.#release(uid, this.#deps.logger.child({ uid }), opts.signal);
+  }
+
+  async #release(uid: string, logger: Logger, signal?: AbortSignal): Promise<void> {
+    await this.#deps.volumes.tearDownPod(uid, { signal });
+    if (this.#deps.podCgroups) {
+      try {
+        await this.#deps.podCgroups.remove(uid);
+      } catch (err) {
+        // Housekeeping's orphan cleanup retries; a leftover empty cgroup costs nothing.
+        logger.warn("Cannot remove pod cgroup", { err });
+      }
+    }
+  }
+
   async removePod(running: RunningPod, opts: { signal?: AbortSignal } = {}): Promise<void> {
     const { signal } = opts;
     const logger = this.#deps.logger.child({
@@ -165,15 +181,7 @@ export class RuntimeManager implements PodRuntime {
       containers: running.containers.map((c) => c.id),
       sandboxes: running.sandboxes.map((s) => s.id),
     }, { what: `pod "${running.namespace}/${running.name}"`, signal });
-    await this.#deps.volumes.tearDownPod(running.uid, { signal });
-    if (this.#deps.podCgroups) {
-      try {
-        await this.#deps.podCgroups.remove(running.uid);
-      } catch (err) {
-        // Housekeeping's orphan cleanup retries; a leftover empty cgroup costs nothing.
-        logger.warn("Cannot remove pod cgroup", { err });
-      }
-    }
+    await this.#release(running.uid, logger, signal);
     const logDir = podLogDirectory(this.#deps.podLogsDir, {
       metadata: { name: running.name, namespace: running.namespace, uid: running.uid },
     });

@@ -124,6 +124,11 @@ export interface PodRuntime {
     running: RunningPod,
     opts: { gracePeriodSeconds?: number; signal?: AbortSignal },
   ): Promise<void>;
+  /**
+   * Releases what a stopped pod holds on the node — its volumes (tmpfs memory, emptyDir disk)
+   * and its pod cgroup — while keeping its dead containers and logs for status. Idempotent.
+   */
+  releasePod(uid: string, opts?: { signal?: AbortSignal }): Promise<void>;
   /** Removes a killed pod's containers, sandboxes and log directory. Idempotent. */
   removePod(running: RunningPod, opts?: { signal?: AbortSignal }): Promise<void>;
   /** Removes the per-pod back-off state (image pulls, crash loops) of a deleted pod. */

@@ -91,6 +91,12 @@ class Sampler implements StatsProvider {
     return opts.onlyCpuAndMemory ? onlyCpuAndMemory(s) : s;
   }
 
+  async sampleNow(opts: { signal?: AbortSignal } = {}): Promise<Summary> {
+    // A sample already under way may have started before what the caller waits for.
+    if (this.#inflight) await this.#inflight.catch(() => undefined);
+    return await this.#sampleShared(opts.signal);
+  }
+
   async run({ signal }: { signal: AbortSignal }): Promise<void> {
     while (!signal.aborted) {
       try {

@@ -202,6 +202,11 @@ export interface StatsProvider {
    */
   latest(): Summary | undefined;
   /**
+   * Takes a new sample that starts after the call (waiting out one already under way) and
+   * returns it: for decisions that must see the effect of something just done (an eviction).
+   */
+  sampleNow(opts?: { signal?: AbortSignal }): Promise<Summary>;
+  /**
    * Samples every period until `signal` aborts, then resolves (never rejects). A failed
    * sample is logged and the previous one kept.
    */

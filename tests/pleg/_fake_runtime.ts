@@ -83,6 +83,9 @@ export class FakePodRuntime implements PodRuntime {
   killPod(): Promise<void> {
     return Promise.reject(new Error("not used by the PLEG"));
   }
+  releasePod(): Promise<void> {
+    return Promise.resolve();
+  }
   removePod(): Promise<void> {
     return Promise.reject(new Error("not used by the PLEG"));
   }
