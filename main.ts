@@ -1,15 +1,38 @@
 /**
  * denolet: a Kubernetes node agent. Parses the kubelet-compatible command line, then runs the
  * agent until SIGTERM/SIGINT. Bad flags or configuration exit with status 1 before anything starts.
+ *
+ * Subcommands (the first argument): `install` / `uninstall` (see src/install) and
+ * `permissions <agent flags>`, which prints the Deno permission flags those agent flags need.
  */
+import { resolve } from "node:path";
 import { loadConfig } from "./src/config/mod.ts";
-import { runAgent } from "./src/agent/mod.ts";
+import { BUILD_INFO } from "./src/build_info/mod.ts";
+import { runInstallCommand } from "./src/install/mod.ts";
+import {
+  permissionFlags,
+  type PermissionOptions,
+  startupPermissionProblem,
+} from "./src/permissions/mod.ts";
 import { createLogger, errorMessage } from "./src/util/log.ts";
 
+/** The repository root when running from source (the CRI proto is read from it). */
+const SOURCE_ROOT = new URL(".", import.meta.url).pathname;
+
 async function main(argv: string[]): Promise<number> {
+  const sub = argv[0];
+  if (sub === "install" || sub === "uninstall") {
+    return await runInstallCommand(sub, argv.slice(1), {
+      compiled: BUILD_INFO.compiled,
+      execPath: () => Deno.execPath(),
+      out: (line) => console.log(line),
+      err: (line) => console.error(line),
+    });
+  }
+  const printPermissions = sub === "permissions";
   let loaded;
   try {
-    loaded = await loadConfig(argv);
+    loaded = await loadConfig(printPermissions ? argv.slice(1) : argv);
   } catch (e) {
     console.error(`denolet: ${errorMessage(e)}`);
     console.error("Run 'denolet --help' for the flags.");
@@ -20,6 +43,25 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const { config } = loaded;
+  const permissionOptions: PermissionOptions = {
+    configFile: loaded.configFile ? resolve(loaded.configFile) : undefined,
+    sourceRoot: BUILD_INFO.compiled ? undefined : SOURCE_ROOT,
+    ...BUILD_INFO.permissionOptions,
+  };
+  if (printPermissions) {
+    try {
+      console.log(permissionFlags(config, permissionOptions).join(" "));
+      return 0;
+    } catch (e) {
+      console.error(`denolet: ${errorMessage(e)}`);
+      return 1;
+    }
+  }
+  const problem = startupPermissionProblem(config, permissionOptions);
+  if (problem) {
+    console.error(`denolet: ${problem}`);
+    return 1;
+  }
   const logger = createLogger({ verbosity: config.verbosity });
   for (const w of loaded.warnings ?? []) logger.warn(w);
 
@@ -34,6 +76,9 @@ async function main(argv: string[]): Promise<number> {
   ];
   for (const [sig, fn] of handlers) Deno.addSignalListener(sig, fn);
   try {
+    // Loaded after the permission check: grpc-js reads its environment variables at import, so
+    // a binary lacking them would otherwise die with a stack trace instead of the message above.
+    const { runAgent } = await import("./src/agent/mod.ts");
     await runAgent(config, { signal: ac.signal, logger });
     return 0;
   } catch (e) {

@@ -1,4 +1,4 @@
-import denoJson from "../../deno.json" with { type: "json" };
+import { BUILD_INFO } from "../build_info/mod.ts";
 
-/** The agent's version, from deno.json. */
-export const VERSION: string = denoJson.version;
+/** The agent's version, from deno.json (the commit is in BUILD_INFO). */
+export const VERSION: string = BUILD_INFO.version;

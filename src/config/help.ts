@@ -1,11 +1,14 @@
-import denoJson from "../../deno.json" with { type: "json" };
+import { BUILD_INFO } from "../build_info/mod.ts";
 import { defaultConfig } from "./_defaults.ts";
 import { type FlagDef, FLAGS } from "./_flag_table.ts";
 import { formatDuration } from "./duration.ts";
 
-/** `denolet v0.1.0 (kubelet-compatible)`: what --version prints. */
+/**
+ * `denolet v0.1.0 (commit 1a2b3c4, kubelet-compatible)`: what --version prints. The commit is
+ * baked in by `deno task compile`; from source it is "dev".
+ */
 export function versionText(): string {
-  return `denolet v${denoJson.version} (kubelet-compatible)`;
+  return `denolet v${BUILD_INFO.version} (commit ${BUILD_INFO.commit}, kubelet-compatible)`;
 }
 
 /** Usage text in pflag's layout, with the flag defaults (those that apply without --config). */

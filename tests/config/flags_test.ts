@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config/mod.ts";
 import { depsWith, fails, run } from "./_helpers.ts";
+import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
+import { GC_DEFAULTS } from "./_gc_defaults.ts";
 
 Deno.test("loadConfig without arguments gives the upstream flag defaults", async () => {
   const { config, warnings } = await run([]);
@@ -26,6 +28,8 @@ Deno.test("loadConfig without arguments gives the upstream flag defaults", async
     resolvConf: "/etc/resolv.conf",
     podInfraContainerImage: "",
     verbosity: 0,
+    ...EVICTION_DEFAULTS,
+    ...GC_DEFAULTS,
   });
   assert.deepEqual(warnings, []);
 });
@@ -75,6 +79,8 @@ Deno.test("every flag sets its field, in both --flag=value and --flag value form
     resolvConf: "/run/systemd/resolve/resolv.conf",
     podInfraContainerImage: "registry.k8s.io/pause:3.10",
     verbosity: 4,
+    ...EVICTION_DEFAULTS,
+    ...GC_DEFAULTS,
   };
   const joined = await run(pairs.map(([k, v]) => `--${k}=${v}`));
   assert.deepEqual(joined.config, expected);
@@ -236,7 +242,7 @@ Deno.test("--help and -h return the usage text; --version the version", async ()
     }
   }
   const v = await loadConfig(["--version"], depsWith());
-  assert.deepEqual(v, { kind: "version", text: "denolet v0.1.0 (kubelet-compatible)" });
+  assert.deepEqual(v, { kind: "version", text: "denolet v0.1.0 (commit dev, kubelet-compatible)" });
   assert.equal((await loadConfig(["--help=false"], depsWith())).kind, "run");
 });
 

@@ -1,0 +1,88 @@
+/**
+ * Install and uninstall as data: a list of steps on paths relative to the node's root. The same
+ * plan is applied directly (from source, or any process allowed to write those paths) or printed
+ * as a shell script for a compiled binary, which only holds the agent's permissions.
+ */
+import { posix } from "node:path";
+import { defaultConfigYaml, LAYOUT, MODES } from "./_layout.ts";
+import { renderUnit } from "./_unit.ts";
+
+export type Step =
+  /** Creates the directory (and parents) and sets its mode. */
+  | { op: "dir"; path: string; mode: number }
+  /** Writes `content`; with `keep`, an existing file is left alone (user edits survive). */
+  | { op: "file"; path: string; mode: number; content: string; keep?: boolean }
+  /** Copies the binary `from` (a path on the running machine) to `path`, atomically. */
+  | { op: "copy"; from: string; path: string; mode: number }
+  /** Removes `path` if present; `recursive` for directories. */
+  | { op: "remove"; path: string; recursive?: boolean };
+
+export interface PlanOptions {
+  /** Directory the binary goes into; default /usr/local/bin. */
+  binDir?: string;
+}
+
+export interface InstallPlanOptions extends PlanOptions {
+  /** The binary to install (the running compiled binary, or --binary). */
+  binary: string;
+}
+
+export interface UninstallPlanOptions extends PlanOptions {
+  /** Also remove the config, manifests, pod directories and logs. */
+  purge?: boolean;
+}
+
+export function binaryPath(opts: PlanOptions): string {
+  return posix.join(opts.binDir ?? LAYOUT.binDir, LAYOUT.binName);
+}
+
+export function installPlan(opts: InstallPlanOptions): Step[] {
+  const bin = binaryPath(opts);
+  return [
+    { op: "dir", path: posix.dirname(bin), mode: 0o755 },
+    { op: "copy", from: opts.binary, path: bin, mode: MODES.binary },
+    { op: "dir", path: LAYOUT.configDir, mode: MODES.configDir },
+    {
+      op: "file",
+      path: LAYOUT.configFile,
+      mode: MODES.config,
+      content: defaultConfigYaml(),
+      keep: true,
+    },
+    { op: "dir", path: LAYOUT.manifestDir, mode: MODES.manifestDir },
+    { op: "dir", path: LAYOUT.rootDir, mode: MODES.rootDir },
+    { op: "dir", path: LAYOUT.podLogsDir, mode: MODES.podLogsDir },
+    { op: "dir", path: posix.dirname(LAYOUT.unitFile), mode: 0o755 },
+    {
+      op: "file",
+      path: LAYOUT.unitFile,
+      mode: MODES.unit,
+      content: renderUnit({ binary: bin, configFile: LAYOUT.configFile }),
+    },
+  ];
+}
+
+/**
+ * Reverses installPlan. Without purge, what pods and their owner made stays: the config, the
+ * manifests, pod directories and logs (a reinstall picks them up and adopts running pods).
+ */
+export function uninstallPlan(opts: UninstallPlanOptions): Step[] {
+  const steps: Step[] = [
+    { op: "remove", path: LAYOUT.unitFile },
+    { op: "remove", path: binaryPath(opts) },
+  ];
+  if (opts.purge) {
+    steps.push(
+      { op: "remove", path: LAYOUT.configDir, recursive: true },
+      { op: "remove", path: LAYOUT.manifestDir, recursive: true },
+      { op: "remove", path: LAYOUT.rootDir, recursive: true },
+      { op: "remove", path: LAYOUT.podLogsDir, recursive: true },
+    );
+  }
+  return steps;
+}
+
+/** `path` under `prefix` ("/" = the real root). */
+export function underPrefix(prefix: string, path: string): string {
+  return posix.join(prefix, path);
+}

@@ -1,0 +1,40 @@
+/**
+ * The systemd unit, after the kubelet's (kubeadm's kubelet.service) with the container runtime
+ * ordering edge-node distributions add (k3s: After=containerd, KillMode=process).
+ */
+
+export interface UnitOptions {
+  /** Absolute path of the binary on the node (without --prefix). */
+  binary: string;
+  /** Absolute path of the config file on the node. */
+  configFile: string;
+}
+
+export function renderUnit(opts: UnitOptions): string {
+  return [
+    "[Unit]",
+    "Description=denolet: a Kubernetes node agent for static pods",
+    "Documentation=https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/",
+    // Wants, not Requires: a containerd restart must not stop the agent. It reports the runtime
+    // as down and resumes when the socket is back, as the kubelet does.
+    "Wants=network-online.target containerd.service",
+    "After=network-online.target containerd.service",
+    "",
+    "[Service]",
+    `ExecStart=${opts.binary} --config ${opts.configFile}`,
+    "Restart=on-failure",
+    // kubeadm's kubelet.service: retry every 10 s forever, never enter the failed state.
+    "RestartSec=10",
+    "StartLimitIntervalSec=0",
+    // Containers are children of containerd-shim, but anything mount(8) leaves must not be
+    // killed with the agent; only the agent process is stopped, pods keep running.
+    "KillMode=process",
+    // The kubelet sets oom_score_adj -999 on itself; denolet has no /proc write permission, so
+    // systemd does it.
+    "OOMScoreAdjust=-999",
+    "",
+    "[Install]",
+    "WantedBy=multi-user.target",
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,204 @@
+/**
+ * Everything the agent touches that Deno guards, one entry per reason. This table is the single
+ * definition of denolet's permission set: `deno task compile` bakes it into the binary, the
+ * start-up check compares it with what was granted, and the permission e2e suite runs the agent
+ * under exactly it. Adding a path, host, variable or program the agent needs is one line here.
+ */
+import { posix } from "node:path";
+import type { AgentConfig } from "../config/types.ts";
+
+/** What the permission set depends on besides the agent configuration. */
+export interface PermissionOptions {
+  /** The --config file, absolute; read at start-up. */
+  configFile?: string;
+  /**
+   * The repository root when running from source: the CRI proto is read from `<root>/proto`.
+   * Omit for a compiled binary, whose embedded files Deno lets it read without a grant.
+   */
+  sourceRoot?: string;
+  /**
+   * Where HTTP/TCP/gRPC probes and lifecycle hooks may connect. Pod IPs come from the CNI, which
+   * the agent does not configure, so the default is the IPv4 private and shared ranges every
+   * common pod network uses (plus loopback and the --node-ip for hostNetwork pods). Deno accepts
+   * IPv4 CIDRs but no IPv6 ones: an IPv6 or public pod network needs its addresses listed, or
+   * "any" (an unrestricted --allow-net).
+   */
+  probeNetworks?: readonly string[] | "any";
+  /**
+   * Host directories pods may use as hostPath volumes with a `type` the agent checks or creates
+   * (Directory, DirectoryOrCreate, File, FileOrCreate, ...). An untyped hostPath needs nothing:
+   * the runtime does the bind mount.
+   */
+  hostPathRoots?: readonly string[];
+}
+
+/** IPv4 ranges pod networks are drawn from: RFC 1918, RFC 6598 (CGNAT, k3s/flannel), loopback. */
+export const DEFAULT_PROBE_NETWORKS: readonly string[] = [
+  "10.0.0.0/8",
+  "172.16.0.0/12",
+  "192.168.0.0/16",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+];
+
+/** Environment variables grpc-js reads (logging, tracing, TLS roots, resolver, proxies). */
+export const GRPC_ENV: readonly string[] = [
+  "GRPC_VERBOSITY",
+  "GRPC_TRACE",
+  "GRPC_NODE_VERBOSITY",
+  "GRPC_NODE_TRACE",
+  "GRPC_SSL_CIPHER_SUITES",
+  "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH",
+  "GRPC_NODE_USE_ALTERNATIVE_RESOLVER",
+  "GRPC_NODE_DEBUG_SEND_ERROR_DETAILS",
+  "GRPC_EXPERIMENTAL_ENABLE_OUTLIER_DETECTION",
+  "grpc_proxy",
+  "https_proxy",
+  "http_proxy",
+  "no_grpc_proxy",
+  "no_proxy",
+];
+
+export type Kind = "read" | "write" | "net" | "env" | "run" | "sys";
+
+/** One reason the agent needs some permissions. Values may be empty (the need does not apply). */
+export interface Need {
+  why: string;
+  grants: (c: AgentConfig, o: PermissionOptions) => Partial<Record<Kind, string[]>>;
+}
+
+export const NEEDS: readonly Need[] = [
+  {
+    why: "the --config file",
+    grants: (_c, o) => ({ read: o.configFile ? [o.configFile] : [] }),
+  },
+  {
+    why: "static pod manifests (a single file is watched through its directory)",
+    grants: (c) => ({ read: manifestReadPaths(c.staticPodPath) }),
+  },
+  {
+    why: "pod directories: volumes, etc-hosts, container termination logs",
+    grants: (c) => ({ read: [c.rootDir], write: [c.rootDir] }),
+  },
+  {
+    why: "container logs under the pod log directory",
+    grants: (c) => ({ read: [c.podLogsDir], write: [c.podLogsDir] }),
+  },
+  {
+    why: "DNS settings for dnsPolicy Default/ClusterFirst pods",
+    grants: (c) => ({ read: c.resolvConf ? [c.resolvConf] : [] }),
+  },
+  {
+    why: "the node's hosts file, copied for hostNetwork pods",
+    grants: () => ({ read: ["/etc/hosts"] }),
+  },
+  {
+    why: "the CRI runtime and image endpoints",
+    grants: (c) => mergeGrants([c.containerRuntimeEndpoint, c.imageServiceEndpoint].map(endpoint)),
+  },
+  {
+    why: "the node API listeners",
+    grants: (c) => ({
+      net: [c.port, c.readOnlyPort].filter((p) => p > 0).map((p) => hostPort(c.address, p)),
+    }),
+  },
+  {
+    why: "the static pod manifest URL",
+    grants: (c) => ({ net: c.staticPodURL ? [urlHost(c.staticPodURL)] : [] }),
+  },
+  {
+    why: "probes and lifecycle hooks connecting to pods",
+    grants: (c, o) => ({ net: probeNets(c, o) }),
+  },
+  {
+    why: "typed hostPath volumes (checked or created by the agent)",
+    grants: (_c, o) => ({ read: [...o.hostPathRoots ?? []], write: [...o.hostPathRoots ?? []] }),
+  },
+  {
+    why: "the CRI proto, read from the source tree (embedded in a compiled binary)",
+    grants: (_c, o) => ({ read: o.sourceRoot ? [posix.join(o.sourceRoot, "proto")] : [] }),
+  },
+  { why: "grpc-js settings", grants: () => ({ env: [...GRPC_ENV] }) },
+  {
+    why: "the yaml parser's debug switches",
+    grants: () => ({ env: ["LOG_TOKENS", "LOG_STREAM"] }),
+  },
+  {
+    why: "the node name when --hostname-override is not given",
+    grants: () => ({ sys: ["hostname"] }),
+  },
+  {
+    why: "the node IP when --node-ip is not given",
+    grants: () => ({ sys: ["networkInterfaces"] }),
+  },
+  {
+    why: "node memory, the default for resourceFieldRef limits.memory",
+    grants: () => ({ sys: ["systemMemoryInfo"] }),
+  },
+  {
+    why: "tmpfs for emptyDir volumes with medium Memory",
+    grants: () => ({ run: ["mount", "umount"] }),
+  },
+  { why: "filesystem capacity for stats (stat -f)", grants: () => ({ run: ["stat"] }) },
+  // Deno grants these only with --allow-all (see needsAllowAll), so while they are needed the
+  // whole set collapses to --allow-all, with these reasons shown.
+  {
+    why: "node and pod usage for /stats/summary and eviction (/proc, cgroupfs)",
+    grants: () => ({ read: ["/proc", "/sys/fs/cgroup"] }),
+  },
+  {
+    why: "node capacity for the Node status (/proc, /sys)",
+    grants: () => ({ read: ["/proc", "/sys"] }),
+  },
+  {
+    why: "QoS pod cgroups (cgroupfs writes)",
+    grants: (c) => (c.cgroupsPerQOS ? { read: ["/sys/fs/cgroup"], write: ["/sys/fs/cgroup"] } : {}),
+  },
+  {
+    why: "finding tmpfs emptyDir mounts to unmount (/proc/self/mountinfo)",
+    grants: () => ({ read: ["/proc/self/mountinfo"] }),
+  },
+];
+
+function manifestReadPaths(path: string): string[] {
+  if (!path) return [];
+  // Whether it is a file or a directory is decided at each read; a file is watched through its
+  // directory, so both forms need the directory. A path ending in a YAML/JSON name is a file.
+  return /\.(ya?ml|json)$/i.test(path) ? [path, posix.dirname(path)] : [path];
+}
+
+/**
+ * A unix socket endpoint (config validation admits no other on Linux): Deno checks connecting
+ * to it as read and write on the path and as net `unix:<path>`.
+ */
+function endpoint(ep: string): Partial<Record<Kind, string[]>> {
+  if (!ep) return {};
+  const path = ep.startsWith("unix://") ? ep.slice("unix://".length) : ep;
+  return { read: [path], write: [path], net: [`unix:${path}`] };
+}
+
+function hostPort(address: string, port: number): string {
+  return address.includes(":") ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+function urlHost(url: string): string {
+  const u = new URL(url);
+  const port = u.port || (u.protocol === "https:" ? "443" : "80");
+  return `${u.hostname}:${port}`;
+}
+
+function probeNets(c: AgentConfig, o: PermissionOptions): string[] {
+  if (o.probeNetworks === "any") return ["*"];
+  const nets = [...o.probeNetworks ?? DEFAULT_PROBE_NETWORKS];
+  // hostNetwork pods listen on the node's address, which need not be private.
+  if (c.nodeIP) nets.push(c.nodeIP.includes(":") ? `[${c.nodeIP}]` : c.nodeIP);
+  return nets;
+}
+
+function mergeGrants(list: Partial<Record<Kind, string[]>>[]): Partial<Record<Kind, string[]>> {
+  const out: Partial<Record<Kind, string[]>> = {};
+  for (const g of list) {
+    for (const [k, v] of Object.entries(g) as [Kind, string[]][]) (out[k] ??= []).push(...v);
+  }
+  return out;
+}
