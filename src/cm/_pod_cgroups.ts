@@ -9,8 +9,9 @@
  */
 import type { V1Pod } from "@kubernetes/client-node";
 import { cpus, totalmem } from "node:os";
-import { milliCPUToShares, podQOS, type QOSClass } from "../runtime/mod.ts";
+import { milliCPUToShares } from "../runtime/mod.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
+import { type QOSClass, qosClass } from "../util/qos.ts";
 import {
   podCPURequestMilli,
   type PodResourceOptions,
@@ -61,7 +62,7 @@ const QOS_DIRS: Record<QOSClass, string> = {
 
 /** The pod's cgroup name for the cgroupfs driver, e.g. "/kubepods/burstable/pod<uid>". */
 export function podCgroupName(pod: V1Pod, cgroupRoot = "/"): string {
-  return joinName(cgroupRoot, KUBEPODS, QOS_DIRS[podQOS(pod)], `pod${pod.metadata?.uid ?? ""}`);
+  return joinName(cgroupRoot, KUBEPODS, QOS_DIRS[qosClass(pod)], `pod${pod.metadata?.uid ?? ""}`);
 }
 
 function joinName(...parts: string[]): string {
@@ -130,7 +131,7 @@ class PodCgroupManager implements PodCgroups {
   async #updateBurstable(): Promise<void> {
     let milli = 0;
     for (const pod of this.#pods.values()) {
-      if (podQOS(pod) === "Burstable") milli += podCPURequestMilli(pod);
+      if (qosClass(pod) === "Burstable") milli += podCPURequestMilli(pod);
     }
     const shares = milliCPUToShares(milli);
     if (shares === this.#burstableShares) return;

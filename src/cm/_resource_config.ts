@@ -11,11 +11,10 @@ import {
   memoryRequestBytes,
   milliCPUToQuota,
   milliCPUToShares,
-  podQOS,
-  quantityMilliValue,
-  quantityValue,
   QUOTA_PERIOD_US,
 } from "../runtime/mod.ts";
+import { qosClass } from "../util/qos.ts";
+import { quantityMilliValue, quantityValue } from "../util/quantity.ts";
 
 /** What a cgroup is set to; an absent field is left as the kernel (or the parent) has it. */
 export interface ResourceConfig {
@@ -122,7 +121,7 @@ export function resourceConfigForPod(pod: V1Pod, opts: PodResourceOptions = {}):
 
   const cpuShares = milliCPUToShares(requests.cpuMilli);
   const cpuQuota = opts.enforceCPULimits === false ? -1 : milliCPUToQuota(limits.cpuMilli, period);
-  switch (podQOS(pod)) {
+  switch (qosClass(pod)) {
     case "Guaranteed":
       return { cpuShares, cpuQuota, cpuPeriod: period, memoryLimitBytes: limits.memory };
     case "Burstable": {

@@ -4,8 +4,8 @@
  * --minimum-container-ttl-duration, --maximum-dead-containers(-per-container),
  * --image-gc-high/low-threshold, --image-minimum-gc-age, --container-log-max-size/-files.
  */
-import { quantityValue } from "../runtime/mod.ts";
 import { ConfigError } from "../util/errors.ts";
+import { quantityValue } from "../util/quantity.ts";
 import { parseDuration } from "./duration.ts";
 import { parseBool, parseInt32 } from "./_values.ts";
 import type { FlagDef } from "./_flag_table.ts";

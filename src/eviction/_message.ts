@@ -4,7 +4,7 @@
  * 88120Ki. Container hog was using 300Mi, request is 0, has larger consumption of memory. "
  */
 import type { V1Pod } from "@kubernetes/client-node";
-import { formatQuantity } from "./_quantity.ts";
+import { formatQuantity } from "../util/quantity.ts";
 import { podRequest, type PodStats } from "./_rank.ts";
 import { type Observations, SIGNAL_TO_RESOURCE, type StarvedResource } from "./_signals.ts";
 import { thresholdQuantity } from "./thresholds.ts";

@@ -4,7 +4,7 @@
  * the largest use above requests. Also the critical-pod rule and the pod request sums.
  */
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
-import { parseQuantity } from "./_quantity.ts";
+import { tryIntegerQuantity } from "../util/quantity.ts";
 import type { EvictionSummary, Signal } from "./types.ts";
 
 export type PodStats = EvictionSummary["pods"][number];
@@ -38,7 +38,7 @@ export function podPriority(pod: V1Pod): number {
 function request(c: V1Container, resource: string): number {
   const raw = c.resources?.requests?.[resource] ?? c.resources?.limits?.[resource];
   if (raw === undefined) return 0;
-  return parseQuantity(String(raw))?.value ?? 0;
+  return tryIntegerQuantity(raw)?.value ?? 0;
 }
 
 /**
@@ -62,7 +62,7 @@ export function podRequest(pod: V1Pod, resource: string): number {
   }
   let total = Math.max(sum + sidecars, initMax);
   const overhead = pod.spec?.overhead?.[resource];
-  if (overhead !== undefined) total += parseQuantity(String(overhead))?.value ?? 0;
+  if (overhead !== undefined) total += tryIntegerQuantity(overhead)?.value ?? 0;
   return total;
 }
 

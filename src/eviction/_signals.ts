@@ -2,6 +2,7 @@
  * Observations of the eviction signals from a Summary and the threshold arithmetic upstream's
  * helpers.go does: which thresholds are met, for how long, and which node conditions follow.
  */
+import type { QuantityFormat } from "../util/quantity.ts";
 import { thresholdQuantity } from "./thresholds.ts";
 import type { EvictionSummary, PressureCondition, Signal, Threshold } from "./types.ts";
 
@@ -11,7 +12,7 @@ export interface Observation {
   /** Sample time in epoch ms; undefined when the stats carry none. */
   time?: number;
   /** Format of `available` in messages: bytes are BinarySI, counts DecimalSI. */
-  format: "BinarySI" | "DecimalSI";
+  format: QuantityFormat;
 }
 
 export type Observations = Map<Signal, Observation>;

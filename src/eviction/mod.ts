@@ -14,7 +14,7 @@ export {
 } from "./thresholds.ts";
 export { evictionConfigFrom } from "./config.ts";
 export { isCriticalPod, isStaticPod } from "./_rank.ts";
-export { formatQuantity } from "./_quantity.ts";
+export { formatQuantity } from "../util/quantity.ts";
 export type {
   AdmitResult,
   EvictionConfig,

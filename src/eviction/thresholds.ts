@@ -6,7 +6,7 @@
  */
 import { ConfigError } from "../util/errors.ts";
 import { parseDuration } from "../config/duration.ts";
-import { formatQuantity, parseQuantity } from "./_quantity.ts";
+import { formatQuantity, tryIntegerQuantity } from "../util/quantity.ts";
 import type { Signal, Threshold, ThresholdValue } from "./types.ts";
 
 export const SIGNALS: readonly Signal[] = [
@@ -147,7 +147,7 @@ function parseStatement(where: string, signal: Signal, raw: string): ThresholdVa
     if (percentage > 1) throw new ConfigError(where, `${signal}: ${val} must be <= 100%`);
     return { percentage };
   }
-  const q = parseQuantity(val);
+  const q = tryIntegerQuantity(val);
   if (q === undefined) {
     throw new ConfigError(
       where,
@@ -165,7 +165,7 @@ function parseMinReclaim(where: string, signal: Signal, raw: string): ThresholdV
     if (percentage <= 0) throw new ConfigError(where, `${signal}: ${val} must be positive`);
     return { percentage };
   }
-  const q = parseQuantity(val);
+  const q = tryIntegerQuantity(val);
   if (q === undefined) {
     throw new ConfigError(
       where,

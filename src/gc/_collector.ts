@@ -2,10 +2,10 @@
  * The garbage collector: dead containers every minute, images every 5 minutes and container
  * logs every 10 seconds (the upstream periods), plus on-demand calls for the eviction manager.
  */
-import { statfs } from "node:fs/promises";
 import type { ImageService, RuntimeService } from "../cri/types.ts";
 import type { Clock } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
+import { statfs } from "../util/statfs.ts";
 import {
   ContainerGC,
   type ContainerGCPolicy,
@@ -41,7 +41,7 @@ export interface GarbageCollectorDeps {
   logPolicy?: Partial<LogRotationPolicy>;
   /** --pod-infra-container-image: never removed. */
   sandboxImage?: string;
-  /** statfs of a path; default node:fs statfs. */
+  /** statfs of a path; default util/statfs. */
   fsStats?: (path: string) => Promise<FsStats>;
   /** Override the periods (tests, --container-log-monitor-interval). */
   periods?: { containersMs?: number; imagesMs?: number; logsMs?: number };
@@ -49,8 +49,8 @@ export interface GarbageCollectorDeps {
 
 /** Capacity and space available to unprivileged users, as df shows them. */
 export async function statfsStats(path: string): Promise<FsStats> {
-  const s = await statfs(path);
-  return { capacityBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize };
+  const { capacityBytes, availableBytes } = await statfs(path);
+  return { capacityBytes, availableBytes };
 }
 
 export class GarbageCollector {

@@ -23,10 +23,10 @@ import {
   podReadyCondition,
   readyToStartContainersCondition,
 } from "./_pod_conditions.ts";
-import { qosClass } from "./_qos.ts";
+import { qosClass } from "../util/qos.ts";
 
-export { qosClass } from "./_qos.ts";
-export type { QOSClass } from "./_qos.ts";
+export { qosClass } from "../util/qos.ts";
+export type { QOSClass } from "../util/qos.ts";
 export { getPhase } from "./_phase.ts";
 export type { PodPhase } from "./_phase.ts";
 

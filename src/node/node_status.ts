@@ -7,8 +7,9 @@ import type { V1Node, V1NodeCondition } from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { errorMessage } from "../util/log.ts";
+import { formatQuantity, type QuantityFormat } from "../util/quantity.ts";
 import type { NodeConditionSnapshot, Threshold } from "../eviction/mod.ts";
-import { formatQuantity, thresholdQuantity } from "../eviction/mod.ts";
+import { thresholdQuantity } from "../eviction/mod.ts";
 import { type MachineInfo, type MachineRoots, readMachineInfo } from "./_machine.ts";
 
 /** upstream default maxPods. */
@@ -147,7 +148,7 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
   };
 }
 
-type Amounts = Map<string, { value: number; format: "BinarySI" | "DecimalSI" }>;
+type Amounts = Map<string, { value: number; format: QuantityFormat }>;
 
 /** Node capacity as the kubelet reports it (cpu, memory, pods, ephemeral-storage, hugepages-*). */
 export function capacityOf(info: MachineInfo, maxPods: number, nodeFsBytes?: number): Amounts {

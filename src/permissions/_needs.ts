@@ -139,7 +139,10 @@ export const NEEDS: readonly Need[] = [
     why: "tmpfs for emptyDir volumes with medium Memory",
     grants: () => ({ run: ["mount", "umount"] }),
   },
-  { why: "filesystem capacity for stats (stat -f)", grants: () => ({ run: ["stat"] }) },
+  {
+    why: "filesystem capacity for stats and image GC (node:fs statfs)",
+    grants: () => ({ sys: ["statfs"] }),
+  },
   // Deno grants these only with --allow-all (see needsAllowAll), so while they are needed the
   // whole set collapses to --allow-all, with these reasons shown.
   {

@@ -6,13 +6,13 @@ import type { V1Container, V1EnvVarSource, V1Pod } from "@kubernetes/client-node
 import { availableParallelism, totalmem } from "node:os";
 import type { KeyValue } from "../cri/types.ts";
 import { ConfigError } from "../util/errors.ts";
+import { quantityMilliValue, quantityValue } from "../util/quantity.ts";
 import {
   cpuLimitMilli,
   cpuRequestMilli,
   memoryLimitBytes,
-  quantityMilliValue,
+  memoryRequestBytes,
 } from "./_resources.ts";
-import { memoryRequestBytes, quantityValue } from "./_resources.ts";
 
 /**
  * Kubernetes `$(VAR)` expansion: `$(NAME)` is replaced by `lookup(NAME)` or left as written when

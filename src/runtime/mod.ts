@@ -40,10 +40,9 @@ export {
   memoryRequestBytes,
   milliCPUToQuota,
   milliCPUToShares,
-  podQOS,
-  type QOSClass,
-  quantityMilliValue,
-  quantityValue,
   QUOTA_PERIOD_US,
 } from "./_resources.ts";
+// Kept for importers of the runtime's surface; the implementations live in util.
+export { type QOSClass, qosClass as podQOS } from "../util/qos.ts";
+export { quantityMilliValue, quantityValue } from "../util/quantity.ts";
 export { toRunningPod } from "./_status.ts";

@@ -8,7 +8,7 @@ import {
   Reader,
 } from "./_fields.ts";
 import { type ContainerContext, validateContainer } from "./_validate_container.ts";
-import { parseQuantity } from "./_quantity.ts";
+import { tryParseQuantity } from "../util/quantity.ts";
 
 const RESTART_POLICIES = ["Always", "OnFailure", "Never"] as const;
 const DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"] as const;
@@ -234,7 +234,7 @@ function validateVolumes(spec: Obj, r: Reader): Set<string> {
         errs.unsupported(`${vp}.emptyDir.medium`, medium, ["", "Memory", "HugePages"]);
       }
       const limit = emptyDir.sizeLimit;
-      if (limit !== undefined && limit !== null && parseQuantity(limit) === undefined) {
+      if (limit !== undefined && limit !== null && tryParseQuantity(limit) === undefined) {
         errs.invalid(`${vp}.emptyDir.sizeLimit`, limit, "must be a valid quantity");
       }
     }

@@ -6,7 +6,7 @@ import {
   portName,
   Reader,
 } from "./_fields.ts";
-import { parseQuantity } from "./_quantity.ts";
+import { tryParseQuantity } from "../util/quantity.ts";
 
 export const PULL_POLICIES = ["Always", "IfNotPresent", "Never"] as const;
 const PROTOCOLS = ["TCP", "UDP", "SCTP"] as const;
@@ -166,7 +166,7 @@ function validateResources(c: Obj, path: string, r: Reader) {
   const parsed = (m: Obj, kind: string) => {
     const out = new Map<string, number>();
     for (const [k, v] of Object.entries(m)) {
-      const q = parseQuantity(v);
+      const q = tryParseQuantity(v);
       if (q === undefined) errs.invalid(`${rp}.${kind}[${k}]`, v, "must be a valid quantity");
       else if (q < 0) errs.invalid(`${rp}.${kind}[${k}]`, v, "must be greater than or equal to 0");
       else out.set(k, q);

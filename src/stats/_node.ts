@@ -5,7 +5,7 @@
 import type { FilesystemUsage } from "../cri/types.ts";
 import type { CgroupReader } from "./_cgroup.ts";
 import { type CgroupMemory, memory } from "./_cgroup.ts";
-import type { FsCapacity } from "./_fs.ts";
+import type { FsCapacity } from "../util/statfs.ts";
 import { parseFlatKeyed } from "./_parse.ts";
 import { readOptional } from "./_cgroup.ts";
 import type { CPUStats, FsStats, MemoryStats } from "./types.ts";

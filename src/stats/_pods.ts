@@ -11,7 +11,8 @@ import type {
   PodSandboxStats,
 } from "../cri/types.ts";
 import type { CgroupMemory, CgroupReader, CgroupSample } from "./_cgroup.ts";
-import type { DirUsage, FsCapacity } from "./_fs.ts";
+import type { FsCapacity } from "../util/statfs.ts";
+import type { DirUsage } from "./_fs.ts";
 import type { CpuRateTracker } from "./_rate.ts";
 import { cpuStats, memoryStats } from "./_node.ts";
 import { networkStats, readNetDev } from "./_system.ts";

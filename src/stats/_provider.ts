@@ -5,13 +5,9 @@
  */
 import type { FilesystemUsage, PodSandboxStats } from "../cri/types.ts";
 import { errorMessage } from "../util/log.ts";
+import { type FsCapacity, type Statfs, statfs as defaultStatfs } from "../util/statfs.ts";
 import { type CgroupReader, createCgroupReader, detectCgroupMode } from "./_cgroup.ts";
-import {
-  dirUsage as defaultDirUsage,
-  type FsCapacity,
-  type Statfs,
-  statfs as defaultStatfs,
-} from "./_fs.ts";
+import { dirUsage as defaultDirUsage } from "./_fs.ts";
 import { cpuStats, fsStats, imageFsStats, memoryStats, readRootCgroup } from "./_node.ts";
 import { podStats } from "./_pods.ts";
 import { CpuRateTracker } from "./_rate.ts";

@@ -4,11 +4,20 @@
  */
 import type { V1EmptyDirVolumeSource } from "@kubernetes/client-node";
 import { ConfigError } from "../util/errors.ts";
+import { type QuantityInput, quantityValue } from "../util/quantity.ts";
 import type { Mounter } from "./_mounter.ts";
-import { quantityBytes } from "./_quantity.ts";
 
 export const EMPTY_DIR_PLUGIN_DIR = "kubernetes.io~empty-dir";
 const PERM = 0o777;
+
+/** A size in whole bytes (rounded up); throws ConfigError naming `field`. */
+function quantityBytes(q: QuantityInput, field: string): number {
+  // A size takes no sign: "-1Gi" is not a size, whatever the quantity grammar allows.
+  if (String(q).startsWith("-")) {
+    throw new ConfigError(field, `cannot parse quantity ${JSON.stringify(q)}`);
+  }
+  return quantityValue(q, { field });
+}
 
 async function ensureDir(dir: string): Promise<void> {
   await Deno.mkdir(dir, { recursive: true, mode: PERM });

@@ -42,8 +42,8 @@ Deno.test("permissionSet: defaults grant the kubelet layout, the socket and the 
     ].sort(),
   );
   assert.deepEqual(set.env, [...GRPC_ENV, "LOG_STREAM", "LOG_TOKENS"].sort());
-  assert.deepEqual(set.run, ["mount", "stat", "umount"]);
-  assert.deepEqual(set.sys, ["hostname", "networkInterfaces", "systemMemoryInfo"]);
+  assert.deepEqual(set.run, ["mount", "umount"]);
+  assert.deepEqual(set.sys, ["hostname", "networkInterfaces", "statfs", "systemMemoryInfo"]);
   assert.equal(set.ffi, false);
   // Stats, the Node status, QoS cgroups and tmpfs unmounting read /proc and /sys.
   assert.ok(set.allowAll.some((r) => r.includes("/proc")), set.allowAll.join("\n"));

@@ -8,7 +8,6 @@ import {
   parseProcStat,
   parseSingleValue,
 } from "../../src/stats/_parse.ts";
-import { parseStatOutput } from "../../src/stats/_fs.ts";
 import { socketInode } from "../../src/stats/_system.ts";
 
 const FIX = new URL("./fixtures/", import.meta.url).pathname;
@@ -64,18 +63,6 @@ Deno.test("parsePidStat copes with spaces and parentheses in the command name", 
 Deno.test("parseLoadavgProcs reads the total scheduling entities", () => {
   assert.equal(parseLoadavgProcs("1.87 1.10 0.86 3/267 31309\n"), 267);
   assert.equal(parseLoadavgProcs(""), undefined);
-});
-
-Deno.test("parseStatOutput turns statfs blocks into bytes", () => {
-  assert.deepEqual(parseStatOutput("4096 1000 600 500 100 40\n"), {
-    capacityBytes: 4096_000,
-    availableBytes: 2048_000,
-    usedBytes: 4096 * 400,
-    inodes: 100,
-    inodesFree: 40,
-    inodesUsed: 60,
-  });
-  assert.equal(parseStatOutput("stat: cannot read"), undefined);
 });
 
 Deno.test("socketInode finds the listening socket, not connected ones", () => {

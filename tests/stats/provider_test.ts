@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
 import { createStatsProvider } from "../../src/stats/mod.ts";
-import type { FsCapacity } from "../../src/stats/_fs.ts";
+import type { FsCapacity } from "../../src/util/statfs.ts";
 import { FakeClock } from "../../src/util/clock.ts";
 import { nullLogger } from "../../src/util/log.ts";
 import { container, criStats, NODE, sandbox, StatsCri } from "./_fakes.ts";

@@ -1,50 +1,15 @@
 /**
  * Pod QoS class (pkg/apis/core/v1/helper/qos ComputePodQOS): Guaranteed when every container
  * has cpu and memory limits equal to its requests, BestEffort when nothing is requested or
- * limited, Burstable otherwise.
+ * limited, Burstable otherwise. One implementation for the pod status (kubelet), the QoS
+ * cgroups (cm) and oom_score_adj (runtime), so they always agree.
  */
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
+import { tryParseQuantity } from "./quantity.ts";
 
 export type QOSClass = "Guaranteed" | "Burstable" | "BestEffort";
 
 const QOS_RESOURCES = ["cpu", "memory"] as const;
-
-const BINARY: Record<string, number> = {
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
-const DECIMAL: Record<string, number> = {
-  n: 1e-9,
-  u: 1e-6,
-  m: 1e-3,
-  "": 1,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-};
-
-/**
- * A resource quantity ("100m", "1.5Gi", "1e3", 2) as a number of base units; NaN when it does
- * not parse. Floating point is precise enough for QoS comparisons, not for accounting.
- */
-export function parseQuantity(q: string | number | undefined): number {
-  if (typeof q === "number") return q;
-  if (q === undefined) return NaN;
-  const m = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?)$/
-    .exec(q.trim());
-  if (!m) return NaN;
-  const n = Number(m[1]);
-  if (m[2]) return n * 10 ** Number(m[2].slice(1));
-  const suffix = m[3] ?? "";
-  return n * (BINARY[suffix] ?? DECIMAL[suffix]);
-}
 
 function sameQuantity(a: number, b: number): boolean {
   return Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
@@ -64,11 +29,12 @@ function effectiveRequests(c: V1Container): ResourceList {
   return requests;
 }
 
+/** Sums the positive cpu/memory amounts of `list` into `into`; one that does not parse is unset. */
 function addPositive(into: Map<string, number>, list: ResourceList): Set<string> {
   const found = new Set<string>();
   for (const name of QOS_RESOURCES) {
-    const v = parseQuantity(list?.[name]);
-    if (!(v > 0)) continue;
+    const v = tryParseQuantity(list?.[name]);
+    if (v === undefined || !(v > 0)) continue;
     found.add(name);
     into.set(name, (into.get(name) ?? 0) + v);
   }
