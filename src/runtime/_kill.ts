@@ -125,7 +125,9 @@ export async function stopContainer(
     });
     grace = Math.max(grace - elapsed, MIN_GRACE_PERIOD_SECONDS);
   }
+  // reason=Killing is the upstream event reason, so log searches work the same.
   deps.logger.info("Killing container with a grace period", {
+    reason: "Killing",
     container: opts.name,
     containerId: id,
     gracePeriod: grace,
