@@ -352,7 +352,8 @@ export class Kubelet {
     }
     // Until every source has spoken, an unknown pod may just be one not read yet.
     if (!this.sourcesReady()) return;
-    const running = await this.#deps.runtime.getPods({ all: true, signal });
+    // The PLEG's last relist is at most a second old and costs no CRI call.
+    const running = this.#deps.pleg.runningPods();
     const inRuntime = new Set(running.map((p) => p.uid));
     await this.#cleanupPodDirs(desired, inRuntime, signal);
     if (this.#deps.podCgroups) {

@@ -53,6 +53,10 @@ class GenericPlegImpl implements GenericPleg {
     this.#threshold = deps.relistThresholdMs ?? DEFAULT_RELIST_THRESHOLD_MS;
   }
 
+  runningPods(): RunningPod[] {
+    return [...this.#records.values()];
+  }
+
   async run(onEvent: (e: PodLifecycleEvent) => void, opts: { signal: AbortSignal }) {
     const { signal } = opts;
     while (!signal.aborted) {
@@ -107,26 +111,33 @@ class GenericPlegImpl implements GenericPleg {
     const uids = new Set([...this.#records.keys(), ...current.keys(), ...this.#reinspect]);
     const needsReinspection = new Set<string>();
     const toEmit: PodLifecycleEvent[] = [];
+    const changed: { uid: string; newPod?: RunningPod; events: PodLifecycleEvent[] }[] = [];
     for (const uid of uids) {
-      const oldPod = this.#records.get(uid);
-      const newPod = current.get(uid);
-      const events = computePodEvents(uid, { old: oldPod, new: newPod });
+      const events = computePodEvents(uid, { old: this.#records.get(uid), new: current.get(uid) });
       if (events.length === 0 && !this.#reinspect.has(uid)) continue;
       for (const e of events) logger.debug(4, "PLEG: container changed", { ...e });
-
-      const ok = await this.#updateCache(uid, newPod, signal);
-      if (signal?.aborted) return;
-      if (!ok) {
+      changed.push({ uid, newPod: current.get(uid), events });
+    }
+    // Status reads of changed pods go out together (a burst of new pods must not cost one
+    // round-trip chain per pod in a row), a few at a time so the runtime is not flooded.
+    const ok = await mapLimit(
+      changed,
+      STATUS_CONCURRENCY,
+      (c) => this.#updateCache(c.uid, c.newPod, signal),
+    );
+    if (signal?.aborted) return;
+    changed.forEach(({ uid, newPod, events }, i) => {
+      if (!ok[i]) {
         // Keep the old record so the same events are computed again next time.
         needsReinspection.add(uid);
-        continue;
+        return;
       }
       if (newPod) this.#records.set(uid, newPod);
       else this.#records.delete(uid);
       // ContainerChanged (a container seen only as created/unknown) is not reliable enough to
       // act on; upstream drops it too. The cache has the new state regardless.
       toEmit.push(...events.filter((e) => e.type !== "ContainerChanged"));
-    }
+    });
 
     // Only after every changed pod is in the cache: waiters may now trust the whole cache.
     cache.updateTime(timestamp);
@@ -201,4 +212,21 @@ export function formatDuration(ms: number): string {
   const s = (ms % 60_000) / 1000;
   const sec = Number.isInteger(s) ? String(s) : s.toFixed(3).replace(/0+$/, "");
   return `${h > 0 ? `${h}h` : ""}${h > 0 || m > 0 ? `${m}m` : ""}${sec}s`;
+}
+
+/** How many pod status reads one relist has in flight at once. */
+const STATUS_CONCURRENCY = 8;
+
+/** `fn` over `items` with at most `limit` calls pending; results in input order. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
 }

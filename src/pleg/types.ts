@@ -1,4 +1,4 @@
-import type { RuntimePodStatus } from "../runtime/types.ts";
+import type { RunningPod, RuntimePodStatus } from "../runtime/types.ts";
 
 export type PodLifecycleEventType =
   | "ContainerStarted"
@@ -39,6 +39,11 @@ export interface Pleg {
    * reflected in `healthy()`.
    */
   run(onEvent: (e: PodLifecycleEvent) => void, opts: { signal: AbortSignal }): Promise<void>;
+  /**
+   * What the runtime ran at the last successful relist, one entry per pod UID (empty before the
+   * first). Cheap: housekeeping reads it instead of listing the runtime again.
+   */
+  runningPods(): RunningPod[];
   /** False when the last successful relist is older than the threshold (upstream: 3 min). */
   healthy(): { ok: boolean; message?: string };
 }
