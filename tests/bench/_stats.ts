@@ -1,4 +1,4 @@
-/** Small helpers for the benchmark: order statistics and /proc sampling. */
+/** Order statistics for the benchmark's latency samples, and agent/baseline ratios. */
 
 export interface Summary {
   n: number;
@@ -9,21 +9,26 @@ export interface Summary {
   max: number;
 }
 
+const STATS = ["median", "p90", "p99", "min", "max"] as const;
+
+/** Nearest-rank percentiles (no interpolation: every figure is an observed sample). */
 export function summarize(xs: number[]): Summary {
   const s = [...xs].sort((a, b) => a - b);
   const q = (p: number) => s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)] ?? NaN;
-  return { n: s.length, median: q(0.5), p90: q(0.9), p99: q(0.99), min: s[0], max: s.at(-1)! };
+  return {
+    n: s.length,
+    median: q(0.5),
+    p90: q(0.9),
+    p99: q(0.99),
+    min: s[0] ?? NaN,
+    max: s.at(-1) ?? NaN,
+  };
 }
 
-/** RSS (kB) and user+system CPU ticks (USER_HZ = 100 on Linux) of a process. */
-export async function procSample(
-  pid: number,
-): Promise<{ rssKB: number; cpuTicks: number; at: number }> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  const rssKB = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  // Fields after the command name (which may contain spaces) start at ") ".
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const cpuTicks = Number(f[11]) + Number(f[12]); // utime, stime
-  return { rssKB, cpuTicks, at: performance.now() };
+/** Statistic-wise agent / baseline: 1.00 means the agent adds nothing to the runtime's cost. */
+export function ratio(agent: Summary, baseline: Summary): Omit<Summary, "n"> {
+  return Object.fromEntries(STATS.map((k) => [k, agent[k] / baseline[k]])) as Omit<
+    Summary,
+    "n"
+  >;
 }

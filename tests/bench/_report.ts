@@ -1,0 +1,146 @@
+/** The benchmark's JSON report and its short table. */
+import type { SteadyState } from "./_footprint.ts";
+import { ratio, summarize, type Summary } from "./_stats.ts";
+
+export interface Row {
+  agent: Summary;
+  baseline?: Summary;
+  /** agent / baseline, statistic by statistic. */
+  ratio?: Omit<Summary, "n">;
+}
+
+export interface Machine {
+  cores: number;
+  memTotalMB: number;
+  kernel: string;
+  deno: string;
+  runtime: string;
+  /** 1/5/15-minute load averages. */
+  loadavg: number[];
+  /** Sandboxes in the runtime not ours (other suites share it): the noise we ran beside. */
+  foreignSandboxes: number;
+}
+
+export interface Report {
+  when: string;
+  settings: Record<string, unknown>;
+  machineBefore: Machine;
+  machineAfter: Machine;
+  /** Latencies in ms; rounds after the warm-up only. */
+  latency: Record<string, Row>;
+  /** CRI calls per pod by operation, agent beside baseline (from the last measured round). */
+  criCallsPerPod: Record<
+    string,
+    { agent: Record<string, number>; baseline: Record<string, number> }
+  >;
+  steadyState: Record<string, SteadyState>;
+  targets: Record<string, { value: number; target: string; met: boolean }>;
+}
+
+/** Collects samples per row and agent/baseline side. */
+export class Samples {
+  readonly #agent = new Map<string, number[]>();
+  readonly #baseline = new Map<string, number[]>();
+
+  add(row: string, side: "agent" | "baseline", ...values: number[]): void {
+    const m = side === "agent" ? this.#agent : this.#baseline;
+    const list = m.get(row) ?? [];
+    list.push(...values);
+    m.set(row, list);
+  }
+
+  rows(): Record<string, Row> {
+    const out: Record<string, Row> = {};
+    for (const [k, xs] of this.#agent) {
+      const agent = summarize(xs);
+      const b = this.#baseline.get(k);
+      out[k] = b ? { agent, baseline: summarize(b), ratio: ratio(agent, summarize(b)) } : { agent };
+    }
+    return out;
+  }
+}
+
+const f0 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? "-" : x.toFixed(0));
+const f1 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? "-" : x.toFixed(1));
+const f2 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? "-" : x.toFixed(2));
+
+export function formatReport(r: Report): string {
+  const lines: string[] = [];
+  const m = r.machineBefore;
+  lines.push(
+    `cores=${m.cores} mem=${m.memTotalMB.toFixed(0)}MB kernel=${m.kernel} deno=${m.deno} ` +
+      `runtime=${m.runtime}`,
+    `loadavg before=${m.loadavg.map(f2).join(",")} after=${
+      r.machineAfter.loadavg.map(f2).join(",")
+    } foreign sandboxes before=${m.foreignSandboxes} after=${r.machineAfter.foreignSandboxes}`,
+    "",
+    "latency (ms)".padEnd(42) +
+      ["n", "median", "p90", "p99", "min", "max", "base med", "base p99", "x med", "x p99"]
+        .map((h) => h.padStart(9)).join(""),
+  );
+  for (const [k, row] of Object.entries(r.latency)) {
+    const a = row.agent;
+    lines.push(
+      k.padEnd(42) + [
+        String(a.n),
+        f0(a.median),
+        f0(a.p90),
+        f0(a.p99),
+        f0(a.min),
+        f0(a.max),
+        f0(row.baseline?.median),
+        f0(row.baseline?.p99),
+        f2(row.ratio?.median),
+        f2(row.ratio?.p99),
+      ].map((c) => c.padStart(9)).join(""),
+    );
+  }
+  lines.push(
+    "",
+    "steady state".padEnd(22) +
+      [
+        "rss MB",
+        "max MB",
+        "anon MB",
+        "cpu %",
+        "relist ms",
+        "rel p99",
+        "loop ms",
+        "loop p99",
+        "iter/s",
+      ].map((h) => h.padStart(10)).join(""),
+  );
+  for (const [k, s] of Object.entries(r.steadyState)) {
+    lines.push(
+      k.padEnd(22) + [
+        f1(s.footprint.rssMB),
+        f1(s.footprint.rssMaxMB),
+        f1(s.footprint.anonMB),
+        f2(s.footprint.cpuPct),
+        f2(s.relist?.meanMs),
+        f2(s.relist?.p99Ms),
+        f2(s.loopIteration?.meanMs),
+        f2(s.loopIteration?.p99Ms),
+        f1(s.loopIterationsPerSecond),
+      ].map((c) => c.padStart(10)).join(""),
+    );
+  }
+  lines.push("", "steady state CRI calls per second:");
+  for (const [k, st] of Object.entries(r.steadyState)) {
+    const calls = Object.entries(st.criCallsPerSecond).map(([op, n]) => `${op} ${f2(n)}`);
+    lines.push(`  ${k}: ${calls.join(", ") || "none"}`);
+  }
+  lines.push("", "CRI calls per pod the agent makes beyond the baseline's:");
+  for (const [k, c] of Object.entries(r.criCallsPerPod)) {
+    const extra = Object.entries(c.agent)
+      .map(([op, n]): [string, number] => [op, n - (c.baseline[op] ?? 0)])
+      .filter(([, n]) => Math.abs(n) > 1e-9)
+      .map(([op, n]) => `${op} ${n > 0 ? "+" : ""}${f1(n)}`);
+    lines.push(`  ${k}: ${extra.join(", ") || "none"}`);
+  }
+  lines.push("", "targets (issue 6; reported, not asserted):");
+  for (const [k, t] of Object.entries(r.targets)) {
+    lines.push(`  ${t.met ? "met  " : "SHORT"} ${k}: ${f2(t.value)} (target ${t.target})`);
+  }
+  return lines.join("\n");
+}
