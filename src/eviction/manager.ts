@@ -140,7 +140,8 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
   ): Promise<boolean> {
     if (!DISK_SIGNALS.has(target.signal)) return false;
     const steps: Array<[string, () => Promise<void>]> = [
-      ["containers", () => deps.reclaimer.collectContainers({ signal })],
+      // Upstream DeleteAllUnusedContainers: finished pods' containers (and logs) go too.
+      ["containers", () => deps.reclaimer.collectContainers({ evictNonDeletedPods: true, signal })],
       ["images", () => deps.reclaimer.collectImages({ bytesToFree: ALL_UNUSED, signal })],
     ];
     for (const [what, step] of steps) {

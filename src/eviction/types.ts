@@ -112,8 +112,12 @@ export interface EvictionStats {
 
 /** Node-level reclaim (garbage collection), tried before any pod is evicted for disk pressure. */
 export interface NodeReclaimer {
-  /** Removes dead containers that are no longer needed. Resolves when done; may throw. */
-  collectContainers(opts?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * Removes dead containers that are no longer needed; with `evictNonDeletedPods`, also every
+   * one of a pod that will not run again though still desired (upstream
+   * DeleteAllUnusedContainers). Resolves when done; may throw.
+   */
+  collectContainers(opts?: { evictNonDeletedPods?: boolean; signal?: AbortSignal }): Promise<void>;
   /** Removes unused images until `bytesToFree` are freed (or none is left). May throw. */
   collectImages(opts: { bytesToFree: number; signal?: AbortSignal }): Promise<void>;
 }

@@ -1,6 +1,7 @@
 /**
  * The garbage collector: dead containers every minute, images every 5 minutes and container
- * logs every 10 seconds (the upstream periods), plus on-demand calls for the eviction manager.
+ * logs every 10 seconds (the upstream periods), each starting with a round at start-up, plus
+ * on-demand calls for the eviction manager.
  */
 import type { ImageService, RuntimeService } from "../cri/types.ts";
 import type { Clock } from "../util/clock.ts";
@@ -112,8 +113,8 @@ export class GarbageCollector {
   }
 
   /**
-   * Runs the three loops until `signal` aborts; each round's failure is logged and the loop
-   * goes on. Resolves once every loop has stopped.
+   * Runs the three loops until `signal` aborts: a round of each at once, then one per period.
+   * Each round's failure is logged and the loop goes on. Resolves once every loop has stopped.
    */
   async run(opts: { signal: AbortSignal }): Promise<void> {
     const p = this.#deps.periods ?? {};
@@ -146,18 +147,19 @@ export class GarbageCollector {
     round: (signal: AbortSignal) => Promise<unknown>,
   ): Promise<void> {
     const { clock, logger } = this.#deps;
+    // As upstream's wait.Until: the first round runs at once, then one per period.
     while (!signal.aborted) {
-      try {
-        await clock.sleep(periodMs, { signal });
-      } catch (err) {
-        if (signal.aborted) return;
-        throw err;
-      }
       try {
         await round(signal);
       } catch (err) {
         if (signal.aborted) return;
         logger.warn(`Garbage collection (${what}) failed`, { err: errorMessage(err) });
+      }
+      try {
+        await clock.sleep(periodMs, { signal });
+      } catch (err) {
+        if (signal.aborted) return;
+        throw err;
       }
     }
   }

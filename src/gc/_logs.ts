@@ -41,6 +41,8 @@ export function rotationTimestamp(ms: number): string {
 
 export class LogRotator {
   readonly #deps: LogRotatorDeps;
+  /** A container's log path never changes: asked once per container, dropped when it stops. */
+  readonly #logPaths = new Map<string, string>();
   constructor(deps: LogRotatorDeps) {
     this.#deps = deps;
   }
@@ -56,9 +58,15 @@ export class LogRotator {
       labelSelector: { [LABEL_NODE_NAME]: this.#deps.nodeName },
       state: { state: "CONTAINER_RUNNING" },
     }, { signal });
+    const running = new Set(containers.map((c) => c.id));
+    for (const id of this.#logPaths.keys()) if (!running.has(id)) this.#logPaths.delete(id);
     for (const c of containers) {
       try {
-        const { logPath } = await runtime.containerStatus(c.id, { signal });
+        let logPath = this.#logPaths.get(c.id);
+        if (logPath === undefined) {
+          logPath = (await runtime.containerStatus(c.id, { signal })).logPath;
+          this.#logPaths.set(c.id, logPath);
+        }
         if (!logPath) continue;
         let size = await fileSize(logPath);
         if (size === undefined) {

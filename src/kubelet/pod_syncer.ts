@@ -25,6 +25,8 @@ export interface PodSyncerDeps {
   errorRequeueMs?: number;
   /** Probe results for readiness/startup, and workers started for each synced pod. */
   prober?: ProbeManager;
+  /** Called when a sync changed something in the runtime (the PLEG relists early). */
+  onRuntimeChanged?: () => void;
 }
 
 export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
@@ -57,6 +59,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       if (before.phase === "Succeeded" || before.phase === "Failed") return { terminal: true };
       deps.prober?.addPod(pod);
       const result = await runtime.syncPod(pod, rs, { hostIP: deps.hostIP(), signal });
+      if (result.acted) deps.onRuntimeChanged?.();
       const reasons = new Map<string, WaitingReason>();
       for (const e of result.errors) {
         if (e.container) reasons.set(e.container, { reason: e.reason, message: e.message });
@@ -82,6 +85,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       deps.prober?.removePod(t.uid);
       const rs = await freshStatus(t, signal);
       await runtime.killPod(t.pod, toRunningPod(rs), { gracePeriodSeconds, signal });
+      deps.onRuntimeChanged?.();
       const after = await freshStatus(t, signal);
       const still = after.containers.filter((c) => c.state === "running");
       if (still.length > 0) {

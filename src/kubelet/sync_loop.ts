@@ -100,6 +100,7 @@ export class Kubelet {
       logger: deps.logger,
       hostIP: () => deps.nodeIP,
       prober: deps.prober,
+      onRuntimeChanged: () => deps.pleg.requestRelist(),
     });
     this.#workers = new PodWorkers({
       syncer,

@@ -40,6 +40,9 @@ export const DEFAULT_RELIST_THRESHOLD_MS = 3 * 60_000;
 class GenericPlegImpl implements GenericPleg {
   /** Each pod as of the last relist that processed it (upstream's podRecords `old`). */
   #records = new Map<string, RunningPod>();
+  /** When an early relist was asked for (requestRelist), until it has run. */
+  #earlyAt?: number;
+  #wake?: AbortController;
   /** Pods whose status fetch failed: fetched again on the next relist even without events. */
   #reinspect = new Set<string>();
   /** Start time of the last relist whose list call succeeded; 0 = never. */
@@ -59,15 +62,33 @@ class GenericPlegImpl implements GenericPleg {
 
   async run(onEvent: (e: PodLifecycleEvent) => void, opts: { signal: AbortSignal }) {
     const { signal } = opts;
+    const { clock } = this.deps;
     while (!signal.aborted) {
       await this.relist(onEvent, { signal });
-      try {
-        await this.deps.clock.sleep(this.#period, { signal });
-      } catch (e) {
-        if (signal.aborted) return;
-        this.deps.logger.error("PLEG sleep failed; relisting now", { err: e });
+      const due = clock.now() + this.#period;
+      // Sleep until the period ends, or until an early relist asked for meanwhile is due.
+      for (;;) {
+        const wake = new AbortController();
+        this.#wake = wake;
+        const until = Math.min(due, this.#earlyAt ?? Infinity);
+        try {
+          await clock.sleep(until - clock.now(), {
+            signal: AbortSignal.any([signal, wake.signal]),
+          });
+          break;
+        } catch {
+          if (signal.aborted) return;
+          // Woken by requestRelist: sleep again towards the nearer time.
+        }
       }
+      this.#earlyAt = undefined;
     }
+  }
+
+  requestRelist(): void {
+    if (this.#earlyAt !== undefined) return;
+    this.#earlyAt = this.deps.clock.now() + EARLY_RELIST_DELAY_MS;
+    this.#wake?.abort();
   }
 
   relist(onEvent: (e: PodLifecycleEvent) => void, opts?: { signal?: AbortSignal }) {
@@ -213,6 +234,13 @@ export function formatDuration(ms: number): string {
   const sec = Number.isInteger(s) ? String(s) : s.toFixed(3).replace(/0+$/, "");
   return `${h > 0 ? `${h}h` : ""}${h > 0 || m > 0 ? `${m}m` : ""}${sec}s`;
 }
+
+/**
+ * How long after a sync that changed something the PLEG relists, instead of at the next
+ * period: the runtime has registered the change by then, and a burst of syncs folds into one
+ * relist. It cuts the time until the status shows a started container from up to a second.
+ */
+const EARLY_RELIST_DELAY_MS = 50;
 
 /** How many pod status reads one relist has in flight at once. */
 const STATUS_CONCURRENCY = 8;

@@ -44,6 +44,11 @@ export interface Pleg {
    * first). Cheap: housekeeping reads it instead of listing the runtime again.
    */
   runningPods(): RunningPod[];
+  /**
+   * Asks for a relist shortly (a sync just changed something), ahead of the period. Cheap;
+   * requests before that relist runs fold into one.
+   */
+  requestRelist(): void;
   /** False when the last successful relist is older than the threshold (upstream: 3 min). */
   healthy(): { ok: boolean; message?: string };
 }

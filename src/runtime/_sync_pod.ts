@@ -62,6 +62,9 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   deps.crashBackoff.gc();
   const actions = computePodActions(pod, status, { probeFailure: deps.probeFailure });
   log.debug(3, "Computed pod actions", { actions: describe(actions) });
+  // Whether this sync asks the runtime for any change (the PLEG then looks again soon).
+  const acted = actions.killPod || actions.createSandbox || actions.containersToKill.size > 0 ||
+    actions.nextInitContainerToStart !== undefined || actions.containersToStart.length > 0;
   const errors: SyncStepError[] = [];
   // Container-level failures become status; an unreachable runtime or an abort ends the sync.
   const stepFailed = (err: unknown, step: Omit<SyncStepError, "message">, message?: string) => {
@@ -73,7 +76,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   };
 
   if (!(await killStep(killDeps, { pod, status, actions }, { log, signal, stepFailed }))) {
-    return { errors };
+    return { errors, acted };
   }
   await prune(killDeps, { pod, status, newSandbox: actions.createSandbox }, signal);
 
@@ -85,19 +88,19 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     podDirPath = rootDir === undefined ? undefined : podDir(rootDir, pod.metadata?.uid ?? "");
   } catch (err) {
     stepFailed(err, { reason: "ConfigPodSandboxError" });
-    return { errors };
+    return { errors, acted };
   }
   let sandboxId = actions.sandboxId;
   let podIPs = status.ips;
   if (actions.createSandbox) {
     const created = await createSandbox(deps.runtime, sandboxConfig, { log, signal, stepFailed });
-    if (!created) return { errors };
+    if (!created) return { errors, acted };
     sandboxId = created.id;
     if (pod.spec?.hostNetwork !== true) podIPs = created.ips;
   }
 
   const init = actions.nextInitContainerToStart;
-  if (init === undefined && actions.containersToStart.length === 0) return { errors };
+  if (init === undefined && actions.containersToStart.length === 0) return { errors, acted };
 
   let volumes: MountedVolumes;
   try {
@@ -108,7 +111,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
       { reason: "FailedMount" },
       `Unable to attach or mount volumes: ${errorMessage(err)}`,
     );
-    return { errors };
+    return { errors, acted };
   }
 
   const startDeps: StartDeps = {
@@ -132,11 +135,11 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   };
   if (init !== undefined) {
     const container = pod.spec?.initContainers?.find((c) => c.name === init);
-    if (!container) return { errors };
+    if (!container) return { errors, acted };
     // Init containers run one at a time: the next one starts on a later sync, after this exits.
     const err = await startContainer(startDeps, { ...target, container });
     if (err) errors.push(err);
-    return { errors };
+    return { errors, acted };
   }
   // App containers start together so a pod with many containers comes up fast.
   const specs = actions.containersToStart
@@ -148,7 +151,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   const fatal = results.find((r) => r.status === "rejected");
   if (fatal) throw fatal.reason;
   for (const r of results) if (r.status === "fulfilled" && r.value) errors.push(r.value);
-  return { errors };
+  return { errors, acted };
 }
 
 /** Step 1: kill the pod or the unwanted containers. False when the sync must stop here. */

@@ -82,6 +82,8 @@ export interface SyncStepError {
 export interface SyncPodResult {
   /** Errors per step; empty when everything asked for was done. */
   errors: SyncStepError[];
+  /** The sync asked the runtime for changes (kills, a sandbox, container starts). */
+  acted?: boolean;
 }
 
 /** Extra per-pod inputs for syncPod that do not live in the PodSpec. */

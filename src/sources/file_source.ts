@@ -17,9 +17,15 @@ export interface FileSourceOptions {
   clock: Clock;
   logger: Logger;
   fs?: FileSystemDeps;
-  /** Window that coalesces a burst of change notifications into one re-read; default 100. */
+  /** Window that coalesces a burst of change notifications into one re-read; default 10. */
   debounceMs?: number;
 }
+
+/**
+ * Long enough to fold one write's create/modify/close events into a single read, short enough
+ * not to show in pod start latency (the upstream kubelet reacts to each inotify event at once).
+ */
+const DEFAULT_DEBOUNCE_MS = 10;
 
 /** One read of the path. `pods` undefined means "could not read: keep the last pods". */
 interface ReadResult {
@@ -60,7 +66,7 @@ class FileSource implements PodSource {
     const watch = new WatchKeeper({
       fs: this.#fs,
       logger: this.#logger,
-      onChange: () => waker.notify(this.opts.debounceMs ?? 100),
+      onChange: () => waker.notify(this.opts.debounceMs ?? DEFAULT_DEBOUNCE_MS),
     });
     this.#logger.info("Reading static pods", { path: this.path });
     try {

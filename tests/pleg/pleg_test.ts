@@ -195,3 +195,26 @@ Deno.test("pleg run relists every period until aborted and leaves no timer behin
   await done;
   assertEquals(clock.pendingTimers, 0);
 });
+
+Deno.test("pleg requestRelist relists 50 ms later instead of at the period, folding requests", async () => {
+  const { clock, runtime, pleg, onEvent } = setup();
+  const ac = new AbortController();
+  const done = pleg.run(onEvent, { signal: ac.signal });
+  await clock.advance(0);
+  assertEquals(runtime.listCalls, 1);
+  await clock.advance(100);
+  pleg.requestRelist();
+  pleg.requestRelist();
+  await clock.advance(49);
+  assertEquals(runtime.listCalls, 1);
+  await clock.advance(1);
+  assertEquals(runtime.listCalls, 2, "one early relist for both requests");
+  // The next one comes a full period after the early relist.
+  await clock.advance(999);
+  assertEquals(runtime.listCalls, 2);
+  await clock.advance(1);
+  assertEquals(runtime.listCalls, 3);
+  ac.abort();
+  await done;
+  assertEquals(clock.pendingTimers, 0);
+});
