@@ -3,63 +3,22 @@
  * resync, and housekeeping every 2 s, and hands work to the pod workers (kubelet syncLoop).
  */
 import type { V1Pod, V1PodCondition } from "@kubernetes/client-node";
-import { type Clock, stopwatch } from "../util/clock.ts";
+import { stopwatch } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { AsyncQueue } from "../util/async_queue.ts";
-import type { Pleg, PodLifecycleEvent, PodStatusCache } from "../pleg/types.ts";
-import type { PodRuntime } from "../runtime/types.ts";
-import type { ManifestProblem, PodSource, PodSourceUpdate } from "../sources/types.ts";
-import type { ProbeManager, ProbeUpdate } from "../prober/types.ts";
+import type { PodLifecycleEvent } from "../pleg/types.ts";
+import type { ManifestProblem, PodSourceUpdate } from "../sources/types.ts";
+import type { ProbeUpdate } from "../prober/types.ts";
 import { PodManager } from "./pod_manager.ts";
 import { PodWorkers, type PodWorkState } from "./pod_workers.ts";
 import { StatusManager } from "./status_manager.ts";
 import { WorkQueue } from "./_work_queue.ts";
 import { createPodSyncer } from "./pod_syncer.ts";
 import { podRef } from "./_pod_ref.ts";
+import { checkRuntime, cleanupOrphans } from "./_housekeeping.ts";
+import type { HealthCheck, KubeletDeps } from "./types.ts";
 
-export interface HealthCheck {
-  name: string;
-  ok: boolean;
-  message?: string;
-}
-
-export interface KubeletDeps {
-  sources: PodSource[];
-  runtime: PodRuntime;
-  pleg: Pleg;
-  cache: PodStatusCache;
-  clock: Clock;
-  logger: Logger;
-  /** Resync period for pods without events (--sync-frequency). */
-  syncFrequencyMs: number;
-  /** Node IP for status.hostIP. */
-  nodeIP?: string;
-  /** Cheap runtime liveness check (CRI Status); run from housekeeping. */
-  checkRuntime: (opts: { signal: AbortSignal }) => Promise<void>;
-  /** Probes; their result changes trigger a sync of the pod. */
-  prober?: ProbeManager;
-  /**
-   * Admission of a pod the agent has not run yet (eviction manager: node pressure). A refused
-   * pod is shown Failed with the reason and never started.
-   */
-  admit?: (pod: V1Pod) => { admit: boolean; reason?: string; message?: string };
-  /**
-   * Pod directories (volumes, /etc/hosts) left on disk, by UID, and their removal: housekeeping
-   * removes those of pods that are neither desired, nor being worked on, nor in the runtime
-   * (an agent stopped mid-removal leaves them, tmpfs mounts included).
-   */
-  podDirs?: {
-    list(): Promise<string[]>;
-    remove(uid: string, opts: { signal: AbortSignal }): Promise<void>;
-  };
-  /** Pod cgroups; housekeeping removes those of pods that are gone. */
-  podCgroups?: { cleanupOrphans(keep: Set<string>): Promise<unknown> };
-  /** Hooks for metrics. */
-  observe?: {
-    loopIteration?: (ms: number) => void;
-    podWorker?: (op: string, ms: number) => void;
-  };
-}
+export type { HealthCheck, KubeletDeps } from "./types.ts";
 
 type LoopEvent =
   | { kind: "source"; update: PodSourceUpdate }
@@ -338,54 +297,10 @@ export class Kubelet {
     const desired = this.podManager.uids();
     this.#workers.syncKnownPods(desired);
     this.#deps.prober?.cleanupPods(desired);
-    try {
-      await this.#deps.checkRuntime({ signal });
-      if (!this.#runtimeHealth.ok) this.#log.info("Container runtime is reachable");
-      this.#runtimeHealth = { name: "runtime", ok: true };
-    } catch (e) {
-      if (this.#runtimeHealth.ok) this.#log.error("Container runtime is not reachable", { err: e });
-      this.#runtimeHealth = {
-        name: "runtime",
-        ok: false,
-        message: String((e as Error)?.message ?? e),
-      };
-      return;
-    }
+    this.#runtimeHealth = await checkRuntime(this.#deps, this.#runtimeHealth, signal);
     // Until every source has spoken, an unknown pod may just be one not read yet.
-    if (!this.sourcesReady()) return;
-    // The PLEG's last relist is at most a second old and costs no CRI call.
-    const running = this.#deps.pleg.runningPods();
-    const inRuntime = new Set(running.map((p) => p.uid));
-    await this.#cleanupPodDirs(desired, inRuntime, signal);
-    if (this.#deps.podCgroups) {
-      const keep = new Set([...desired, ...inRuntime, ...this.#workers.activeUids()]);
-      await this.#deps.podCgroups.cleanupOrphans(keep);
-    }
-    for (const rp of running) {
-      if (desired.has(rp.uid) || this.#workers.isActive(rp.uid)) continue;
-      const live = rp.sandboxes.some((s) => s.state === "ready") ||
-        rp.containers.some((c) => c.state === "running");
-      this.#log.info("Cleaning up pod that no source asks for", {
-        pod: `${rp.namespace}/${rp.name}`,
-        uid: rp.uid,
-        running: live,
-      });
-      this.#workers.updatePod({ type: "kill", runningPod: rp, removed: true });
-    }
-  }
-
-  async #cleanupPodDirs(desired: Set<string>, inRuntime: Set<string>, signal: AbortSignal) {
-    const dirs = this.#deps.podDirs;
-    if (!dirs) return;
-    for (const uid of await dirs.list()) {
-      if (desired.has(uid) || inRuntime.has(uid) || this.#workers.isActive(uid)) continue;
-      this.#log.info("Removing orphaned pod directory", { uid });
-      try {
-        await dirs.remove(uid, { signal });
-      } catch (e) {
-        this.#log.warn("Cannot remove orphaned pod directory", { uid, err: e });
-      }
-    }
+    if (!this.#runtimeHealth.ok || !this.sourcesReady()) return;
+    await cleanupOrphans(this.#deps, { desired, workers: this.#workers, signal });
   }
 
   #requeue(uid: string, afterMs: number | undefined, err?: unknown): void {

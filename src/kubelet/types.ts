@@ -1,0 +1,52 @@
+/** The kubelet core's dependencies and what it reports. */
+import type { V1Pod } from "@kubernetes/client-node";
+import type { Clock } from "../util/clock.ts";
+import type { Logger } from "../util/log.ts";
+import type { Pleg, PodStatusCache } from "../pleg/types.ts";
+import type { PodRuntime } from "../runtime/types.ts";
+import type { PodSource } from "../sources/types.ts";
+import type { ProbeManager } from "../prober/types.ts";
+
+export interface HealthCheck {
+  name: string;
+  ok: boolean;
+  message?: string;
+}
+
+export interface KubeletDeps {
+  sources: PodSource[];
+  runtime: PodRuntime;
+  pleg: Pleg;
+  cache: PodStatusCache;
+  clock: Clock;
+  logger: Logger;
+  /** Resync period for pods without events (--sync-frequency). */
+  syncFrequencyMs: number;
+  /** Node IP for status.hostIP. */
+  nodeIP?: string;
+  /** Cheap runtime liveness check (CRI Status); run from housekeeping. */
+  checkRuntime: (opts: { signal: AbortSignal }) => Promise<void>;
+  /** Probes; their result changes trigger a sync of the pod. */
+  prober?: ProbeManager;
+  /**
+   * Admission of a pod the agent has not run yet (eviction manager: node pressure). A refused
+   * pod is shown Failed with the reason and never started.
+   */
+  admit?: (pod: V1Pod) => { admit: boolean; reason?: string; message?: string };
+  /**
+   * Pod directories (volumes, /etc/hosts) left on disk, by UID, and their removal: housekeeping
+   * removes those of pods that are neither desired, nor being worked on, nor in the runtime
+   * (an agent stopped mid-removal leaves them, tmpfs mounts included).
+   */
+  podDirs?: {
+    list(): Promise<string[]>;
+    remove(uid: string, opts: { signal: AbortSignal }): Promise<void>;
+  };
+  /** Pod cgroups; housekeeping removes those of pods that are gone. */
+  podCgroups?: { cleanupOrphans(keep: Set<string>): Promise<unknown> };
+  /** Hooks for metrics. */
+  observe?: {
+    loopIteration?: (ms: number) => void;
+    podWorker?: (op: string, ms: number) => void;
+  };
+}
