@@ -2,6 +2,7 @@
  * End-to-end harness: runs the agent (main.ts) from source as a subprocess against the dev
  * containerd, with its output in a file whose tail is shown when something fails.
  */
+import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
 import type { V1PodList } from "@kubernetes/client-node";
 import type { RuntimeService } from "../../src/cri/types.ts";
 import { DevSetupError } from "./_exec.ts";
@@ -82,6 +83,7 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
   const args = [
     "run",
     "-A",
+    `--v8-flags=${AGENT_V8_FLAGS}`,
     opts.mainModule ?? MAIN_TS,
     "--container-runtime-endpoint",
     runtime.endpoint,

@@ -17,6 +17,7 @@
  * one DENORT_BIN names (offline builds). A missing DENORT_BIN file or a failed download ends
  * with a clear message and exit code 1, not a stack trace.
  */
+import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
 import { BUILD_INFO_FILE, renderBuildInfo } from "../../src/build_info/mod.ts";
 import type { BakedPermissionOptions } from "../../src/build_info/mod.ts";
 import { loadConfig } from "../../src/config/mod.ts";
@@ -87,6 +88,7 @@ export function compileArgs(
   return [
     "compile",
     "--no-prompt",
+    `--v8-flags=${AGENT_V8_FLAGS}`,
     ...opts.permissionFlags,
     "--config",
     `${opts.dir}/deno.json`,

@@ -2,6 +2,7 @@
  * `deno task demo`: provisions the dev containerd if needed, seeds sample static pods, and runs
  * the agent from source in the foreground. Extra command-line arguments go to the agent.
  */
+import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
 import { ensureContainerd } from "./containerd.ts";
 
 const MAIN_TS = new URL("../../main.ts", import.meta.url).pathname;
@@ -47,6 +48,7 @@ async function main(): Promise<number> {
     args: [
       "run",
       "-A",
+      `--v8-flags=${AGENT_V8_FLAGS}`,
       MAIN_TS,
       "--container-runtime-endpoint",
       rt.endpoint,
