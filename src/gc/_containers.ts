@@ -163,7 +163,7 @@ export class ContainerGC {
     return { containers: removedContainers, sandboxes: removedSandboxes };
   }
 
-  /** Removes the container and its log file (the runtime leaves logs to the kubelet). */
+  /** Removes the container and its log files (the runtime leaves logs to the kubelet). */
   async #removeContainer(id: string, signal?: AbortSignal): Promise<boolean> {
     const { runtime, logger } = this.#deps;
     try {
@@ -171,7 +171,7 @@ export class ContainerGC {
         if (isKind(err, NotFoundError)) return undefined;
         throw err;
       });
-      if (st?.logPath) await Deno.remove(st.logPath).catch(ignoreNotFound);
+      if (st?.logPath) await removeContainerLogs(st.logPath);
       await runtime.removeContainer(id, { signal });
       return true;
     } catch (err) {
@@ -226,6 +226,28 @@ export function selectSandboxesToRemove(
     }
   }
   return out;
+}
+
+/**
+ * `<log>` and its rotations `<log>.<timestamp>[.gz]` — upstream's logManager.Clean removes
+ * `<log>*` — so a crash-looping container's rotated logs do not outlive it.
+ */
+export async function removeContainerLogs(log: string): Promise<void> {
+  const slash = log.lastIndexOf("/");
+  const dir = log.slice(0, slash);
+  const base = log.slice(slash + 1);
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(dir));
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return;
+    throw err;
+  }
+  for (const e of entries) {
+    if (e.name === base || e.name.startsWith(`${base}.`)) {
+      await Deno.remove(`${dir}/${e.name}`).catch(ignoreNotFound);
+    }
+  }
 }
 
 function ignoreNotFound(err: unknown): void {

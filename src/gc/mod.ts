@@ -17,6 +17,7 @@ export {
   type ContainerGCPolicy,
   DEFAULT_CONTAINER_GC_POLICY,
   type PodStateProvider,
+  removeContainerLogs,
   selectContainersToRemove,
   selectSandboxesToRemove,
 } from "./_containers.ts";
