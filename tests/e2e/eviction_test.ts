@@ -14,9 +14,9 @@ import { waitFor } from "../support/agent.ts";
 import { type E2E, E2E_TEST, isRunning, setupE2E, shellPod } from "./_helpers.ts";
 
 const MB = 1024 * 1024;
-const HOG_MB = 512;
+const HOG_MB = 1024;
 /** The threshold sits this far below the node's available memory; the hog crosses it. */
-const MARGIN_MB = 256;
+const MARGIN_MB = 512;
 
 async function getJson<T>(e2e: E2E, path: string): Promise<T | undefined> {
   const res = await e2e.agent.get(path);
