@@ -34,11 +34,15 @@ function* samples(text: string) {
   }
 }
 
-/** `name`'s samples keyed by the value of `label` (e.g. operation_type). */
+/**
+ * `name`'s samples keyed by the value of `label` (e.g. operation_type), summed over the other
+ * labels (prober_probe_total has a series per pod and container).
+ */
 export function countersBy(text: string, name: string, label: string): Record<string, number> {
   const out: Record<string, number> = {};
   for (const s of samples(text)) {
-    if (s.name === name && s.labels[label] !== undefined) out[s.labels[label]] = s.value;
+    const key = s.labels[label];
+    if (s.name === name && key !== undefined) out[key] = (out[key] ?? 0) + s.value;
   }
   return out;
 }

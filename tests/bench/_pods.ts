@@ -1,8 +1,10 @@
 /**
- * The benchmark's pods: a pause-like static pod per name, and what the CRI says about them.
+ * The benchmark's pods: a pause-like static pod per name (busybox pods with probes for the
+ * probe load), and what the CRI says about them.
  * Pods are recognised by their name suffix `-<node>` (static pod names carry the node name),
  * so the agent's pods, the baseline's and other suites' never mix.
  */
+import type { V1Container, V1Pod, V1Probe } from "@kubernetes/client-node";
 import type { RuntimeService } from "../../src/cri/types.ts";
 import { realClock } from "../../src/util/clock.ts";
 import { waitFor } from "../support/wait.ts";
@@ -20,6 +22,56 @@ spec:
     image: ${image}
     imagePullPolicy: IfNotPresent
 `;
+}
+
+/** The probe load's probes run every this many seconds (the upstream default). */
+export const PROBE_PERIOD_SECONDS = 10;
+
+/**
+ * A pod for the probe load: busybox `web` serving :8080 and a `side` container, with three
+ * probes that keep running (a startup probe stops once it has succeeded, and a container has
+ * one readiness and one liveness probe, hence two containers): HTTP readiness and TCP liveness
+ * on `web`, exec readiness on `side` — one third of each kind. With `probes: false` the same
+ * pod without them, so the two differ only in the probes. Every probe succeeds; the 5 s
+ * timeout keeps a slow ExecSync on a loaded machine from counting as a failure.
+ */
+export function probePod(name: string, image: string, opts: { probes: boolean }): V1Pod {
+  const probe = (handler: V1Probe): V1Probe | undefined =>
+    opts.probes
+      ? { ...handler, periodSeconds: PROBE_PERIOD_SECONDS, timeoutSeconds: 5 }
+      : undefined;
+  const web: V1Container = {
+    name: "web",
+    image,
+    imagePullPolicy: "IfNotPresent",
+    command: [
+      "sh",
+      "-c",
+      "mkdir -p /www && echo ok >/www/index.html && exec httpd -f -p 8080 -h /www",
+    ],
+    ports: [{ name: "http", containerPort: 8080 }],
+    readinessProbe: probe({ httpGet: { path: "/index.html", port: "http" } }),
+    livenessProbe: probe({ tcpSocket: { port: 8080 } }),
+  };
+  const side: V1Container = {
+    name: "side",
+    image,
+    imagePullPolicy: "IfNotPresent",
+    // A shell as PID 1 ignores SIGTERM unless it traps it; this one stops at once.
+    command: ["sh", "-c", "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done"],
+    readinessProbe: probe({ exec: { command: ["true"] } }),
+  };
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name },
+    spec: { terminationGracePeriodSeconds: 2, containers: [web, side] },
+  };
+}
+
+/** A pod as a manifest file's text (JSON is YAML; undefined fields drop out). */
+export function manifestText(pod: V1Pod): string {
+  return JSON.stringify(pod, null, 2);
 }
 
 /** Pod names for one scenario run; unique per run so no state carries over. */

@@ -112,3 +112,25 @@ export async function mappingBreakdown(pid: number): Promise<MappingBreakdown> {
   }
   return out;
 }
+
+/** The machine's CPU counters from /proc/stat (all cores), in ticks. */
+export interface MachineCpu {
+  busy: number;
+  total: number;
+}
+
+export async function machineCpu(): Promise<MachineCpu> {
+  const line = (await Deno.readTextFile("/proc/stat")).split("\n")[0];
+  // cpu user nice system idle iowait irq softirq steal guest guest_nice; guest time is already
+  // counted in user and nice.
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/)
+    .slice(1, 9).map(Number);
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busy, total: busy + idle + iowait };
+}
+
+/** How busy the whole machine was between two readings, % of all cores (100 = every core). */
+export function machineBusyPct(a: MachineCpu, b: MachineCpu): number {
+  const total = b.total - a.total;
+  return total > 0 ? (b.busy - a.busy) / total * 100 : NaN;
+}

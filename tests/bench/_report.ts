@@ -1,5 +1,6 @@
 /** The benchmark's JSON report and its short table. */
 import type { SteadyState } from "./_footprint.ts";
+import type { ProbeLoad } from "./_probe_load.ts";
 import { ratio, summarize, type Summary } from "./_stats.ts";
 
 export interface Row {
@@ -34,6 +35,8 @@ export interface Report {
     { agent: Record<string, number>; baseline: Record<string, number> }
   >;
   steadyState: Record<string, SteadyState>;
+  /** The same busybox pods without and with probes (issue 3), when run. */
+  probeLoad?: ProbeLoad;
   targets: Record<string, { value: number; target: string; met: boolean }>;
 }
 
@@ -110,7 +113,8 @@ export function formatReport(r: Report): string {
         "iter/s",
       ].map((h) => h.padStart(10)).join(""),
   );
-  for (const [k, s] of Object.entries(r.steadyState)) {
+  const steady = { ...r.steadyState, ...probeRows(r.probeLoad) };
+  for (const [k, s] of Object.entries(steady)) {
     lines.push(
       k.padEnd(22) + [
         f1(s.footprint.rssMB),
@@ -126,10 +130,11 @@ export function formatReport(r: Report): string {
     );
   }
   lines.push("", "steady state CRI calls per second:");
-  for (const [k, st] of Object.entries(r.steadyState)) {
+  for (const [k, st] of Object.entries(steady)) {
     const calls = Object.entries(st.criCallsPerSecond).map(([op, n]) => `${op} ${f2(n)}`);
     lines.push(`  ${k}: ${calls.join(", ") || "none"}`);
   }
+  if (r.probeLoad) lines.push("", ...formatProbeLoad(r.probeLoad, r.steadyState));
   lines.push("", "CRI calls per pod the agent makes beyond the baseline's:");
   for (const [k, c] of Object.entries(r.criCallsPerPod)) {
     const extra = Object.entries(c.agent)
@@ -143,4 +148,40 @@ export function formatReport(r: Report): string {
     lines.push(`  ${t.met ? "met  " : "SHORT"} ${k}: ${f2(t.value)} (target ${t.target})`);
   }
   return lines.join("\n");
+}
+
+/** The probe load's two windows as steady-state rows. */
+function probeRows(p: ProbeLoad | undefined): Record<string, SteadyState> {
+  return p ? { [`${p.pods} pods, probes off`]: p.off, [`${p.pods} pods with probes`]: p.on } : {};
+}
+
+/** The probe load beside the probe-free figures: the pause pods at that count, if measured. */
+function formatProbeLoad(p: ProbeLoad, steady: Record<string, SteadyState>): string[] {
+  const lines = [
+    `probe load: ${p.pods} pods x 3 probes (exec, HTTP, TCP) every ${p.periodSeconds} s`,
+    "  " + "".padEnd(28) +
+    ["rss MB", "cpu %", "probes/s", "ExecSync/s", "machine %", "load"]
+      .map((h) => h.padStart(11)).join(""),
+  ];
+  const row = (k: string, s: SteadyState) =>
+    "  " + k.padEnd(28) + [
+      f1(s.footprint.rssMB),
+      f2(s.footprint.cpuPct),
+      f1(s.probes?.perSecond ?? 0),
+      f1(s.criCallsPerSecond["exec_sync"] ?? 0),
+      f1(s.machine?.busyPct),
+      f1(s.machine?.loadavg1),
+    ].map((c) => c.padStart(11)).join("");
+  const pause = steady[`${p.pods} pods`];
+  if (pause) lines.push(row(`${p.pods} pause pods, no probes`, pause));
+  lines.push(
+    row(`${p.pods} busybox pods, no probes`, p.off),
+    row(`${p.pods} busybox pods with probes`, p.on),
+    `  probes cost ${p.cpuDeltaPct >= 0 ? "+" : ""}${f2(p.cpuDeltaPct)} % of a core ` +
+      `(${f2(p.cpuPerProbeMs)} ms CPU per probe), ${p.rssDeltaMB >= 0 ? "+" : ""}` +
+      `${f1(p.rssDeltaMB)} MB RSS; ${f1(p.probesPerSecond)} probes/s of ` +
+      `${f1(p.expectedPerSecond)} expected; unsuccessful ${p.unsuccessful}, restarts ` +
+      `${p.restarts}, not Ready after ${p.notReadyAfter}`,
+  );
+  return lines;
 }

@@ -4,6 +4,7 @@
  * asked for (file written / first call made), teardown until ListPodSandbox shows none of the
  * pods, polled at the same rate for both so both pay the same observer load.
  */
+import type { V1Pod } from "@kubernetes/client-node";
 import type { CriClient } from "../../src/cri/mod.ts";
 import { realClock } from "../../src/util/clock.ts";
 import type { AgentProcess } from "../support/agent.ts";
@@ -122,12 +123,22 @@ export async function baselineThroughput(
 ): Promise<ThroughputResult> {
   const { baseline } = ctx;
   const prepared = new Map((await baseline.prepare(names)).map((p) => [p.name, p]));
-  const inFlight: Promise<StartedPod>[] = [];
+  // Settled, not bare, promises: a start that fails while later ones are still being paced
+  // must not be an unhandled rejection (it would end the process without cleaning up).
+  const inFlight: Promise<PromiseSettledResult<StartedPod>>[] = [];
   const asked = await paced(names, perSecond, (n) => {
-    inFlight.push(baseline.start(prepared.get(n)!));
+    inFlight.push(
+      baseline.start(prepared.get(n)!).then(
+        (value) => ({ status: "fulfilled", value }),
+        (reason) => ({ status: "rejected", reason }),
+      ),
+    );
     return Promise.resolve();
   });
-  const started = await Promise.all(inFlight);
+  const started = (await Promise.all(inFlight)).map((r) => {
+    if (r.status === "rejected") throw r.reason;
+    return r.value;
+  });
   const starts = await startTimes(
     ctx.cri.runtime,
     new Map(started.map((s) => [s.name, s.containerId])),
@@ -172,23 +183,28 @@ function writeManifest(ctx: BenchContext, name: string): Promise<void> {
   return Deno.writeTextFile(`${ctx.agent.manifestDir}/${name}.yaml`, manifest(name, ctx.image));
 }
 
-/** When /pods first showed every named pod Running (ms since the epoch). */
+/**
+ * When /pods first showed every named pod Running (ms since the epoch); with `ready`, also with
+ * its Ready condition True (readiness probes passed).
+ */
 export async function waitPodsRunning(
   agent: AgentProcess,
   names: string[],
-  opts: { timeoutMs?: number } = {},
+  opts: { timeoutMs?: number; intervalMs?: number; ready?: boolean; signal?: AbortSignal } = {},
 ): Promise<number> {
   const wanted = names.map((n) => `${n}-${agent.hostname}`);
+  const ok = (p: V1Pod) =>
+    p.status?.phase === "Running" &&
+    (!opts.ready || p.status.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
   await waitFor(async () => {
     const pods = await agent.pods();
-    const ok = new Set(
-      pods.items.filter((p) => p.status?.phase === "Running").map((p) => p.metadata!.name),
-    );
-    return wanted.every((n) => ok.has(n));
+    const good = new Set(pods.items.filter(ok).map((p) => p.metadata!.name));
+    return wanted.every((n) => good.has(n));
   }, {
     timeoutMs: opts.timeoutMs ?? 300_000,
-    intervalMs: 50,
-    what: `${names.length} pods Running on /pods`,
+    intervalMs: opts.intervalMs ?? 50,
+    what: `${names.length} pods Running${opts.ready ? " and Ready" : ""} on /pods`,
+    signal: opts.signal,
   });
   return realClock.now();
 }

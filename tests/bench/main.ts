@@ -10,13 +10,17 @@
  * each beside the baseline (`_baseline.ts`: the same CRI calls through a bare client, same
  * pods, same concurrency), alternating which goes first. The first round is a warm-up.
  * Then steady state: the agent's RSS/CPU (/proc) and PLEG relist / sync loop cost (/metrics)
- * with 0 pods, each `--footprint` level, and 0 pods again after the workload.
+ * with 0 pods, each `--footprint` level, then the probe load (`--probe-pods` busybox pods
+ * without probes, then with 3 probes each: exec, HTTP, TCP every 10 s; issue 3), and 0 pods
+ * again after the workload.
  *
  *   deno task bench [--quick] [--rounds 4] [--pods 1,10,30] [--throughput 100] [--rate 5]
- *                   [--sample 60] [--footprint 30,110] [--out dist/bench.json]
+ *                   [--sample 60] [--footprint 30,110] [--probe-pods 110]
+ *                   [--only start,throughput,footprint,probes] [--out dist/bench.json]
  *                   [--v8-flags --lite-mode,...] [--agent-env MALLOC_ARENA_MAX=2,...]
  *
- * `--quick` (about 2 minutes): 2 rounds, 30 pods of throughput, 10 s samples, footprint 30.
+ * `--quick` (about 3 minutes): 2 rounds, 30 pods of throughput, 10 s samples, footprint 30,
+ * probe load with 30 pods. `--only probes` runs the probe load alone.
  */
 import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
 import { parseArgs } from "node:util";
@@ -27,6 +31,7 @@ import { removeAgentSandboxes, startAgent } from "../support/agent.ts";
 import { Baseline } from "./_baseline.ts";
 import { removeFootprintPods, type SteadyState, steadyStateAt } from "./_footprint.ts";
 import { podNames, waitSandboxesGone } from "./_pods.ts";
+import { type ProbeLoad, probeLoad } from "./_probe_load.ts";
 import { formatReport, type Machine, type Report, Samples } from "./_report.ts";
 import {
   agentBurst,
@@ -36,6 +41,10 @@ import {
   type BenchContext,
   type BurstResult,
 } from "./_scenarios.ts";
+
+/** The parts `--only` selects; the steady-state windows at 0 pods go with `footprint`. */
+const SCENARIOS = ["start", "throughput", "footprint", "probes"] as const;
+type Scenario = typeof SCENARIOS[number];
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -47,6 +56,8 @@ const { values } = parseArgs({
     rate: { type: "string", default: "5" },
     sample: { type: "string" },
     footprint: { type: "string" },
+    "probe-pods": { type: "string" },
+    only: { type: "string", default: SCENARIOS.join(",") },
     // The flags the agent ships with; `--v8-flags=` (empty) measures V8's defaults instead.
     "v8-flags": { type: "string", default: AGENT_V8_FLAGS },
     "agent-env": { type: "string", default: "" },
@@ -62,6 +73,9 @@ const settings = {
   ratePerSecond: Number(values.rate),
   sampleSeconds: Number(values.sample ?? (quick ? 10 : 60)),
   footprint: (values.footprint ?? (quick ? "30" : "30,110")).split(",").map(Number),
+  /** Pods in the probe load, 3 probes each; 0 skips it. */
+  probePods: Number(values["probe-pods"] ?? (quick ? 30 : 110)),
+  only: parseOnly(values.only!),
   /** Upstream defaults where the e2e harness differs (it polls files every 2 s, logs at -v 2). */
   agentArgs: ["--file-check-frequency", "20s", "-v", "0"],
   /** DENO_V8_FLAGS for the agent only, to judge a flag's memory/CPU trade (e.g. --lite-mode). */
@@ -109,16 +123,21 @@ const ours = [agent.hostname, baseline.node];
 const machineBefore = await machine(cri.runtime, ours);
 const sampleMs = settings.sampleSeconds * 1000;
 
+const runs = (s: Scenario) => settings.only.includes(s);
+
 const steadyState: Record<string, SteadyState> = {};
-progress(`idle footprint (${settings.sampleSeconds} s)`);
-steadyState["0 pods (fresh)"] = await steadyStateAt(agent, 0, { image: ctx.image, sampleMs });
+if (runs("footprint")) {
+  progress(`idle footprint (${settings.sampleSeconds} s)`);
+  steadyState["0 pods (fresh)"] = await steadyStateAt(agent, 0, { image: ctx.image, sampleMs });
+}
 
 const samples = new Samples();
 const criCallsPerPod: Report["criCallsPerPod"] = {};
-for (let round = 0; round < settings.rounds; round++) {
+const rounds = runs("start") || runs("throughput") ? settings.rounds : 0;
+for (let round = 0; round < rounds; round++) {
   const warmUp = round === 0;
   const agentFirst = round % 2 === 0;
-  for (const n of settings.burst) {
+  for (const n of runs("start") ? settings.burst : []) {
     const names = podNames(`r${round}-n${n}`, n);
     progress(`round ${round}${warmUp ? " (warm-up)" : ""}: start ${n} pods`);
     let a: BurstResult | undefined;
@@ -137,7 +156,7 @@ for (let round = 0; round < settings.rounds; round++) {
     criCallsPerPod[`start ${n} pods`] = { agent: a!.startCalls, baseline: b!.startCalls };
     criCallsPerPod[`teardown ${n} pods`] = { agent: a!.teardownCalls, baseline: b!.teardownCalls };
   }
-  const t = settings.throughput;
+  const t = runs("throughput") ? settings.throughput : 0;
   if (t > 0) {
     const names = podNames(`r${round}-t`, t);
     progress(
@@ -158,7 +177,7 @@ for (let round = 0; round < settings.rounds; round++) {
 }
 
 let level = 0;
-for (const pods of settings.footprint) {
+for (const pods of runs("footprint") ? settings.footprint : []) {
   progress(`steady state with ${pods} pods (${settings.sampleSeconds} s)`);
   steadyState[`${pods} pods`] = await steadyStateAt(agent, pods, { image: ctx.image, sampleMs });
   level = Math.max(level, pods);
@@ -166,6 +185,16 @@ for (const pods of settings.footprint) {
 if (level > 0) {
   const names = await removeFootprintPods(agent, level);
   await waitSandboxesGone(cri.runtime, { node: agent.hostname, names });
+}
+let probes: ProbeLoad | undefined;
+if (runs("probes") && settings.probePods > 0) {
+  probes = await probeLoad(
+    { agent, runtime: cri.runtime, image: rt.images.busybox },
+    settings.probePods,
+    { sampleMs, progress },
+  );
+}
+if (runs("footprint") && (level > 0 || probes)) {
   progress(`idle footprint after the workload (${settings.sampleSeconds} s)`);
   steadyState["0 pods (after)"] = await steadyStateAt(agent, 0, { image: ctx.image, sampleMs });
 }
@@ -179,12 +208,23 @@ const report: Report = {
   latency,
   criCallsPerPod,
   steadyState,
+  probeLoad: probes,
   targets: targets(latency, steadyState),
 };
 await Deno.mkdir(new URL("../../dist", import.meta.url), { recursive: true });
 await Deno.writeTextFile(values.out!, JSON.stringify(report, null, 2));
 console.log(formatReport(report));
 console.log(`written ${values.out}`);
+
+function parseOnly(list: string): Scenario[] {
+  const names = list.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  for (const n of names) {
+    if (!(SCENARIOS as readonly string[]).includes(n)) {
+      throw new Error(`--only: unknown scenario "${n}" (known: ${SCENARIOS.join(", ")})`);
+    }
+  }
+  return names as Scenario[];
+}
 
 async function machine(rs: RuntimeService, ourNodes: string[]): Promise<Machine> {
   const v = await rs.version();

@@ -30,6 +30,19 @@ Deno.test("countersBy reads a counter family by one label", () => {
   );
 });
 
+Deno.test("countersBy sums the series that share the label's value", () => {
+  const text = `
+prober_probe_total{probe_type="Readiness",result="successful",container="web",pod="a"} 4
+prober_probe_total{probe_type="Liveness",result="successful",container="web",pod="a"} 3
+prober_probe_total{probe_type="Readiness",result="failed",container="side",pod="b"} 1
+`;
+  assert.deepEqual(countersBy(text, "prober_probe_total", "result"), { successful: 7, failed: 1 });
+  assert.deepEqual(countersBy(text, "prober_probe_total", "probe_type"), {
+    Readiness: 5,
+    Liveness: 3,
+  });
+});
+
 Deno.test("counterDelta keeps only what changed between two scrapes", () => {
   assert.deepEqual(counterDelta({ a: 1, b: 2 }, { a: 1, b: 5, c: 1 }), { b: 3, c: 1 });
 });
