@@ -113,7 +113,13 @@ export function formatReport(r: Report): string {
         "iter/s",
       ].map((h) => h.padStart(10)).join(""),
   );
-  const steady = { ...r.steadyState, ...probeRows(r.probeLoad) };
+  // In the order they ran: the probe load comes before the idle window after the workload.
+  const { ["0 pods (after)"]: idleAfter, ...beforeIdle } = r.steadyState;
+  const steady = {
+    ...beforeIdle,
+    ...probeRows(r.probeLoad),
+    ...(idleAfter ? { "0 pods (after)": idleAfter } : {}),
+  };
   for (const [k, s] of Object.entries(steady)) {
     lines.push(
       k.padEnd(22) + [
