@@ -71,12 +71,12 @@ export async function probeLoad(
 ): Promise<ProbeLoad> {
   const progress = opts.progress ?? (() => {});
   progress(`probe load: ${pods} busybox pods without probes`);
-  const { steady: off } = await window(env, podNames("pl-off", pods), {
+  const { steady: off } = await measurePods(env, podNames("pl-off", pods), {
     probes: false,
     sampleMs: opts.sampleMs,
   });
   progress(`probe load: ${pods} pods with ${PROBES_PER_POD} probes each`);
-  const { steady: on, before, after } = await window(env, podNames("pl-on", pods), {
+  const { steady: on, before, after } = await measurePods(env, podNames("pl-on", pods), {
     probes: true,
     sampleMs: opts.sampleMs,
   });
@@ -117,7 +117,7 @@ export function summarizeProbeLoad(
 }
 
 /** Starts the pods, waits for Running and Ready, measures, then removes them. */
-async function window(
+async function measurePods(
   env: { agent: AgentProcess; runtime: RuntimeService; image: string },
   names: string[],
   opts: { probes: boolean; sampleMs: number },

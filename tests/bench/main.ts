@@ -19,7 +19,7 @@
  *                   [--only start,throughput,footprint,probes] [--out dist/bench.json]
  *                   [--v8-flags --lite-mode,...] [--agent-env MALLOC_ARENA_MAX=2,...]
  *
- * `--quick` (about 3 minutes): 2 rounds, 30 pods of throughput, 10 s samples, footprint 30,
+ * `--quick` (about 4 minutes): 2 rounds, 30 pods of throughput, 10 s samples, footprint 30,
  * probe load with 30 pods. `--only probes` runs the probe load alone.
  */
 import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
