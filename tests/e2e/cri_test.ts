@@ -8,6 +8,7 @@ import type { ContainerConfig, PodSandboxConfig } from "../../src/cri/types.ts";
 import { realClock } from "../../src/util/clock.ts";
 import { isKind, NotFoundError, RuntimeUnavailableError } from "../../src/util/errors.ts";
 import { ensureContainerd } from "../support/containerd.ts";
+import { waitFor } from "../support/wait.ts";
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -31,8 +32,14 @@ Deno.test("CRI client drives a sandbox and a container on containerd", async () 
     assert.equal(await image.imageStatus({ image: "denolet.test/missing:0.0" }), undefined);
     const images = await image.listImages();
     assert.ok(images.some((i) => i.repoTags.includes(rt.images.busybox) && i.size > 0));
-    const fs = await image.imageFsInfo();
-    assert.ok(fs.length > 0 && (fs[0].usedBytes?.value ?? 0) > 0, JSON.stringify(fs));
+    // containerd computes snapshot usage on its own schedule (stats_collect_period, 10 s), so a
+    // freshly provisioned runtime answers 0 at first: wait for its first collection.
+    let fs = await image.imageFsInfo();
+    await waitFor(async () => {
+      fs = await image.imageFsInfo();
+      return fs.length > 0 && (fs[0].usedBytes?.value ?? 0) > 0;
+    }, { timeoutMs: 45_000, intervalMs: 500, what: "imageFsInfo to report usedBytes > 0" });
+    assert.ok(fs[0].fsId?.mountpoint, JSON.stringify(fs));
 
     const sandboxConfig: PodSandboxConfig = {
       metadata: { name: `cri-e2e-${suffix}`, uid, namespace: "default", attempt: 0 },
