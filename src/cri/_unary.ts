@@ -72,8 +72,11 @@ export function unary<Res>(
         },
       );
     } catch (err) {
-      // grpc-js throws synchronously on a closed channel.
-      finish(toCriError(rpc, err));
+      // grpc-js throws synchronously on a closed channel: the runtime is out of reach for good,
+      // which callers must treat like an unreachable runtime, not like a failed request.
+      finish(
+        new RuntimeUnavailableError(`CRI ${rpc} failed: ${errorText(err)}`, { cause: err }),
+      );
       return;
     }
     const onAbort = () => call.cancel();
@@ -88,7 +91,7 @@ export function unary<Res>(
  */
 export function toCriError(rpc: string, err: unknown): DenoletError {
   const e = err as Partial<grpc.ServiceError> | undefined;
-  const details = e?.details || (err instanceof Error ? err.message : String(err));
+  const details = e?.details || errorText(err);
   const message = `CRI ${rpc} failed: ${details}`;
   if (e?.code === grpc.status.NOT_FOUND) return new NotFoundError(message, { cause: err });
   if (
@@ -98,6 +101,10 @@ export function toCriError(rpc: string, err: unknown): DenoletError {
     return new RuntimeUnavailableError(message, { cause: err });
   }
   return new DenoletError(message, { cause: err });
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /**

@@ -270,7 +270,7 @@ Deno.test("cri client reconnects within seconds after the runtime restarts", asy
   }
 });
 
-Deno.test("cri client: calls after close fail with a CRI error, not a throw", async () => {
+Deno.test("cri client: calls after close fail with RuntimeUnavailableError, not a throw", async () => {
   const server = await startTestServer();
   const client = createCriClient(server.endpoint, { timeoutMs: 1000 });
   try {
@@ -279,7 +279,8 @@ Deno.test("cri client: calls after close fail with a CRI error, not a throw", as
     const p = client.runtime.execSync("c1", ["true"], 0);
     await assert.rejects(
       p,
-      (e) => e instanceof DenoletError && /^CRI ExecSync failed/.test(e.message),
+      (e) =>
+        isKind(e, RuntimeUnavailableError) && /^CRI ExecSync failed/.test((e as Error).message),
     );
   } finally {
     await server.close();
