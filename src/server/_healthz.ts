@@ -47,7 +47,9 @@ export function handleHealthz(deps: NodeApiDeps, url: URL, sub: string | undefin
     body += `warn: some health checks cannot be excluded: no matches for ${names}\n`;
   }
   if (failed.length > 0) {
-    deps.logger.warn("healthz check failed", {
+    // Verbosity 2 as upstream: pollers ask every second or so, and a failure that lasts (the
+    // runtime is down) would otherwise fill the log; the checks log their own transitions.
+    deps.logger.debug(2, "healthz check failed", {
       failed: failed.map((c) => `${c.name}: ${c.message ?? "failed"}`).join("; "),
     });
     return new Response(body + "healthz check failed\n", { status: 500, headers: TEXT_HEADERS });
@@ -61,6 +63,6 @@ function single(deps: NodeApiDeps, checks: HealthCheckResult[], name: string): R
   if (check === undefined) throw new NotFoundError(`No health check named "${name}"`);
   if (check.ok) return new Response("ok", { status: 200, headers: TEXT_HEADERS });
   const reason = check.message ?? "failed";
-  deps.logger.warn("healthz check failed", { check: name, reason });
+  deps.logger.debug(2, "healthz check failed", { check: name, reason });
   return new Response(`internal server error: ${reason}\n`, { status: 500, headers: TEXT_HEADERS });
 }

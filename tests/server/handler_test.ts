@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createNodeApiHandler } from "../../src/server/mod.ts";
 import { NotFoundError, RuntimeUnavailableError } from "../../src/util/errors.ts";
+import { createLogger } from "../../src/util/log.ts";
 import { createAgentMetrics, createMetricsRegistry } from "../../src/util/metrics.ts";
 import { fakeDeps, runningPod, staticPod } from "./_fakes.ts";
 
@@ -52,6 +53,29 @@ Deno.test("node API /healthz fails with 500 naming the failing check", async () 
     "[+]ping ok\n[+]log ok\n[+]syncloop excluded: ok\n" +
       'warn: some health checks cannot be excluded: no matches for "nope"\nhealthz check passed\n',
   );
+});
+
+Deno.test("node API /healthz failures are logged at verbosity 2 only, not per poll at warn", async () => {
+  const failing = () => [{ name: "runtime", ok: false, message: "connection refused" }];
+  for (const verbosity of [0, 1, 2]) {
+    const lines: string[] = [];
+    const logger = createLogger({ verbosity, write: (l) => lines.push(l), now: () => 0 });
+    const h = createNodeApiHandler(fakeDeps({ healthChecks: failing, logger }));
+    for (let i = 0; i < 20; i++) {
+      for (const path of ["/healthz", "/healthz/runtime"]) {
+        const res = await h(get(path));
+        assert.equal(res.status, 500);
+        await res.body?.cancel();
+      }
+    }
+    if (verbosity < 2) {
+      assert.deepEqual(lines, [], `-v=${verbosity}`);
+    } else {
+      assert.equal(lines.length, 40);
+      assert.ok(lines.every((l) => l.includes("level=debug") && l.includes("v=2")), lines[0]);
+      assert.ok(lines[0].includes("runtime: connection refused"), lines[0]);
+    }
+  }
 });
 
 Deno.test("node API /healthz/<unknown> is 404", async () => {
