@@ -1,11 +1,11 @@
-/** Probe ports: a number, a named container port, or a number written as a string. */
+/** Ports of probes and hooks: a number, a named container port, or a number written as a string. */
 import type { V1Container } from "@kubernetes/client-node";
 import { ProbeError } from "./_errors.ts";
 
 /** Upstream probe.ResolveContainerPort: name lookup first, then a numeric string, then 1–65535. */
 export function resolveContainerPort(
   port: number | string | undefined,
-  container: V1Container,
+  container: Pick<V1Container, "name" | "ports">,
 ): number {
   let n: number;
   if (typeof port === "number") {
@@ -16,12 +16,12 @@ export function resolveContainerPort(
     else if (/^[0-9]+$/.test(port)) n = Number(port);
     else {
       throw new ProbeError(
-        `Cannot resolve probe port "${port}": container "${container.name}" has no port of that name`,
+        `Cannot resolve port "${port}": container "${container.name}" has no port of that name`,
       );
     }
   } else {
-    throw new ProbeError(`Cannot resolve probe port: container "${container.name}" probe has none`);
+    throw new ProbeError(`Cannot resolve port: container "${container.name}" names none`);
   }
   if (Number.isInteger(n) && n > 0 && n < 65536) return n;
-  throw new ProbeError(`Cannot use probe port ${n}: not a valid port number`);
+  throw new ProbeError(`Cannot use port ${n}: not a valid port number`);
 }

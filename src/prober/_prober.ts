@@ -70,11 +70,9 @@ export function createProber(deps: ProberDeps): Prober {
       });
     }
     if (spec.httpGet) {
-      const h = spec.httpGet;
-      const port = resolveContainerPort(h.port, t.container);
-      const url = probeUrl(h.scheme, h.host || t.podIp, { port, path: h.path ?? "" });
-      return httpProbe(url, {
-        headers: (h.httpHeaders ?? []).map((x) => [x.name, x.value]),
+      return httpProbe(spec.httpGet, {
+        container: t.container,
+        podIP: t.podIp,
         userAgent: deps.userAgent,
         timeoutMs: ms,
         signal,
@@ -113,23 +111,4 @@ export function createProber(deps: ProberDeps): Prober {
       );
     },
   };
-}
-
-/**
- * scheme://host:port + path (upstream formatURL): the path may carry a query; IPv6 hosts get
- * brackets. Scheme defaults to HTTP.
- */
-export function probeUrl(
-  scheme: string | undefined,
-  host: string,
-  opts: { port: number; path: string },
-): URL {
-  const s = (scheme || "HTTP").toLowerCase();
-  const h = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-  const base = new URL(`${s}://${h}:${opts.port}`);
-  // Resolve against a fixed origin so an absolute URL in `path` cannot change the target.
-  const rel = new URL(opts.path, "http://probe.invalid/");
-  base.pathname = rel.pathname;
-  base.search = rel.search;
-  return base;
 }

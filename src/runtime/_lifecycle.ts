@@ -1,10 +1,12 @@
 /**
  * Container lifecycle hooks (pkg/kubelet/lifecycle/handlers.go): run a `postStart` or `preStop`
- * handler — `exec` through CRI ExecSync, `httpGet` with fetch, `sleep` on the clock — and the
- * preStop deadline of `executePreStopHook`, whose elapsed time is taken off the grace period.
+ * handler — `exec` through CRI ExecSync, `httpGet` with the probes' HTTP GET, `sleep` on the
+ * clock — and the preStop deadline of `executePreStopHook`, whose elapsed time is taken off the
+ * grace period.
  */
 import type { V1Container, V1HTTPGetAction, V1LifecycleHandler } from "@kubernetes/client-node";
 import type { RuntimeService } from "../cri/types.ts";
+import { httpGet, httpGetRequest, kubeUserAgent } from "../prober/mod.ts";
 import { type Clock, realClock } from "../util/clock.ts";
 import { DenoletError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
@@ -19,8 +21,6 @@ export interface HookDeps {
   runtime: RuntimeService;
   /** Sleep handlers, the HTTP deadline and the preStop deadline; default the real clock. */
   clock?: Clock;
-  /** Defaults to the global fetch; tests answer without a socket. */
-  fetch?: (req: Request) => Promise<Response>;
   /** Deadline of one HTTP hook request; default 2 minutes. */
   httpTimeoutMs?: number;
 }
@@ -33,6 +33,8 @@ export interface HookTarget {
   containerId: string;
   /** The pod's primary IP, looked up only when an httpGet has no `host`. */
   podIP: () => Promise<string | undefined>;
+  /** Where an HTTPS hook answered over plain HTTP is reported (upstream's warning event). */
+  logger?: Logger;
   signal?: AbortSignal;
 }
 
@@ -147,60 +149,43 @@ export async function sandboxIPOf(
   return st.network?.ip || undefined;
 }
 
-/** Upstream `NewRequestForHTTPGetAction` + `formatURL`: the URL a hook or probe requests. */
-export function httpGetURL(
-  action: V1HTTPGetAction,
-  container: Pick<V1Container, "name" | "ports">,
-  host: string,
-): URL {
-  const scheme = (action.scheme ?? "HTTP").toLowerCase();
-  const port = resolvePort(action.port, container);
-  const hostPort = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-  const url = new URL(`${scheme}://${hostPort}:${port}/`);
-  // Set the parts instead of resolving `path` against the base, so "//x" stays a path.
-  const path = action.path ?? "";
-  const q = path.indexOf("?");
-  const pathname = q >= 0 ? path.slice(0, q) : path;
-  url.pathname = pathname.startsWith("/") ? pathname : `/${pathname}`;
-  if (q >= 0) url.search = path.slice(q + 1);
-  return url;
-}
-
-/** Upstream `probe.ResolveContainerPort`: a number, a numeric string, or a named container port. */
-export function resolvePort(
-  port: V1HTTPGetAction["port"] | undefined,
-  container: Pick<V1Container, "name" | "ports">,
-): number {
-  if (typeof port === "number") return port;
-  const text = String(port ?? "");
-  if (/^\d+$/.test(text)) return Number(text);
-  const named = container.ports?.find((p) => p.name === text);
-  if (named) return named.containerPort;
-  throw new DenoletError(`couldn't find port: ${text} in container ${container.name}`);
-}
-
+/**
+ * Upstream `runHTTPHandler`: any answer counts, whatever its status; only a transport failure
+ * (or no answer within the deadline) fails the hook. An HTTPS hook that a plain-HTTP server
+ * answered is sent once more over HTTP without its Authorization header, as upstream does.
+ */
 async function runHttpGet(
   deps: HookDeps,
   action: V1HTTPGetAction,
   target: HookTarget,
 ): Promise<void> {
-  const host = action.host || await target.podIP();
-  if (!host) throw new DenoletError("failed to find networking container: the pod has no IP");
-  const url = httpGetURL(action, target.container, host);
-  const headers = new Headers();
-  for (const h of action.httpHeaders ?? []) headers.append(h.name, h.value);
-  if (!headers.has("user-agent")) headers.set("user-agent", "kube-lifecycle/denolet");
-  if (!headers.has("accept")) headers.set("accept", "*/*");
-  const doFetch = deps.fetch ?? ((req: Request) => fetch(req));
+  const podIP = action.host || await target.podIP();
+  if (!podIP) throw new DenoletError("failed to find networking container: the pod has no IP");
+  const req = httpGetRequest(action, {
+    container: target.container,
+    podIP,
+    userAgent: kubeUserAgent("lifecycle"),
+  });
   const clock = deps.clock ?? realClock;
   const timeoutMs = deps.httpTimeoutMs ?? DEFAULT_HOOK_HTTP_TIMEOUT_MS;
   const outcome = await withDeadline(clock, timeoutMs, target.signal, async (signal) => {
-    const res = await doFetch(new Request(url, { headers, signal }));
-    // Upstream only fails on transport errors; any status code counts as delivered.
-    await res.body?.cancel();
+    const res = await httpGet(req, { signal });
+    if (res.kind === "answered") return;
+    if (!res.plainHttpServer) throw new DenoletError(res.message);
+    const url = new URL(req.url);
+    url.protocol = "http:";
+    const headers = { ...req.headers };
+    delete headers["authorization"];
+    const retry = await httpGet({ url, headers }, { signal });
+    if (retry.kind === "failed") throw new DenoletError(res.message);
+    target.logger?.warn("HTTPS lifecycle hook got an HTTP response; retrying with HTTP succeeded", {
+      container: target.container.name,
+      host: url.host,
+      reason: "LifecycleHTTPFallback",
+    });
   });
   if (outcome.timedOut) {
-    throw new DenoletError(`GET ${url} did not answer within ${timeoutMs / 1000}s`);
+    throw new DenoletError(`GET ${req.url} did not answer within ${timeoutMs / 1000}s`);
   }
   if (outcome.error !== undefined) throw outcome.error;
 }

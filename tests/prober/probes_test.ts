@@ -1,10 +1,12 @@
 /** httpGet, tcpSocket and grpc probes against real local sockets. */
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
-import type { V1Container, V1Probe } from "@kubernetes/client-node";
+import type { V1Container, V1HTTPGetAction, V1Probe } from "@kubernetes/client-node";
 import { createProber, type ProbeTarget } from "../../src/prober/_prober.ts";
 import { healthService } from "../../src/prober/_grpc.ts";
+import { httpGetRequest } from "../../src/prober/mod.ts";
 import { FakeExec } from "./_fakes.ts";
+import { fetchControl, runWithDeadProxy, startServers } from "./_http_fixtures.ts";
 
 const prober = createProber({ runtime: new FakeExec(), userAgent: "kube-probe/1.0" });
 const container: V1Container = { name: "app", ports: [{ name: "http", containerPort: 1 }] };
@@ -82,24 +84,32 @@ Deno.test("httpGet: sends kube-probe user agent, Accept, custom headers and Host
   });
 });
 
-Deno.test("httpGet: same-host redirects are followed, other hosts are a warning", async () => {
-  await withServer((req) => {
-    const path = new URL(req.url).pathname;
-    if (path === "/same") return Response.redirect(new URL("/bad", req.url), 302);
-    if (path === "/bad") return new Response("no", { status: 500 });
-    if (path === "/loop") {
-      return new Response(null, { status: 302, headers: { location: "/loop" } });
+Deno.test("httpGet: same-host redirects are followed; another host is not, and is a warning", async () => {
+  const srv = await startServers();
+  try {
+    for (const [port, scheme] of [[srv.httpPort, "HTTP"], [srv.httpsPort, "HTTPS"]] as const) {
+      srv.hits.length = 0;
+      const same = await run({ httpGet: { port, scheme, path: "/same" } });
+      assert.deepEqual(same, { result: "success", output: "ok" }, scheme);
+      const abs = await run({ httpGet: { port, scheme, path: "/same-abs" } });
+      assert.deepEqual(abs, { result: "success", output: "ok" }, scheme);
+      assert.deepEqual(srv.hits.map((h) => h.path), [
+        "/same",
+        "/ok?via=same",
+        "/same-abs",
+        "/ok?via=abs",
+      ]);
+      const away = await run({ httpGet: { port, scheme, path: "/away" } });
+      assert.equal(away.result, "warning", scheme);
+      assert.match(away.output, /^Probe terminated redirects/);
+      const loop = await run({ httpGet: { port, scheme, path: "/loop" } });
+      assert.equal(loop.result, "failure");
+      assert.match(loop.output, /stopped after 10 redirects/);
     }
-    return Response.redirect("http://other.invalid/x", 301);
-  }, async (port) => {
-    assert.equal((await run({ httpGet: { port, path: "/same" } })).result, "failure");
-    const other = await run({ httpGet: { port, path: "/other" } });
-    assert.equal(other.result, "warning");
-    assert.match(other.output, /^Probe terminated redirects/);
-    const loop = await run({ httpGet: { port, path: "/loop" } });
-    assert.equal(loop.result, "failure");
-    assert.match(loop.output, /stopped after 10 redirects/);
-  });
+    assert.deepEqual(srv.stolen, [], "a redirect to another host is never followed");
+  } finally {
+    await srv.close();
+  }
 });
 
 Deno.test("httpGet: a slow server times out as a failure; body kept to 10 KiB", async () => {
@@ -128,38 +138,70 @@ Deno.test("httpGet: a refused connection fails; an unknown named port is a probe
 });
 
 Deno.test("httpGet: HTTPS does not verify the certificate", async () => {
-  const cmd = new Deno.Command("openssl", {
-    args: [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      "/CN=probe",
-      "-keyout",
-      "/dev/stdout",
-      "-out",
-      "/dev/stdout",
-    ],
-    stdout: "piped",
-    stderr: "null",
-  });
-  const pem = new TextDecoder().decode((await cmd.output()).stdout);
-  const key = pem.match(/-----BEGIN PRIVATE KEY-----[\s\S]+?-----END PRIVATE KEY-----/)![0];
-  const cert = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)![0];
-  const server = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", cert, key, onListen() {} },
-    () => new Response("secure"),
-  );
+  const srv = await startServers();
   try {
-    const r = await run({ httpGet: { port: server.addr.port, scheme: "HTTPS" } });
-    assert.deepEqual(r, { result: "success", output: "secure" });
+    const r = await run({ httpGet: { port: srv.httpsPort, scheme: "HTTPS", path: "/ok" } });
+    assert.deepEqual(r, { result: "success", output: "ok" });
+    assert.equal(srv.hits[0].tls, true);
   } finally {
-    await server.shutdown();
+    await srv.close();
   }
+});
+
+Deno.test("httpGet: proxy variables are ignored (they point at a dead port)", async () => {
+  const srv = await startServers();
+  try {
+    const prober = new URL("../../src/prober/_prober.ts", import.meta.url).href;
+    const out = await runWithDeadProxy(`
+      import { createProber } from ${JSON.stringify(prober)};
+      const p = createProber({ runtime: {}, userAgent: "kube-probe/1.0" });
+      const target = { pod: {}, container: { name: "app", ports: [{ name: "web", containerPort: ${srv.httpPort} }] }, containerId: "c", podIp: "127.0.0.1" };
+      const signal = new AbortController().signal;
+      for (const spec of [
+        { httpGet: { port: "web", path: "/ok" } },
+        { httpGet: { port: ${srv.httpsPort}, scheme: "HTTPS", path: "/ok" } },
+      ]) console.log((await p.probe(spec, target, { signal })).result);
+      ${fetchControl(`http://127.0.0.1:${srv.httpPort}/ok`)}
+    `);
+    assert.deepEqual(out.trim().split("\n"), ["success", "success", "fetch-blocked"]);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("httpGet request: URL from scheme, host or pod IP, named or numeric port and path", () => {
+  const container = { name: "app", ports: [{ name: "http", containerPort: 8080 }] };
+  const url = (action: V1HTTPGetAction, podIP = "10.0.0.5") =>
+    httpGetRequest(action, { container, podIP, userAgent: "ua" }).url.href;
+  assert.equal(url({ port: "http", path: "/hook?x=1" }), "http://10.0.0.5:8080/hook?x=1");
+  assert.equal(
+    url({ port: 8443, path: "stop", scheme: "HTTPS" }, "fd00::5"),
+    "https://[fd00::5]:8443/stop",
+  );
+  assert.equal(url({ port: "90" }), "http://10.0.0.5:90/");
+  assert.equal(url({ port: 80, host: "example.test", path: "/x" }), "http://example.test/x");
+  // The path cannot change the target, as upstream formatURL: its host part is dropped.
+  assert.equal(url({ port: 81, path: "//evil.test/p" }), "http://10.0.0.5:81/p");
+  assert.equal(url({ port: 81, path: "http://evil.test/p?q" }), "http://10.0.0.5:81/p?q");
+  assert.throws(() => url({ port: "nope" }), /no port of that name/);
+  assert.throws(() => url({ port: 70000 }), /not a valid port number/);
+
+  const headers = (h: { name: string; value: string }[]) =>
+    httpGetRequest({ port: 80, httpHeaders: h }, { container, podIP: "h", userAgent: "ua" })
+      .headers;
+  assert.deepEqual(headers([]), { "user-agent": "ua", accept: "*/*" });
+  assert.deepEqual(
+    headers([{ name: "Accept", value: "" }, { name: "X-A", value: "1" }, {
+      name: "x-a",
+      value: "2",
+    }]),
+    { "user-agent": "ua", "x-a": ["1", "2"] },
+  );
+  assert.deepEqual(headers([{ name: "Host", value: "a" }, { name: "host", value: "b" }]), {
+    host: "a",
+    "user-agent": "ua",
+    accept: "*/*",
+  });
 });
 
 Deno.test("tcpSocket: an open port succeeds, a closed one fails", async () => {

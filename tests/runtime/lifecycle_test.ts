@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import type { V1Container, V1LifecycleHandler, V1Pod } from "@kubernetes/client-node";
+import type { V1Container, V1ContainerPort, V1HTTPGetAction, V1Pod } from "@kubernetes/client-node";
 import type { CallOptions, ExecSyncResponse } from "../../src/cri/types.ts";
 import { containerAnnotations, containerLabels } from "../../src/runtime/_labels.ts";
 import { type KillDeps, killPod, stopContainer } from "../../src/runtime/_kill.ts";
 import {
-  httpGetURL,
+  type HookDeps,
   LifecycleHookError,
   runLifecycleHook,
   runPreStopHook,
@@ -16,6 +16,7 @@ import { Backoff } from "../../src/util/backoff.ts";
 import { FakeClock } from "../../src/util/clock.ts";
 import { createLogger, nullLogger } from "../../src/util/log.ts";
 import { FakeRuntime } from "../support/fake_cri.ts";
+import { fetchControl, runWithDeadProxy, startServers } from "../prober/_http_fixtures.ts";
 
 const S = 1000;
 const IMAGE = "busybox:1.36";
@@ -109,94 +110,183 @@ Deno.test("exec hook failure carries the upstream message with exit code and out
   );
 });
 
-Deno.test("httpGet URL: pod IP, named or numeric port, scheme, path and query", () => {
-  const c = { name: "app", ports: [{ name: "http", containerPort: 8080 }] };
-  assert.equal(
-    httpGetURL({ port: "http", path: "/hook?x=1" }, c, "10.0.0.5").href,
-    "http://10.0.0.5:8080/hook?x=1",
+/** Runs an httpGet hook against the local test servers; resolves with the error, if any. */
+function runHttpHook(
+  action: V1HTTPGetAction,
+  opts: { ip?: string; ports?: V1ContainerPort[]; deps?: Partial<HookDeps> } = {},
+): Promise<Error | undefined> {
+  const pod = makePod({ ports: opts.ports });
+  const deps = { runtime: new FakeRuntime(), clock: new FakeClock(), ...opts.deps };
+  return runLifecycleHook(deps, { httpGet: action }, hookTarget(pod, "c1", opts.ip)).then(
+    () => undefined,
+    (e) => e,
   );
-  assert.equal(
-    httpGetURL({ port: 8443, path: "stop", scheme: "HTTPS" }, c, "fd00::5").href,
-    "https://[fd00::5]:8443/stop",
-  );
-  assert.equal(httpGetURL({ port: "90" }, c, "h").href, "http://h:90/");
-  assert.throws(() => httpGetURL({ port: "nope" }, c, "h"), /couldn't find port: nope/);
+}
+
+Deno.test("httpGet hook: any status counts; headers, kube-lifecycle agent, named port, pod IP", async () => {
+  const srv = await startServers();
+  try {
+    const err = await runHttpHook({
+      port: "web",
+      path: "/fail?x=1",
+      httpHeaders: [{ name: "X-Token", value: "t" }],
+    }, { ip: "127.0.0.1", ports: [{ name: "web", containerPort: srv.httpPort }] });
+    assert.equal(err, undefined, "upstream hooks fail on transport errors only, not on a 500");
+    const [hit] = srv.hits;
+    assert.equal(hit.path, "/fail?x=1");
+    assert.equal(hit.headers.get("x-token"), "t");
+    assert.equal(hit.headers.get("accept"), "*/*");
+    assert.match(hit.headers.get("user-agent") ?? "", /^kube-lifecycle\/\d+\.\d+$/);
+  } finally {
+    await srv.close();
+  }
 });
 
-Deno.test("httpGet hook sends headers to the pod IP; any status counts, a transport error fails", async () => {
-  const cri = new FakeRuntime();
-  const pod = makePod({ ports: [{ name: "web", containerPort: 80 }] });
-  const seen: Request[] = [];
-  let answer: () => Response = () => new Response("nope", { status: 500 });
-  const deps = {
-    runtime: cri,
-    clock: new FakeClock(),
-    fetch: (req: Request) => {
-      seen.push(req);
-      return Promise.resolve(answer());
-    },
-  };
-  const handler: V1LifecycleHandler = {
-    httpGet: { port: "web", path: "/started", httpHeaders: [{ name: "X-Token", value: "t" }] },
-  };
-  await runLifecycleHook(deps, handler, hookTarget(pod, "c1", "10.85.0.7"));
-  assert.equal(seen[0].url, "http://10.85.0.7/started", "port 80 is the default");
-  assert.equal(seen[0].headers.get("x-token"), "t");
-  assert.equal(seen[0].headers.get("accept"), "*/*");
+Deno.test("httpGet hook: HTTPS unverified, Host header honoured, same-host redirects only", async () => {
+  const srv = await startServers();
+  try {
+    const https = { scheme: "HTTPS", port: srv.httpsPort, host: "127.0.0.1" } as const;
+    assert.equal(
+      await runHttpHook({
+        ...https,
+        path: "/ok",
+        httpHeaders: [{ name: "Host", value: "app.test" }],
+      }),
+      undefined,
+    );
+    assert.equal(srv.hits[0].tls, true);
+    assert.equal(srv.hits[0].headers.get("host"), "app.test");
+    for (const port of [srv.httpPort, srv.httpsPort]) {
+      const scheme = port === srv.httpsPort ? "HTTPS" : "HTTP";
+      srv.hits.length = 0;
+      assert.equal(
+        await runHttpHook({ scheme, port, host: "127.0.0.1", path: "/same" }),
+        undefined,
+      );
+      assert.deepEqual(srv.hits.map((h) => h.path), ["/same", "/ok?via=same"]);
+      // Another host ends the chain: the 3xx is the answer, which a hook takes as delivered.
+      assert.equal(
+        await runHttpHook({ scheme, port, host: "127.0.0.1", path: "/away" }),
+        undefined,
+      );
+      const loop = await runHttpHook({ scheme, port, host: "127.0.0.1", path: "/loop" });
+      assert.ok(loop instanceof LifecycleHookError);
+      assert.match(loop.message, /stopped after 10 redirects/);
+    }
+    assert.deepEqual(srv.stolen, [], "a redirect to another host is never followed");
+  } finally {
+    await srv.close();
+  }
+});
 
-  answer = () => {
-    throw new TypeError("connection refused");
-  };
-  await assert.rejects(
-    runLifecycleHook(deps, handler, hookTarget(pod, "c1")),
-    (e: Error) =>
-      e instanceof LifecycleHookError &&
-      e.message.startsWith('HTTP lifecycle hook (/started) for Container "app" in Pod') &&
-      e.message.includes("connection refused"),
+Deno.test("httpGet hook: an HTTPS hook that a plain-HTTP server answers is retried over HTTP", async () => {
+  const srv = await startServers();
+  try {
+    const lines: string[] = [];
+    const pod = makePod();
+    await runLifecycleHook(
+      { runtime: new FakeRuntime(), clock: new FakeClock() },
+      {
+        httpGet: {
+          scheme: "HTTPS",
+          port: srv.httpPort,
+          path: "/ok",
+          httpHeaders: [{ name: "Authorization", value: "Bearer x" }, { name: "X-K", value: "v" }],
+        },
+      },
+      {
+        ...hookTarget(pod, "c1", "127.0.0.1"),
+        logger: createLogger({ write: (l) => lines.push(l) }),
+      },
+    );
+    assert.equal(srv.hits.length, 1);
+    assert.equal(srv.hits[0].headers.get("authorization"), null);
+    assert.equal(srv.hits[0].headers.get("x-k"), "v");
+    assert.ok(lines.some((l) => l.includes("LifecycleHTTPFallback")), lines.join("\n"));
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("httpGet hook: proxy variables are ignored (they point at a dead port)", async () => {
+  const srv = await startServers();
+  try {
+    const lifecycle = new URL("../../src/runtime/_lifecycle.ts", import.meta.url).href;
+    const out = await runWithDeadProxy(`
+      import { runLifecycleHook } from ${JSON.stringify(lifecycle)};
+      const target = {
+        pod: { name: "web" },
+        container: { name: "app", ports: [{ name: "web", containerPort: ${srv.httpPort} }] },
+        containerId: "c1",
+        podIP: () => Promise.resolve("127.0.0.1"),
+      };
+      for (const httpGet of [
+        { port: "web", path: "/ok" },
+        { port: ${srv.httpsPort}, scheme: "HTTPS", path: "/ok" },
+      ]) {
+        await runLifecycleHook({ runtime: {}, httpTimeoutMs: 10000 }, { httpGet }, target)
+          .then(() => console.log("delivered"), (e) => console.log(e.message));
+      }
+      ${fetchControl(`http://127.0.0.1:${srv.httpPort}/ok`)}
+    `);
+    assert.deepEqual(out.trim().split("\n"), ["delivered", "delivered", "fetch-blocked"]);
+    assert.equal(srv.hits.length, 2);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("httpGet hook: a transport error fails with the upstream message; unknown port too", async () => {
+  const l = Deno.listen({ port: 0, hostname: "127.0.0.1" });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  const refused = await runHttpHook({ port, path: "/started" }, { ip: "127.0.0.1" });
+  assert.ok(refused instanceof LifecycleHookError);
+  assert.ok(
+    refused.message.startsWith(
+      `HTTP lifecycle hook (/started) for Container "app" in Pod "web_default(uid-1)" failed - ` +
+        `error: Get "http://127.0.0.1:${port}/started": `,
+    ),
+    refused.message,
   );
+  const unknown = await runHttpHook({ port: "nope" });
+  assert.ok(unknown instanceof LifecycleHookError);
+  assert.match(unknown.message, /container "app" has no port of that name/);
 });
 
 Deno.test("httpGet hook: an explicit host wins, no IP at all fails, a hung server times out", async () => {
+  const srv = await startServers();
   const clock = new FakeClock();
-  const urls: string[] = [];
-  const deps = {
-    runtime: new FakeRuntime(),
-    clock,
-    httpTimeoutMs: 5 * S,
-    fetch: (req: Request) => {
-      urls.push(req.url);
-      if (req.url.includes("hang")) {
-        return new Promise<Response>((_, reject) =>
-          req.signal.addEventListener("abort", () => reject(req.signal.reason))
-        );
-      }
-      return Promise.resolve(new Response("ok"));
-    },
-  };
+  const deps = { runtime: new FakeRuntime(), clock, httpTimeoutMs: 5 * S };
   const pod = makePod();
-  await runLifecycleHook(
-    deps,
-    { httpGet: { host: "192.0.2.1", port: 81 } },
-    hookTarget(pod, "c", "10.9.9.9"),
-  );
-  assert.deepEqual(urls, ["http://192.0.2.1:81/"]);
-  await assert.rejects(
-    runLifecycleHook(deps, { httpGet: { port: 81 } }, {
-      ...hookTarget(pod, "c"),
-      podIP: () => Promise.resolve(undefined),
-    }),
-    /failed to find networking container/,
-  );
-  const hung = runLifecycleHook(
-    deps,
-    { httpGet: { port: 81, path: "/hang" } },
-    hookTarget(pod, "c"),
-  );
-  const result = hung.then(() => "resolved", (e: Error) => e.message);
-  await settle(clock);
-  await clock.advance(5 * S);
-  assert.match(await result, /did not answer within 5s/);
-  assert.equal(clock.pendingTimers, 0);
+  try {
+    // The pod IP is unroutable (TEST-NET): only the explicit host can answer.
+    await runLifecycleHook(
+      deps,
+      { httpGet: { host: "127.0.0.1", port: srv.httpPort, path: "/ok" } },
+      hookTarget(pod, "c", "192.0.2.1"),
+    );
+    assert.deepEqual(srv.hits.map((h) => h.path), ["/ok"]);
+    await assert.rejects(
+      runLifecycleHook(deps, { httpGet: { port: 81 } }, {
+        ...hookTarget(pod, "c"),
+        podIP: () => Promise.resolve(undefined),
+      }),
+      /failed to find networking container/,
+    );
+    const hung = runLifecycleHook(
+      deps,
+      { httpGet: { port: srv.httpPort, path: "/hang" } },
+      hookTarget(pod, "c", "127.0.0.1"),
+    );
+    const result = hung.then(() => "resolved", (e: Error) => e.message);
+    await srv.arrived("/hang");
+    await clock.advance(5 * S);
+    assert.match(await result, /did not answer within 5s/);
+    assert.equal(clock.pendingTimers, 0);
+  } finally {
+    await srv.close();
+  }
 });
 
 Deno.test("sleep hook waits on the clock and stops when aborted", async () => {
