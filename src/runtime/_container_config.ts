@@ -178,15 +178,17 @@ function resolveSubPathExprs(
   });
 }
 
-function buildMounts(
+async function buildMounts(
   pod: V1Pod,
   container: V1Container,
   env: KeyValue[],
   opts: ContainerConfigOptions,
-): Mount[] {
+): Promise<Mount[]> {
   const where = `containers[${container.name}]`;
   const volumeMounts = resolveSubPathExprs(container.volumeMounts ?? [], env, where);
-  const mounts = containerMounts(volumeMounts, opts.volumes, { containerName: container.name });
+  const mounts = await containerMounts(volumeMounts, opts.volumes, {
+    containerName: container.name,
+  });
   if (!opts.podDir) return mounts;
   const hostNetwork = pod.spec?.hostNetwork === true;
   // Upstream skips /etc/hosts while the pod has no IP yet, or when the container mounts its own.
@@ -214,14 +216,14 @@ function buildMounts(
 /**
  * Everything CreateContainer needs for this instance of `container`. Throws ConfigError (the
  * caller reports CreateContainerConfigError) for unresolvable env, bad quantities, unknown
- * volumes, escaping subPaths or a violated runAsNonRoot. May create subPath directories, the
- * pod's etc-hosts and a termination-message file (synchronously).
+ * volumes, escaping or unpreparable subPaths or a violated runAsNonRoot. May create subPath
+ * directories and their bind mounts, the pod's etc-hosts and a termination-message file.
  */
-export function buildContainerConfig(
+export async function buildContainerConfig(
   pod: V1Pod,
   container: V1Container,
   opts: ContainerConfigOptions,
-): ContainerConfig {
+): Promise<ContainerConfig> {
   const envs = buildEnv(pod, container, {
     podIP: opts.podIPs[0],
     podIPs: opts.podIPs,
@@ -252,6 +254,6 @@ export function buildContainerConfig(
   const args = expandCommand(container.args, envs);
   if (args) config.args = args;
   if (container.workingDir) config.workingDir = container.workingDir;
-  config.mounts = buildMounts(pod, container, envs, opts);
+  config.mounts = await buildMounts(pod, container, envs, opts);
   return config;
 }

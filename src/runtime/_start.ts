@@ -98,7 +98,7 @@ export async function startContainer(
 
   let config;
   try {
-    config = buildContainerConfig(pod, container, {
+    config = await buildContainerConfig(pod, container, {
       ...deps.configOptions,
       restartCount,
       podIPs: target.podIPs,

@@ -4,7 +4,7 @@
 import type { V1VolumeMount } from "@kubernetes/client-node";
 import type { Mount, MountPropagation } from "../cri/types.ts";
 import { ConfigError } from "../util/errors.ts";
-import { prepareSubPath } from "./_subpath.ts";
+import { validateSubPath } from "./_subpath.ts";
 import type { MountedVolume } from "./_types.ts";
 
 function propagation(mode: string | undefined, field: string): MountPropagation {
@@ -21,16 +21,17 @@ function propagation(mode: string | undefined, field: string): MountPropagation 
 
 /**
  * Turns volumeMounts into CRI mounts. `subPathExpr` must already be expanded into `subPath` by
- * the caller (it needs the container env). Creates missing subPath directories. Throws
- * ConfigError for an unknown volume, an escaping subPath or a bad propagation mode.
+ * the caller (it needs the container env). A subPath is bound through the volume's
+ * `bindSubPath` (creating missing directories), and that bind mount is what the runtime gets.
+ * Throws ConfigError for an unknown volume, a bad propagation mode, an escaping subPath or one
+ * that cannot be prepared; the first three before anything is created or mounted.
  */
-export function containerMounts(
+export async function containerMounts(
   mounts: V1VolumeMount[],
   volumes: Map<string, MountedVolume>,
-  opts: { containerName: string },
-): Mount[] {
-  const out: Mount[] = [];
-  for (const m of mounts) {
+  opts: { containerName: string; signal?: AbortSignal },
+): Promise<Mount[]> {
+  const checked = mounts.map((m) => {
     const field = `containers[${opts.containerName}].volumeMounts[${m.name}]`;
     const vol = volumes.get(m.name);
     if (!vol) {
@@ -41,13 +42,25 @@ export function containerMounts(
         }`,
       );
     }
-    const hostPath = m.subPath ? prepareSubPath(vol.hostPath, m.subPath, field) : vol.hostPath;
+    if (m.subPath) validateSubPath(m.subPath, field);
+    return { m, vol, field, propagation: propagation(m.mountPropagation, field) };
+  });
+  const out: Mount[] = [];
+  for (const [mountIndex, { m, vol, field, propagation }] of checked.entries()) {
+    const hostPath = m.subPath
+      ? await vol.bindSubPath(m.subPath, {
+        containerName: opts.containerName,
+        mountIndex,
+        field,
+        signal: opts.signal,
+      })
+      : vol.hostPath;
     const containerPath = m.mountPath.startsWith("/") ? m.mountPath : `/${m.mountPath}`;
     out.push({
       containerPath,
       hostPath,
       readonly: m.readOnly === true || vol.readOnly,
-      propagation: propagation(m.mountPropagation, field),
+      propagation,
     });
   }
   return out;

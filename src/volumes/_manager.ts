@@ -1,16 +1,19 @@
 /**
- * The volume manager: sets up a pod's emptyDir and hostPath volumes before its containers start
- * and removes the pod's directory after it is gone. Volumes that need an API server (configMap,
- * secret, projected, downwardAPI, PVCs, ...) are refused by name.
+ * The volume manager: sets up a pod's emptyDir and hostPath volumes before its containers start,
+ * binds their subPaths for containers, and removes the pod's directory after it is gone. Volumes
+ * that need an API server (configMap, secret, projected, downwardAPI, PVCs, ...) are refused by
+ * name.
  */
 import type { V1Pod, V1Volume } from "@kubernetes/client-node";
 import { ConfigError, DenoletError } from "../util/errors.ts";
 import type { Logger } from "../util/log.ts";
 import { EMPTY_DIR_PLUGIN_DIR, setUpEmptyDir } from "./_empty_dir.ts";
+import { type FdFs, libcFdFs } from "./_fd_fs.ts";
 import { setUpHostPath } from "./_host_path.ts";
 import { type Mounter, systemMounter } from "./_mounter.ts";
 import { podDir } from "./_pod_files.ts";
-import type { MountedVolume, VolumeManager } from "./_types.ts";
+import { bindSubPath, cleanSubPaths } from "./_subpath_mounts.ts";
+import type { MountedVolume, SubPathMountOptions, VolumeManager } from "./_types.ts";
 
 export interface VolumeManagerDeps {
   /** --root-dir, e.g. /var/lib/kubelet. */
@@ -18,6 +21,8 @@ export interface VolumeManagerDeps {
   logger: Logger;
   /** Defaults to the system mounter (mount(8)/umount(8)). */
   mounter?: Mounter;
+  /** Descriptor-based path walking for subPath mounts; defaults to libc, loaded on first use. */
+  fdFs?: FdFs;
 }
 
 /** The volume source key of a V1Volume ("emptyDir", "secret", ...), or undefined if none. */
@@ -30,7 +35,45 @@ function volumeKind(v: V1Volume): string | undefined {
 
 export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
   const mounter = deps.mounter ?? systemMounter();
+  const fs = deps.fdFs ?? libcFdFs();
   const volumesDir = (uid: string) => `${podDir(deps.rootDir, uid)}/volumes`;
+
+  /** MountedVolume.bindSubPath for one volume of one pod. */
+  function subPathBinder(
+    volume: { uid: string; name: string; hostPath: string },
+    log: Logger,
+  ): MountedVolume["bindSubPath"] {
+    return async (subPath: string, opts: SubPathMountOptions) => {
+      try {
+        const target = await bindSubPath(volume.hostPath, subPath, {
+          podDir: podDir(deps.rootDir, volume.uid),
+          volumeName: volume.name,
+          containerName: opts.containerName,
+          mountIndex: opts.mountIndex,
+          fs,
+          mounter,
+          signal: opts.signal,
+        });
+        log.debug(4, "SubPath bound", { volume: volume.name, subPath, target });
+        return target;
+      } catch (err) {
+        if (opts.signal?.aborted) throw opts.signal.reason;
+        log.warn("Cannot prepare subPath", {
+          volume: volume.name,
+          container: opts.containerName,
+          subPath,
+          err,
+        });
+        // As upstream: node paths stay out of the pod's status; the line above has them.
+        throw new ConfigError(
+          opts.field,
+          `failed to prepare subPath for volumeMount ${JSON.stringify(volume.name)} of container ${
+            JSON.stringify(opts.containerName)
+          }`,
+        );
+      }
+    };
+  }
 
   async function setUpPod(
     pod: V1Pod,
@@ -48,10 +91,21 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
           mounter,
           signal: opts.signal,
         });
-        out.set(v.name, { hostPath: dir, readOnly: false, kind: "emptyDir", medium });
+        out.set(v.name, {
+          hostPath: dir,
+          readOnly: false,
+          kind: "emptyDir",
+          medium,
+          bindSubPath: subPathBinder({ uid, name: v.name, hostPath: dir }, log),
+        });
       } else if (v.hostPath) {
         const path = await setUpHostPath(v.name, v.hostPath);
-        out.set(v.name, { hostPath: path, readOnly: false, kind: "hostPath" });
+        out.set(v.name, {
+          hostPath: path,
+          readOnly: false,
+          kind: "hostPath",
+          bindSubPath: subPathBinder({ uid, name: v.name, hostPath: path }, log),
+        });
       } else {
         const kind = volumeKind(v) ?? "unknown";
         throw new ConfigError(
@@ -67,6 +121,9 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
   async function tearDownPod(uid: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
     const dir = podDir(deps.rootDir, uid);
     const emptyDirs = `${volumesDir(uid)}/${EMPTY_DIR_PLUGIN_DIR}`;
+    // SubPath bind mounts go first, as upstream unmounts them before the volume itself; the
+    // removal below must never reach through one into volume or host contents.
+    await cleanSubPaths(dir, { mounter, signal: opts.signal });
     try {
       for await (const e of Deno.readDir(emptyDirs)) {
         opts.signal?.throwIfAborted();

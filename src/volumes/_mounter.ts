@@ -18,7 +18,13 @@ export interface Mounter {
     target: string,
     opts: { fstype: string; options?: string[]; signal?: AbortSignal },
   ): Promise<void>;
-  /** Unmounts `target`. Throws MountError when it is busy or not mounted. */
+  /**
+   * Bind-mounts `source` onto the existing file or directory `target`, taking `source` as
+   * given: a /proc/<pid>/fd/<n> source binds the file that descriptor holds, never a path
+   * looked up again. Not idempotent. Throws MountError with mount's stderr on failure.
+   */
+  bind(source: string, target: string, opts?: { signal?: AbortSignal }): Promise<void>;
+  /** Unmounts `target` (the topmost mount there). Throws MountError when busy or not mounted. */
   unmount(target: string, opts?: { signal?: AbortSignal }): Promise<void>;
   /** True when `path` is itself a mount point (per /proc/self/mountinfo). Never throws for a missing path. */
   isMountPoint(path: string): Promise<boolean>;
@@ -73,6 +79,11 @@ export function systemMounter(): Mounter {
       const args = ["-t", opts.fstype];
       if (opts.options?.length) args.push("-o", opts.options.join(","));
       await run("mount", [...args, source, target], opts.signal);
+    },
+    async bind(source, target, opts) {
+      // mount(8) canonicalizes by default: it would turn /proc/<pid>/fd/<n> back into a path
+      // string and mount(2) would look that up again, reopening the symlink-swap race.
+      await run("mount", ["--no-canonicalize", "--bind", source, target], opts?.signal);
     },
     async unmount(target, opts) {
       await run("umount", [target], opts?.signal);

@@ -73,7 +73,7 @@ export class Baseline {
     const hostDNS = parseResolvConf(await Deno.readTextFile("/etc/resolv.conf"));
     const imageRef = (await d.image.imageStatus({ image: d.podImage }))?.id ?? d.podImage;
     const podLogsDir = `${d.workDir}/logs`;
-    return names.map((name) => {
+    return await Promise.all(names.map(async (name) => {
       const pod: V1Pod = staticPodFromManifest(manifest(name, d.podImage), {
         path: `${d.workDir}/manifests/${name}.yaml`,
         source: "file",
@@ -85,7 +85,7 @@ export class Baseline {
         clusterDomain: "",
         hostDNS,
       });
-      const containerConfig = buildContainerConfig(pod, pod.spec!.containers[0], {
+      const containerConfig = await buildContainerConfig(pod, pod.spec!.containers[0], {
         restartCount: 0,
         podIPs: [PLACEHOLDER_IP],
         nodeName: d.node,
@@ -95,7 +95,7 @@ export class Baseline {
         podDir: podDir(d.workDir, pod.metadata!.uid!),
       });
       return { name, sandboxConfig, containerConfig };
-    });
+    }));
   }
 
   /** The agent's start path for one pod, call for call. */

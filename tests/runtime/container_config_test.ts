@@ -26,7 +26,7 @@ const baseOpts: ContainerConfigOptions = {
   memoryCapacityBytes: 8 * 2 ** 30,
 };
 
-Deno.test("buildContainerConfig fills metadata, image, env, command expansion, logPath and labels", () => {
+Deno.test("buildContainerConfig fills metadata, image, env, command expansion, logPath and labels", async () => {
   const c: V1Container = {
     name: "app",
     image: "busybox:1.36",
@@ -40,7 +40,7 @@ Deno.test("buildContainerConfig fills metadata, image, env, command expansion, l
     tty: true,
     stdin: true,
   };
-  const cfg = buildContainerConfig(pod(c), c, { ...baseOpts, imageRef: "sha256:abc" });
+  const cfg = await buildContainerConfig(pod(c), c, { ...baseOpts, imageRef: "sha256:abc" });
   assert.deepEqual(cfg.metadata, { name: "app", attempt: 2 });
   assert.deepEqual(cfg.image, { image: "sha256:abc" });
   assert.deepEqual(cfg.command, ["sh", "-c"]);
@@ -64,7 +64,7 @@ Deno.test("buildContainerConfig fills metadata, image, env, command expansion, l
     oomScoreAdj: 1000,
   });
   assert.deepEqual(cfg.mounts, []);
-  assert.equal(buildContainerConfig(pod(c), c, baseOpts).image.image, "busybox:1.36");
+  assert.equal((await buildContainerConfig(pod(c), c, baseOpts)).image.image, "busybox:1.36");
 });
 
 Deno.test("security context merges pod and container fields", () => {
@@ -131,15 +131,15 @@ Deno.test("runAsNonRoot is enforced where it can be checked", () => {
   );
 });
 
-Deno.test("config errors surface as ConfigError for the CreateContainerConfigError path", () => {
+Deno.test("config errors surface as ConfigError for the CreateContainerConfigError path", async () => {
   const cases: V1Container[] = [
     { name: "a", env: [{ name: "S", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }] },
     { name: "b", resources: { limits: { memory: "12 GB" } } },
     { name: "c", volumeMounts: [{ name: "missing", mountPath: "/m" }] },
   ];
   for (const c of cases) {
-    assert.throws(
-      () => buildContainerConfig(pod(c), c, baseOpts),
+    await assert.rejects(
+      buildContainerConfig(pod(c), c, baseOpts),
       (e) => isKind(e, ConfigError),
       c.name,
     );
@@ -162,6 +162,7 @@ Deno.test("mounts: volumes with subPathExpr, managed /etc/hosts and termination 
       hostPath: `${dir}/vol`,
       readOnly: false,
       kind: "emptyDir",
+      bindSubPath: (subPath) => Promise.resolve(`${dir}/vol/${subPath}`),
     }]]);
     const c: V1Container = {
       name: "app",
@@ -171,7 +172,7 @@ Deno.test("mounts: volumes with subPathExpr, managed /etc/hosts and termination 
     };
     const podDir = `${dir}/pods/u-1`;
     const p = pod(c, { hostname: "h", subdomain: "s" });
-    const cfg = buildContainerConfig(p, c, {
+    const cfg = await buildContainerConfig(p, c, {
       ...baseOpts,
       volumes,
       podDir,
@@ -204,9 +205,9 @@ Deno.test("mounts: volumes with subPathExpr, managed /etc/hosts and termination 
       volumeMounts: [{ name: "data", mountPath: "/etc/hosts", subPath: "hosts" }],
       terminationMessagePath: "",
     };
-    const ownCfg = buildContainerConfig(pod(own), own, { ...baseOpts, volumes, podDir });
+    const ownCfg = await buildContainerConfig(pod(own), own, { ...baseOpts, volumes, podDir });
     assert.deepEqual(ownCfg.mounts?.map((m) => m.containerPath), ["/etc/hosts"]);
-    const noIP = buildContainerConfig(pod(own), { name: "x" }, {
+    const noIP = await buildContainerConfig(pod(own), { name: "x" }, {
       ...baseOpts,
       podIPs: [],
       volumes,
@@ -216,18 +217,19 @@ Deno.test("mounts: volumes with subPathExpr, managed /etc/hosts and termination 
   }));
 
 Deno.test("subPathExpr with a missing variable is a ConfigError", () =>
-  withTmp((dir) => {
+  withTmp(async (dir) => {
     const volumes = new Map<string, MountedVolume>([["data", {
       hostPath: dir,
       readOnly: false,
       kind: "emptyDir",
+      bindSubPath: (subPath) => Promise.resolve(`${dir}/${subPath}`),
     }]]);
     const c: V1Container = {
       name: "app",
       volumeMounts: [{ name: "data", mountPath: "/d", subPathExpr: "$(NOPE)/x" }],
     };
-    assert.throws(
-      () => buildContainerConfig(pod(c), c, { ...baseOpts, volumes }),
+    await assert.rejects(
+      buildContainerConfig(pod(c), c, { ...baseOpts, volumes }),
       /missing value for NOPE/,
     );
     const escape: V1Container = {
@@ -235,8 +237,8 @@ Deno.test("subPathExpr with a missing variable is a ConfigError", () =>
       env: [{ name: "UP", value: ".." }],
       volumeMounts: [{ name: "data", mountPath: "/d", subPathExpr: "$(UP)/x" }],
     };
-    assert.throws(
-      () => buildContainerConfig(pod(escape), escape, { ...baseOpts, volumes }),
+    await assert.rejects(
+      buildContainerConfig(pod(escape), escape, { ...baseOpts, volumes }),
       ConfigError,
     );
   }));

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
+import type { V1VolumeMount } from "@kubernetes/client-node";
 import {
   containerMounts,
   createTerminationLogFile,
   managedHostsContent,
   type MountedVolume,
   podDir,
-  prepareSubPath,
   validateSubPath,
   writeEtcHosts,
 } from "../../src/volumes/mod.ts";
-import { ConfigError } from "../../src/util/errors.ts";
+import { ConfigError, isKind } from "../../src/util/errors.ts";
 
 async function withTmp(fn: (dir: string) => void | Promise<void>): Promise<void> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "denolet-mnt-" }));
@@ -28,95 +28,87 @@ Deno.test("validateSubPath rejects absolute paths and backsteps", () => {
   }
 });
 
-Deno.test("prepareSubPath creates missing dirs with the volume's mode", () =>
-  withTmp(async (dir) => {
-    const vol = `${dir}/vol`;
-    await Deno.mkdir(vol);
-    await Deno.chmod(vol, 0o770);
-    const p = prepareSubPath(vol, "a/b", "f");
-    assert.equal(p, `${vol}/a/b`);
-    assert.equal((await Deno.stat(`${vol}/a`)).mode! & 0o777, 0o770);
-    assert.equal(prepareSubPath(vol, "a/b", "f"), p);
-    await Deno.writeTextFile(`${vol}/file`, "x");
-    assert.equal(prepareSubPath(vol, "file", "f"), `${vol}/file`);
-  }));
+/** A volume whose bindSubPath records its calls and answers with a fake bind target. */
+function volume(
+  hostPath: string,
+  calls: string[],
+  extra: Partial<MountedVolume> = {},
+): MountedVolume {
+  return {
+    hostPath,
+    readOnly: false,
+    kind: "emptyDir",
+    bindSubPath: (subPath, o) => {
+      calls.push(`${subPath} ${o.containerName} ${o.mountIndex} ${o.field}`);
+      return Promise.resolve(`/bound/${o.containerName}/${o.mountIndex}`);
+    },
+    ...extra,
+  };
+}
 
-Deno.test("prepareSubPath refuses symlinks that lead out of the volume", () =>
-  withTmp(async (dir) => {
-    const vol = `${dir}/vol`;
-    await Deno.mkdir(vol);
-    await Deno.mkdir(`${dir}/outside`);
-    await Deno.symlink(`${dir}/outside`, `${vol}/link`);
-    assert.throws(() => prepareSubPath(vol, "link/new", "f"), /outside the volume/);
-    // Nothing was created outside.
-    assert.deepEqual([...Deno.readDirSync(`${dir}/outside`)], []);
-    await Deno.symlink(`${vol}`, `${vol}/self`);
-    assert.equal(prepareSubPath(vol, "self/x", "f"), `${vol}/x`);
-  }));
+Deno.test("containerMounts maps readOnly, propagation, and hands subPaths to bind mounts", async () => {
+  const calls: string[] = [];
+  const volumes = new Map<string, MountedVolume>([
+    ["data", volume("/v/data", calls)],
+    ["ro", volume("/v/ro", calls, { readOnly: true, kind: "hostPath" })],
+  ]);
+  const mounts = await containerMounts(
+    [
+      { name: "data", mountPath: "/data" },
+      {
+        name: "data",
+        mountPath: "/sub",
+        subPath: "x/y",
+        readOnly: true,
+        mountPropagation: "HostToContainer",
+      },
+      { name: "ro", mountPath: "rel", mountPropagation: "Bidirectional" },
+    ],
+    volumes,
+    { containerName: "c" },
+  );
+  assert.deepEqual(mounts, [
+    {
+      containerPath: "/data",
+      hostPath: "/v/data",
+      readonly: false,
+      propagation: "PROPAGATION_PRIVATE",
+    },
+    {
+      containerPath: "/sub",
+      hostPath: "/bound/c/1",
+      readonly: true,
+      propagation: "PROPAGATION_HOST_TO_CONTAINER",
+    },
+    {
+      containerPath: "/rel",
+      hostPath: "/v/ro",
+      readonly: true,
+      propagation: "PROPAGATION_BIDIRECTIONAL",
+    },
+  ]);
+  assert.deepEqual(calls, ["x/y c 1 containers[c].volumeMounts[data]"]);
+});
 
-Deno.test("containerMounts maps readOnly, propagation, subPath and rejects unknown volumes", () =>
-  withTmp(async (dir) => {
-    await Deno.mkdir(`${dir}/data`);
-    const volumes = new Map<string, MountedVolume>([
-      ["data", { hostPath: `${dir}/data`, readOnly: false, kind: "emptyDir" }],
-      ["ro", { hostPath: `${dir}/data`, readOnly: true, kind: "hostPath" }],
-    ]);
-    const mounts = containerMounts(
-      [
-        { name: "data", mountPath: "/data" },
-        {
-          name: "data",
-          mountPath: "/sub",
-          subPath: "x/y",
-          readOnly: true,
-          mountPropagation: "HostToContainer",
-        },
-        { name: "ro", mountPath: "rel", mountPropagation: "Bidirectional" },
-      ],
-      volumes,
-      { containerName: "c" },
+Deno.test("containerMounts refuses bad mounts before binding any subPath", async () => {
+  const calls: string[] = [];
+  const volumes = new Map<string, MountedVolume>([["data", volume("/v/data", calls)]]);
+  const ok = { name: "data", mountPath: "/ok", subPath: "fine" };
+  const bad: [V1VolumeMount, RegExp][] = [
+    [{ name: "nope", mountPath: "/x" }, /cannot find volume "nope"/],
+    [{ name: "data", mountPath: "/x", subPath: "../../etc" }, /must not contain '\.\.'/],
+    [{ name: "data", mountPath: "/x", subPath: "/etc" }, /absolute/],
+    [{ name: "data", mountPath: "/x", mountPropagation: "Sideways" }, /mountPropagation/],
+  ];
+  for (const [m, re] of bad) {
+    await assert.rejects(
+      containerMounts([ok, m], volumes, { containerName: "c" }),
+      (e) => isKind(e, ConfigError) && re.test(String(e)),
+      m.mountPath,
     );
-    assert.deepEqual(mounts, [
-      {
-        containerPath: "/data",
-        hostPath: `${dir}/data`,
-        readonly: false,
-        propagation: "PROPAGATION_PRIVATE",
-      },
-      {
-        containerPath: "/sub",
-        hostPath: `${dir}/data/x/y`,
-        readonly: true,
-        propagation: "PROPAGATION_HOST_TO_CONTAINER",
-      },
-      {
-        containerPath: "/rel",
-        hostPath: `${dir}/data`,
-        readonly: true,
-        propagation: "PROPAGATION_BIDIRECTIONAL",
-      },
-    ]);
-    assert.throws(
-      () => containerMounts([{ name: "nope", mountPath: "/x" }], volumes, { containerName: "c" }),
-      /cannot find volume "nope"/,
-    );
-    assert.throws(
-      () =>
-        containerMounts([{ name: "data", mountPath: "/x", subPath: "../../etc" }], volumes, {
-          containerName: "c",
-        }),
-      ConfigError,
-    );
-    assert.throws(
-      () =>
-        containerMounts(
-          [{ name: "data", mountPath: "/x", mountPropagation: "Sideways" }],
-          volumes,
-          { containerName: "c" },
-        ),
-      /mountPropagation/,
-    );
-  }));
+  }
+  assert.deepEqual(calls, []);
+});
 
 Deno.test("managed /etc/hosts lists the pod IPs with FQDN and host aliases", () => {
   assert.equal(
