@@ -12,7 +12,7 @@ export interface AgentObservers {
   podWorker(op: string, ms: number): void;
   syncLoop(ms: number): void;
   /** Gauges read at scrape time. */
-  counts(fn: () => { pods: number; containers: number }): void;
+  counts(fn: () => { pods: number; containers: Record<string, number> }): void;
 }
 
 export function createAgentObservers(registry: MetricsRegistry, now: () => number): AgentObservers {
@@ -55,7 +55,9 @@ export function createAgentObservers(registry: MetricsRegistry, now: () => numbe
     },
     counts(fn) {
       m.runningPods.setFunction(() => fn().pods);
-      m.runningContainers.labels("running").setFunction(() => fn().containers);
+      for (const state of ["created", "running", "exited", "unknown"]) {
+        m.runningContainers.labels(state).setFunction(() => fn().containers[state] ?? 0);
+      }
     },
   };
 }

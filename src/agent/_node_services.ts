@@ -88,7 +88,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
         message: o.message,
         gracePeriodSeconds: o.gracePeriodSeconds,
         condition: o.condition,
-        signal,
+        signal: o.signal ? AbortSignal.any([signal, o.signal]) : signal,
       }),
     clock,
     logger,
@@ -102,6 +102,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     clock,
     logger,
     agentVersion: VERSION,
+    maxPods: config.maxPods,
     port: config.port,
     pressureConditions: () => eviction.conditions(),
     readinessErrors: () =>

@@ -114,6 +114,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     prober,
     admit: (pod) => late.admit?.(pod) ?? { admit: true },
     syncFrequencyMs: config.syncFrequencyMs,
+    maxPods: config.maxPods,
     nodeIP: nodeIP || undefined,
     podCgroups,
     podDirs: {

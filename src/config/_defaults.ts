@@ -31,6 +31,7 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     port: 10250,
     readOnlyPort: opts.withConfigFile ? 0 : LEGACY_READ_ONLY_PORT,
     runtimeRequestTimeoutMs: 120_000,
+    maxPods: 110,
     clusterDNS: [],
     clusterDomain: "",
     resolvConf: "/etc/resolv.conf",

@@ -183,6 +183,7 @@ const FIELDS: Record<string, Reader> = {
   port: int32("port", { zeroIsUnset: true }),
   readOnlyPort: int32("readOnlyPort", { zeroIsUnset: false }),
   runtimeRequestTimeout: duration("runtimeRequestTimeoutMs"),
+  maxPods: int32("maxPods", { zeroIsUnset: true }),
   clusterDNS: stringList("clusterDNS"),
   clusterDomain: str("clusterDomain"),
   // resolvConf is a *string upstream: "" is meaningful (no host DNS config), only absent defaults.

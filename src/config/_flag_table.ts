@@ -164,6 +164,13 @@ export const FLAGS: readonly FlagDef[] = [
     merge: mergeHeaders,
   }),
   field({
+    name: "max-pods",
+    field: "maxPods",
+    type: "int32",
+    help: "Number of pods that can run on this node; pods beyond it are refused (OutOfpods).",
+    parse: parseInt32,
+  }),
+  field({
     name: "node-ip",
     field: "nodeIP",
     type: "string",

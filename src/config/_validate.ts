@@ -20,6 +20,7 @@ const DEFAULT_NAMES: Partial<Record<keyof AgentConfig, string>> = {
     "evictionPressureTransitionPeriod (--eviction-pressure-transition-period)",
   nodeName: "node name (from the hostname; set --hostname-override)",
   syncFrequencyMs: "syncFrequency (--sync-frequency)",
+  maxPods: "maxPods (--max-pods)",
   fileCheckFrequencyMs: "fileCheckFrequency (--file-check-frequency)",
   httpCheckFrequencyMs: "httpCheckFrequency (--http-check-frequency)",
   runtimeRequestTimeoutMs: "runtimeRequestTimeout (--runtime-request-timeout)",
@@ -47,6 +48,7 @@ export function validateConfig(
       bad(key, `${cfg[key]} must be between 0 and 65535 (0 disables it)`);
     }
   }
+  if (cfg.maxPods < 0) bad("maxPods", `${cfg.maxPods} must not be a negative number`);
   if (cfg.port !== 0 && cfg.port === cfg.readOnlyPort) {
     bad("readOnlyPort", `${cfg.readOnlyPort} is also the port of the authenticated server`);
   }

@@ -37,6 +37,8 @@ export interface AgentConfig {
    * default), 0 when one is (the v1beta1 file default); a flag or file value overrides either.
    */
   readOnlyPort: number;
+  /** --max-pods / maxPods, default 110: pods beyond it are refused with OutOfpods. */
+  maxPods: number;
   /** runtimeRequestTimeout, default 2m. */
   runtimeRequestTimeoutMs: number;
   /** clusterDNS / clusterDomain: used for dnsPolicy ClusterFirst. */

@@ -33,6 +33,8 @@ import type {
 
 /** upstream evictionMonitoringPeriod. */
 export const MONITORING_INTERVAL_MS = 10_000;
+/** upstream podCleanupTimeout: how long a round waits for an evicted pod to terminate. */
+export const POD_CLEANUP_TIMEOUT_MS = 30_000;
 /** Grace period for hard evictions (immediateEvictionGracePeriodSeconds). */
 const IMMEDIATE_GRACE_SECONDS = 1;
 /** Image GC on the eviction path frees every unused image (upstream passes MaxInt64). */
@@ -66,6 +68,82 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
   const reclaimPending = new Set<Signal>();
   const tracker = createConditionTracker(clock.now());
 
+  /**
+   * Which thresholds are met, since when, and the pressure conditions (with the transition
+   * period) that admission and the node status read.
+   */
+  function updateConditions(observations: Observations): void {
+    const now = clock.now();
+    const current = thresholdsMet(config.thresholds, observations, false);
+    // Thresholds met earlier stay met until the minimum reclaim above them is reached.
+    for (const t of thresholdsMet(met, observations, true)) {
+      if (!current.includes(t)) current.push(t);
+    }
+    firstSeen = firstObservedAt(current, firstSeen, now);
+    const observedConditions = [...new Set(current.map((t) => SIGNAL_TO_CONDITION[t.signal]))];
+    conditionSeen = conditionsLastObservedAt(observedConditions, conditionSeen, now);
+    active = conditionsObservedSince(conditionSeen, config.pressureTransitionPeriodMs, now);
+    tracker.update(active, now);
+    met = metGracePeriod(firstSeen, now);
+  }
+
+  /**
+   * Waits for an evicted pod's termination, at most podCleanupTimeout (upstream
+   * waitForPodsCleanup), so one pod that does not die cannot stop eviction for good. Meanwhile
+   * the conditions and admission keep following the node, sampled every monitoring interval.
+   */
+  async function awaitCleanup(
+    pod: V1Pod,
+    kill: (signal: AbortSignal) => Promise<void>,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const interval = config.monitoringIntervalMs ?? MONITORING_INTERVAL_MS;
+    const stopWaiting = new AbortController();
+    const deadline = clock.now() + (config.podCleanupTimeoutMs ?? POD_CLEANUP_TIMEOUT_MS);
+    const outcome = kill(stopWaiting.signal).then(() => undefined, (err: unknown) => ({ err }));
+    try {
+      for (;;) {
+        const left = deadline - clock.now();
+        if (left <= 0) {
+          log.warn("Eviction manager: timed out waiting for the evicted pod to terminate", {
+            pod: podKey(pod),
+            uid: pod.metadata?.uid,
+          });
+          stopWaiting.abort(new Error("pod cleanup timeout"));
+          break;
+        }
+        const tick = new AbortController();
+        const first = await Promise.race([
+          outcome,
+          clock.sleep(Math.min(interval, left), { signal: tick.signal }).then(
+            () => "tick" as const,
+            () => "tick" as const,
+          ),
+        ]);
+        tick.abort();
+        if (first !== "tick") {
+          if (first) throw first.err;
+          return;
+        }
+        if (signal?.aborted) throw signal.reason;
+        await refreshConditions(signal);
+      }
+    } finally {
+      stopWaiting.abort();
+      await outcome;
+    }
+  }
+
+  /** A fresh look at the node between rounds: conditions only, nothing is evicted. */
+  async function refreshConditions(signal: AbortSignal | undefined): Promise<void> {
+    try {
+      updateConditions(observe(await deps.stats.summary({ signal })));
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      log.warn("Eviction manager: cannot get summary stats", { err });
+    }
+  }
+
   /** One round; `fresh` asks for stats sampled now (after an eviction, to see its effect). */
   async function synchronize(
     opts: { signal?: AbortSignal; fresh?: boolean } = {},
@@ -82,19 +160,7 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
       return undefined;
     }
     const observations = observe(summary);
-    const now = clock.now();
-
-    const current = thresholdsMet(config.thresholds, observations, false);
-    // Thresholds met earlier stay met until the minimum reclaim above them is reached.
-    for (const t of thresholdsMet(met, observations, true)) {
-      if (!current.includes(t)) current.push(t);
-    }
-    firstSeen = firstObservedAt(current, firstSeen, now);
-    const observedConditions = [...new Set(current.map((t) => SIGNAL_TO_CONDITION[t.signal]))];
-    conditionSeen = conditionsLastObservedAt(observedConditions, conditionSeen, now);
-    active = conditionsObservedSince(conditionSeen, config.pressureTransitionPeriodMs, now);
-    tracker.update(active, now);
-    met = metGracePeriod(firstSeen, now);
+    updateConditions(observations);
     for (const s of reclaimPending) if (!met.some((t) => t.signal === s)) reclaimPending.delete(s);
 
     const actionable = withUpdatedStats(met, observations, lastObservations);
@@ -123,7 +189,8 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
     });
 
     for (const pod of ranked) {
-      if (await evict(pod, target, { statsOf, actionable, observations })) return pod;
+      const ctx = { statsOf, actionable, observations, signal: opts.signal };
+      if (await evict(pod, target, ctx)) return pod;
     }
     log.warn("Eviction manager: unable to evict any pods from the node");
     return undefined;
@@ -182,7 +249,12 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
   async function evict(
     pod: V1Pod,
     target: Threshold,
-    ctx: { statsOf: StatsOf; actionable: Threshold[]; observations: Observations },
+    ctx: {
+      statsOf: StatsOf;
+      actionable: Threshold[];
+      observations: Observations;
+      signal?: AbortSignal;
+    },
   ): Promise<boolean> {
     if (isCriticalPod(pod, config)) {
       log.debug(2, "Eviction manager: cannot evict a critical pod", { pod: podKey(pod) });
@@ -201,20 +273,23 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
     });
     log.info("Evicting pod", { pod: podKey(pod), uid: pod.metadata?.uid, message });
     try {
-      await deps.evictPod(pod, {
-        reason: REASON,
-        message,
-        gracePeriodSeconds: grace,
-        condition: {
-          type: "DisruptionTarget",
-          status: "True",
-          reason: "TerminationByKubelet",
+      await awaitCleanup(pod, (signal) =>
+        deps.evictPod(pod, {
+          reason: REASON,
           message,
-        },
-        annotations,
-      });
+          gracePeriodSeconds: grace,
+          condition: {
+            type: "DisruptionTarget",
+            status: "True",
+            reason: "TerminationByKubelet",
+            message,
+          },
+          annotations,
+          signal,
+        }), ctx.signal);
       log.info("Eviction manager: pod is evicted successfully", { pod: podKey(pod) });
     } catch (err) {
+      if (ctx.signal?.aborted) throw err;
       log.error("Eviction manager: pod failed to evict", { pod: podKey(pod), err });
     }
     // As upstream, an attempted eviction ends the round even if the kill failed.

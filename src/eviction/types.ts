@@ -51,6 +51,8 @@ export interface EvictionConfig {
   evictStaticPods: boolean;
   /** Monitoring interval; upstream evictionMonitoringPeriod is 10 s. */
   monitoringIntervalMs?: number;
+  /** Longest wait for an evicted pod to terminate; upstream podCleanupTimeout is 30 s. */
+  podCleanupTimeoutMs?: number;
 }
 
 /** Filesystem stats as the Summary API names them. */
@@ -137,6 +139,11 @@ export interface EvictPodOptions {
   };
   /** Upstream's event annotations: offending containers, their usage, the starved resource. */
   annotations: Record<string, string>;
+  /**
+   * Aborts the wait for the pod's termination (the kill itself goes on): the manager stops
+   * waiting after podCleanupTimeout.
+   */
+  signal?: AbortSignal;
 }
 
 /** A node condition as the manager reports it (no heartbeat: the node status adds that). */

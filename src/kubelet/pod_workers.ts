@@ -4,93 +4,44 @@
  * Work for one pod is serialised; different pods proceed concurrently.
  *
  * A worker moves syncing → terminating → terminated, never back. A kill request aborts an
- * in-flight sync (its signal fires) so termination starts promptly.
+ * in-flight sync (its signal fires) so termination starts promptly; a kill with a shorter grace
+ * period restarts a termination in progress with that period. A static pod does not start while
+ * another pod with its full name is still running (StaticPodStartGate).
  */
 import type { V1Pod } from "@kubernetes/client-node";
-import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
-import type { PodStatusCache } from "../pleg/types.ts";
-import type { RunningPod, RuntimePodStatus } from "../runtime/types.ts";
+import type { RunningPod } from "../runtime/types.ts";
+import { CONFIG_SOURCE_ANNOTATION } from "../sources/mod.ts";
 import { podRef } from "./_pod_ref.ts";
+import { StaticPodStartGate } from "./_static_pod_gate.ts";
+import type {
+  PodTarget,
+  PodUpdate,
+  PodWorkersDeps,
+  PodWorkState,
+  SyncOutcome,
+  Transitions,
+} from "./_worker_types.ts";
 
-export type PodWorkState = "syncing" | "terminating" | "terminated";
+export type {
+  PodSyncer,
+  PodTarget,
+  PodUpdate,
+  PodWorkersDeps,
+  PodWorkState,
+  SyncOutcome,
+  UpdateType,
+} from "./_worker_types.ts";
 
-/** The only moves a worker may make; the compiler rejects any other `transition` call. */
-interface Transitions {
-  syncing: "terminating";
-  terminating: "terminated";
-  terminated: never;
-}
-
-export type UpdateType = "create" | "update" | "sync" | "kill";
-
-export interface PodUpdate {
-  type: UpdateType;
-  /** The desired pod; absent for orphans that only the runtime knows. */
-  pod?: V1Pod;
-  /** For orphans: what the runtime runs. */
-  runningPod?: RunningPod;
-  /** For kill: override of the pod's terminationGracePeriodSeconds (may only shorten it). */
-  gracePeriodSeconds?: number;
-  /** For kill: the pod left its source, so everything it left behind is removed too. */
-  removed?: boolean;
-}
-
-/** Who the terminating/terminated calls are about. */
-export interface PodTarget {
-  uid: string;
-  pod?: V1Pod;
-  runningPod?: RunningPod;
-}
-
-export interface SyncOutcome {
-  /** The pod reached Succeeded or Failed: the worker moves on to terminating. */
-  terminal: boolean;
-  /** When to sync again without an event; undefined = the normal resync period. */
-  requeueAfterMs?: number;
-}
-
-/** What a worker calls; the kubelet's three-phase podSyncer. */
-export interface PodSyncer {
-  /**
-   * Reconciles a pod that should be running, given the runtime's view. Idempotent. Throws for
-   * failures worth a retry after a back-off. Abort: returns or throws soon, between CRI calls.
-   */
-  syncPod(
-    pod: V1Pod,
-    status: RuntimePodStatus,
-    opts: { signal: AbortSignal; updateType: UpdateType },
-  ): Promise<SyncOutcome>;
-  /**
-   * Stops every container of the pod within the grace period and its sandboxes. Throws if
-   * anything still runs afterwards; the worker retries. Idempotent.
-   */
-  syncTerminatingPod(
-    target: PodTarget,
-    opts: { gracePeriodSeconds?: number; signal: AbortSignal },
-  ): Promise<void>;
-  /** Releases what a stopped pod holds; with `removed`, its containers, sandboxes and logs too. */
-  syncTerminatedPod(
-    target: PodTarget,
-    opts: { removed: boolean; signal: AbortSignal },
-  ): Promise<void>;
-}
-
-export interface PodWorkersDeps {
-  syncer: PodSyncer;
-  cache: PodStatusCache;
-  clock: Clock;
-  logger: Logger;
-  /** Called after each sync attempt so the caller can schedule the next one. */
-  requeue: (uid: string, afterMs: number | undefined, err?: unknown) => void;
-  /** Observes how long each operation took: the update type (create/update/sync) or the phase. */
-  onWorkDone?: (operation: string, ms: number) => void;
-  /** Pause before retrying a failed termination step. Default 1 s, doubling to 30 s. */
-  retryBaseMs?: number;
-}
+/** Why a termination step was cut short to run again at once with a shorter grace period. */
+const SHORTER_GRACE = new Error("termination restarted with a shorter grace period");
 
 interface Worker {
   uid: string;
+  /** `namespace/name`: static pods sharing it never run at once. */
+  fullName: string;
+  /** Came from a file or URL (not the API server): subject to the start gate. */
+  isStatic: boolean;
   state: PodWorkState;
   pod?: V1Pod;
   runningPod?: RunningPod;
@@ -98,8 +49,14 @@ interface Worker {
   kill?: { gracePeriodSeconds?: number; removed: boolean };
   /** A create for the same UID that arrived while the old incarnation was being torn down. */
   restartWith?: PodUpdate;
+  /** Allowed past the start gate (always true for pods that are not static). */
+  started: boolean;
+  /** Waiting at the start gate: pending work stays until the gate opens or a kill arrives. */
+  gated: boolean;
   lastSyncTime: number;
   inflight?: AbortController;
+  /** The running termination step, aborted when a shorter grace period arrives. */
+  terminationInflight?: AbortController;
   wake?: () => void;
   finished: boolean;
   /** Resolved when the worker finishes terminating (whenTerminated). */
@@ -112,6 +69,7 @@ export class PodWorkers {
   readonly #deps: PodWorkersDeps;
   readonly #workers = new Map<string, Worker>();
   readonly #root = new AbortController();
+  readonly #gate = new StaticPodStartGate();
 
   constructor(deps: PodWorkersDeps) {
     this.#deps = deps;
@@ -152,6 +110,12 @@ export class PodWorkers {
     return !!w && !w.finished;
   }
 
+  /** True while a static pod waits for its predecessor of the same name to terminate. */
+  isWaitingToStart(uid: string): boolean {
+    const w = this.#workers.get(uid);
+    return !!w && !w.started && !w.kill && !w.finished;
+  }
+
   knownUids(): string[] {
     return [...this.#workers.keys()];
   }
@@ -173,19 +137,25 @@ export class PodWorkers {
 
   /**
    * Resolves once the pod's worker has finished terminating (at once when there is no worker
-   * or it already has). Rejects with the signal's reason on abort.
+   * or it already has). Rejects with the signal's reason on abort, at once if already aborted.
    */
   whenTerminated(uid: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
     const w = this.#workers.get(uid);
     if (!w || w.finished) return Promise.resolve();
     const signal = opts.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal!.reason);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      w.onFinished.push(() => {
+      const done = () => {
         signal?.removeEventListener("abort", onAbort);
         resolve();
-      });
+      };
+      const onAbort = () => {
+        const i = w.onFinished.indexOf(done);
+        if (i >= 0) w.onFinished.splice(i, 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      w.onFinished.push(done);
     });
   }
 
@@ -197,17 +167,24 @@ export class PodWorkers {
 
   #newWorker(uid: string, u: PodUpdate): Worker {
     const pod = u.pod;
-    const ref = pod ? podRef(pod) : `${u.runningPod?.namespace}/${u.runningPod?.name}`;
+    const ns = pod?.metadata?.namespace ?? u.runningPod?.namespace ?? "default";
+    const name = pod?.metadata?.name ?? u.runningPod?.name ?? "";
+    const isStatic = pod !== undefined && isStaticPod(pod);
     const w: Worker = {
       uid,
+      fullName: `${ns}/${name}`,
+      isStatic,
       state: "syncing",
       pod,
       runningPod: u.runningPod,
+      started: !isStatic,
+      gated: false,
       lastSyncTime: 0,
       finished: false,
       onFinished: [],
-      log: this.#deps.logger.child({ pod: ref, uid }),
+      log: this.#deps.logger.child({ pod: pod ? podRef(pod) : `${ns}/${name}`, uid }),
     };
+    if (isStatic) this.#gate.enqueue(w.fullName, uid);
     this.#workers.set(uid, w);
     this.#start(w);
     return w;
@@ -227,13 +204,21 @@ export class PodWorkers {
     const grace = prev === undefined
       ? u.gracePeriodSeconds
       : Math.min(prev, u.gracePeriodSeconds ?? prev);
+    const before = w.kill ? effectiveGrace(w, prev) : undefined;
+    const shorter = before !== undefined && effectiveGrace(w, grace) < before;
     w.kill = { gracePeriodSeconds: grace, removed };
+    // Removed again: a re-add that arrived meanwhile is void (the source no longer has the pod).
+    if (u.removed) w.restartWith = undefined;
     if (u.runningPod) w.runningPod = u.runningPod;
     if (w.finished && removed && w.state === "terminated") {
       // A terminal pod kept for its status is now removed: clean up what it left behind.
       this.#start(w);
     }
     w.inflight?.abort(new Error("pod is being killed"));
+    if (shorter && w.state === "terminating") {
+      w.log.info("Restarting termination with a shorter grace period", { gracePeriod: grace });
+      w.terminationInflight?.abort(SHORTER_GRACE);
+    }
     this.#wake(w);
   }
 
@@ -244,7 +229,7 @@ export class PodWorkers {
   }
 
   async #waitForWork(w: Worker, signal: AbortSignal): Promise<void> {
-    while (!w.pending && !w.kill && w.state === "syncing") {
+    while ((!w.pending || w.gated) && !w.kill && w.state === "syncing") {
       signal.throwIfAborted();
       await new Promise<void>((resolve, reject) => {
         const onAbort = () => reject(signal.reason);
@@ -278,7 +263,7 @@ export class PodWorkers {
       if (w.state === "syncing") {
         this.#transition(w as Worker & { state: "syncing" }, "terminating");
       }
-      const ok = w.state === "terminating"
+      const result = w.state === "terminating"
         ? await this.#step(
           w,
           "terminating",
@@ -297,7 +282,8 @@ export class PodWorkers {
               signal: s,
             }),
         );
-      if (!ok) {
+      if (result === "restart") continue;
+      if (result === "failed") {
         retries++;
         const base = this.#deps.retryBaseMs ?? 1000;
         const delay = Math.min(base * 2 ** (retries - 1), 30_000);
@@ -320,6 +306,8 @@ export class PodWorkers {
 
   #finish(w: Worker): void {
     w.finished = true;
+    if (w.isStatic) this.#gate.release(w.fullName, w.uid);
+    this.#openGateFor(w.fullName);
     for (const f of w.onFinished.splice(0)) f();
     if (!w.kill?.removed) return; // terminal but still desired: keep the record
     this.#workers.delete(w.uid);
@@ -330,6 +318,44 @@ export class PodWorkers {
     }
   }
 
+  /** A pod named `fullName` finished: the ones waiting for that name look again. */
+  #openGateFor(fullName: string): void {
+    for (const other of this.#workers.values()) {
+      if (other.gated && other.fullName === fullName) {
+        other.gated = false;
+        this.#wake(other);
+      }
+    }
+  }
+
+  /**
+   * Whether a static pod may start now: nothing else of its name is active among the workers
+   * (a predecessor, or an orphan being killed), it is next in line at the gate, and the runtime
+   * runs no unknown instance of its name (those are killed first).
+   */
+  #mayStart(w: Worker): boolean {
+    for (const other of this.#workers.values()) {
+      if (other !== w && other.fullName === w.fullName && !other.finished && other.started) {
+        return false;
+      }
+    }
+    const others = w.pod ? (this.#deps.otherInstances?.(w.pod) ?? []) : [];
+    if (others.length > 0) {
+      for (const rp of others) {
+        w.log.info("Stopping an earlier instance of this static pod before starting it", {
+          previousUid: rp.uid,
+        });
+        this.updatePod({ type: "kill", runningPod: rp, removed: true });
+      }
+      return false;
+    }
+    const stillWaiting = (uid: string) => {
+      const o = this.#workers.get(uid);
+      return !!o && !o.kill && !o.finished && o.state === "syncing";
+    };
+    return this.#gate.tryStart(w.fullName, w.uid, stillWaiting);
+  }
+
   #target(w: Worker): PodTarget {
     return { uid: w.uid, pod: w.pod, runningPod: w.runningPod };
   }
@@ -338,15 +364,19 @@ export class PodWorkers {
     w: Worker,
     op: "terminating" | "terminated",
     fn: (signal: AbortSignal) => Promise<void>,
-  ): Promise<boolean> {
+  ): Promise<"done" | "failed" | "restart"> {
     const start = this.#deps.clock.now();
+    const ac = new AbortController();
+    if (op === "terminating") w.terminationInflight = ac;
     try {
-      await fn(this.#root.signal);
-      return true;
+      await fn(AbortSignal.any([this.#root.signal, ac.signal]));
+      return "done";
     } catch (e) {
+      if (ac.signal.reason === SHORTER_GRACE && !this.#root.signal.aborted) return "restart";
       if (!this.#root.signal.aborted) w.log.warn(`Pod ${op} step failed; will retry`, { err: e });
-      return false;
+      return "failed";
     } finally {
+      w.terminationInflight = undefined;
       this.#deps.onWorkDone?.(op, this.#deps.clock.now() - start);
     }
   }
@@ -364,6 +394,17 @@ export class PodWorkers {
       // Wait for a status read strictly after our previous sync ended, so the sync never acts on
       // a view that misses containers it just created.
       const status = await this.#deps.cache.getNewerThan(w.uid, w.lastSyncTime + 1, { signal });
+      if (!w.started) {
+        if (!this.#mayStart(w)) {
+          // Look again when a pod of this name finishes; a later attempt needs a fresh relist.
+          w.log.info("Static pod waits for its previous instance to terminate");
+          w.pending ??= update;
+          w.gated = true;
+          w.lastSyncTime = this.#deps.clock.now();
+          return;
+        }
+        w.started = true;
+      }
       let outcome: SyncOutcome;
       try {
         outcome = await this.#deps.syncer.syncPod(pod, status, { signal, updateType: update.type });
@@ -386,4 +427,16 @@ export class PodWorkers {
       this.#deps.onWorkDone?.(update.type, this.#deps.clock.now() - start);
     }
   }
+}
+
+/** The grace period a kill uses: the override, else what the pod asks for (upstream default 30). */
+function effectiveGrace(w: Worker, override: number | undefined): number {
+  return override ?? w.pod?.metadata?.deletionGracePeriodSeconds ??
+    w.pod?.spec?.terminationGracePeriodSeconds ?? 30;
+}
+
+/** Static pods come from a file or URL; only API pods are not (upstream `IsStaticPod`). */
+function isStaticPod(pod: V1Pod): boolean {
+  const source = pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION];
+  return source !== undefined && source !== "api";
 }

@@ -5,6 +5,12 @@
  */
 import type { V1PodStatus } from "@kubernetes/client-node";
 
+const DISRUPTION_TARGET = "DisruptionTarget";
+
+function isTerminal(phase: string | undefined): boolean {
+  return phase === "Succeeded" || phase === "Failed";
+}
+
 export interface WaitingReason {
   reason: string;
   message: string;
@@ -18,8 +24,23 @@ export class StatusManager {
     return this.#status.get(uid);
   }
 
+  /**
+   * Records the pod's status, with the two rules upstream's status manager keeps: a terminal
+   * phase never changes (with its reason and message: an evicted pod stays Failed/Evicted after
+   * its containers stop), and a DisruptionTarget condition, the record of a one-time decision
+   * such as an eviction, is kept once set.
+   */
   set(uid: string, status: V1PodStatus): void {
-    this.#status.set(uid, status);
+    const old = this.#status.get(uid);
+    let next = status;
+    if (old && isTerminal(old.phase) && next.phase !== old.phase) {
+      next = { ...next, phase: old.phase, reason: old.reason, message: old.message };
+    }
+    const disruption = old?.conditions?.find((c) => c.type === DISRUPTION_TARGET);
+    if (disruption && !next.conditions?.some((c) => c.type === DISRUPTION_TARGET)) {
+      next = { ...next, conditions: [...(next.conditions ?? []), disruption] };
+    }
+    this.#status.set(uid, next);
   }
 
   /** Waiting reasons by container name from the last sync of the pod. */

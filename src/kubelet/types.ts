@@ -33,6 +33,8 @@ export interface KubeletDeps {
    * pod is shown Failed with the reason and never started.
    */
   admit?: (pod: V1Pod) => { admit: boolean; reason?: string; message?: string };
+  /** --max-pods: pods beyond it are refused (OutOfpods); no limit when unset. */
+  maxPods?: number;
   /**
    * Pod directories (volumes, /etc/hosts) left on disk, by UID, and their removal: housekeeping
    * removes those of pods that are neither desired, nor being worked on, nor in the runtime

@@ -28,6 +28,7 @@ address: "::"
 port: 11250
 readOnlyPort: 10255
 runtimeRequestTimeout: 3m
+maxPods: 32
 clusterDNS: [10.96.0.10]
 clusterDomain: cluster.local
 resolvConf: /run/systemd/resolve/resolv.conf
@@ -54,6 +55,7 @@ logging:
     port: 11250,
     readOnlyPort: 10255,
     runtimeRequestTimeoutMs: 180_000,
+    maxPods: 32,
     clusterDNS: ["10.96.0.10"],
     clusterDomain: "cluster.local",
     resolvConf: "/run/systemd/resolve/resolv.conf",
@@ -152,11 +154,11 @@ Deno.test("known upstream fields denolet ignores are accepted with a warning", a
   const { warnings } = await run(
     CONFIG,
     file(
-      "maxPods: 50\nauthentication:\n  anonymous:\n    enabled: true\nlogging:\n  format: json\n",
+      "podPidsLimit: 50\nauthentication:\n  anonymous:\n    enabled: true\nlogging:\n  format: json\n",
     ),
   );
   assert.deepEqual(warnings, [
-    "/etc/kubernetes/kubelet.yaml: maxPods: not implemented by denolet; ignored",
+    "/etc/kubernetes/kubelet.yaml: podPidsLimit: not implemented by denolet; ignored",
     "/etc/kubernetes/kubelet.yaml: authentication: not implemented by denolet; ignored",
     '/etc/kubernetes/kubelet.yaml: logging.format: only the "text" format is supported; ignored',
   ]);

@@ -23,6 +23,7 @@ Deno.test("loadConfig without arguments gives the upstream flag defaults", async
     port: 10250,
     readOnlyPort: 10255,
     runtimeRequestTimeoutMs: 120_000,
+    maxPods: 110,
     clusterDNS: [],
     clusterDomain: "",
     resolvConf: "/etc/resolv.conf",
@@ -51,6 +52,7 @@ Deno.test("every flag sets its field, in both --flag=value and --flag value form
     ["read-only-port", "0"],
     ["address", "127.0.0.1"],
     ["runtime-request-timeout", "90s"],
+    ["max-pods", "20"],
     ["cluster-dns", "10.96.0.10,10.96.0.11"],
     ["cluster-domain", "cluster.local"],
     ["resolv-conf", "/run/systemd/resolve/resolv.conf"],
@@ -74,6 +76,7 @@ Deno.test("every flag sets its field, in both --flag=value and --flag value form
     port: 11250,
     readOnlyPort: 0,
     runtimeRequestTimeoutMs: 90_000,
+    maxPods: 20,
     clusterDNS: ["10.96.0.10", "10.96.0.11"],
     clusterDomain: "cluster.local",
     resolvConf: "/run/systemd/resolve/resolv.conf",
@@ -166,6 +169,7 @@ Deno.test("values are validated with the flag named", async () => {
   await fails(["--file-check-frequency=0s"], "--file-check-frequency", /greater than zero/);
   await fails(["--http-check-frequency=0"], "--http-check-frequency", /greater than zero/);
   await fails(["--runtime-request-timeout=-2m"], "--runtime-request-timeout", /greater than zero/);
+  await fails(["--max-pods=-1"], "--max-pods", /must not be a negative number/);
   await fails(["--root-dir=var/lib"], "--root-dir", /absolute path/);
   await fails(["--manifest-url=ftp://x/y"], "--manifest-url", /http:\/\/ or https:\/\//);
   await fails(["--manifest-url=not a url"], "--manifest-url", /http:\/\/ or https:\/\//);

@@ -126,6 +126,8 @@ export function harness(opts: {
   reclaimFails?: boolean;
   /** Stats without `sampleNow` (a provider that cannot sample on demand). */
   noSampleNow?: boolean;
+  /** What an eviction does after it is recorded; default: the pod is gone at once. */
+  evictPod?: (pod: V1Pod, opts: EvictPodOptions) => Promise<void>;
 }): Harness {
   const clock = new FakeClock();
   const calls: string[] = [];
@@ -169,7 +171,7 @@ export function harness(opts: {
       calls.push(`evict:${p.metadata?.name}`);
       evicted.push({ pod: p, opts: o });
       h.pods = h.pods.filter((x) => x !== p);
-      return Promise.resolve();
+      return opts.evictPod ? opts.evictPod(p, o) : Promise.resolve();
     },
     clock,
     logger: nullLogger,

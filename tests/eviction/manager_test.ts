@@ -292,3 +292,38 @@ Deno.test("run synchronizes every 10 s until aborted", async () => {
   await done;
   assert.equal(h.clock.pendingTimers, 0);
 });
+
+Deno.test("a pod that does not die holds eviction at most 30 s, with conditions kept fresh", async () => {
+  let waitAborted = false;
+  const h = harness({
+    hard: { "memory.available": "100Mi" },
+    pods: [pod({ name: "hog" })],
+    next: lowMemory(),
+    config: { pressureTransitionPeriodMs: 5_000 },
+    // The kill never completes; only the manager giving up ends the wait.
+    evictPod: (_p, o) =>
+      new Promise((_resolve, reject) => {
+        o.signal?.addEventListener("abort", () => {
+          waitAborted = true;
+          reject(o.signal?.reason);
+        }, { once: true });
+      }),
+  });
+  let result: string | undefined = "pending";
+  const round = h.manager.synchronize().then((p) => result = p?.metadata?.name);
+  await h.clock.advance(0);
+  assert.equal(h.evicted.length, 1);
+  assert.equal(condition(h, "MemoryPressure"), "True");
+  // The node recovers while the pod hangs: the condition (and so admission) follows.
+  h.stats.next = (now) => summary(now, { memAvailable: 4 * Gi });
+  await h.clock.advance(10_000);
+  assert.equal(condition(h, "MemoryPressure"), "False");
+  assert.equal(h.manager.admit(pod({ name: "new" })).admit, true);
+  await h.clock.advance(15_000);
+  assert.equal(result, "pending", "still waiting before the timeout");
+  await h.clock.advance(5_000);
+  await round;
+  assert.equal(result, "hog", "the round ends after podCleanupTimeout");
+  assert.ok(waitAborted, "the wait was abandoned through the signal");
+  assert.equal(h.clock.pendingTimers, 0);
+});

@@ -10,7 +10,7 @@ import { createRuntimeManager } from "../../src/runtime/mod.ts";
 import type { PodSource, PodSourceUpdate } from "../../src/sources/types.ts";
 import type { VolumeManager } from "../../src/volumes/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
-import { nullLogger } from "../../src/util/log.ts";
+import { createLogger, type Logger, nullLogger } from "../../src/util/log.ts";
 import { FakeRuntime } from "../support/fake_cri.ts";
 
 const NODE = "node1";
@@ -45,7 +45,12 @@ function pod(uid: string, name: string): V1Pod {
 }
 
 /** Starts an agent's core over `cri`; a new call is an agent restart (fresh in-memory state). */
-function startKubelet(cri: FakeRuntime, clock: FakeClock, logsDir: string) {
+function startKubelet(
+  cri: FakeRuntime,
+  clock: FakeClock,
+  logsDir: string,
+  opts: { maxPods?: number; sources?: PodSource[]; logger?: Logger } = {},
+) {
   const runtime = createRuntimeManager({
     runtime: cri,
     image: cri,
@@ -64,12 +69,13 @@ function startKubelet(cri: FakeRuntime, clock: FakeClock, logsDir: string) {
   const cache = createPodStatusCache({ clock });
   const source = new ManualSource();
   const kubelet = new Kubelet({
-    sources: [source],
+    sources: opts.sources ?? [source],
+    maxPods: opts.maxPods,
     runtime,
     pleg: createPleg({ runtime, cache, clock, logger: nullLogger }),
     cache,
     clock,
-    logger: nullLogger,
+    logger: opts.logger ?? nullLogger,
     syncFrequencyMs: 60_000,
     checkRuntime: async () => {
       await cri.status();
@@ -140,4 +146,131 @@ Deno.test("kubelet starts a source's pod, adopts it after a restart and removes 
   } finally {
     await Deno.remove(logsDir, { recursive: true });
   }
+});
+
+/** Runs `body` with a fresh fake runtime (busybox present), clock and log dir. */
+async function withRuntime(
+  body: (cri: FakeRuntime, clock: FakeClock, logs: string) => Promise<void>,
+) {
+  const clock = new FakeClock();
+  const cri = new FakeRuntime({ clock });
+  cri.addImage("busybox:1.36");
+  const logsDir = await Deno.makeTempDir({ prefix: "denolet-kubelet-" });
+  try {
+    await body(cri, clock, logsDir);
+  } finally {
+    await Deno.remove(logsDir, { recursive: true });
+  }
+}
+
+const statusOf = (k: Kubelet, name: string) =>
+  k.podsWithStatus().find((p) => p.metadata?.name === name)?.status;
+
+Deno.test("kubelet admits at most maxPods pods; the rest are Failed with OutOfpods", async () => {
+  await withRuntime(async (cri, clock, logs) => {
+    const agent = startKubelet(cri, clock, logs, { maxPods: 2 });
+    agent.source.emit([pod("uid-a", "a"), pod("uid-b", "b"), pod("uid-c", "c")]);
+    await pass(clock, 4000);
+    assertEquals(statusOf(agent.kubelet, "a")?.phase, "Running");
+    assertEquals(statusOf(agent.kubelet, "b")?.phase, "Running");
+    const c = statusOf(agent.kubelet, "c");
+    assertEquals([c?.phase, c?.reason], ["Failed", "OutOfpods"]);
+    assertEquals(
+      c?.message,
+      "Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2",
+    );
+    assertEquals(cri.sandboxes.size, 2, "the refused pod never reached the runtime");
+    await agent.stop();
+  });
+});
+
+Deno.test("an evicted pod stays Failed/Evicted with its DisruptionTarget after termination", async () => {
+  await withRuntime(async (cri, clock, logs) => {
+    const agent = startKubelet(cri, clock, logs);
+    agent.source.emit([pod("uid-a", "a")]);
+    await pass(clock, 3000);
+    assertEquals(statusOf(agent.kubelet, "a")?.phase, "Running");
+    cri.stopExitCode = 0; // the app exits cleanly on SIGTERM: still an eviction, not a success
+    const evicted = agent.kubelet.evictPod("uid-a", {
+      reason: "Evicted",
+      message: "The node was low on resource: memory.",
+      gracePeriodSeconds: 1,
+      condition: {
+        type: "DisruptionTarget",
+        status: "True",
+        reason: "TerminationByKubelet",
+        message: "The node was low on resource: memory.",
+      },
+    });
+    await pass(clock, 3000);
+    await evicted;
+    await pass(clock, 3000);
+    assertEquals(agent.kubelet.podWorkState("uid-a"), "terminated");
+    const st = statusOf(agent.kubelet, "a");
+    assertEquals([st?.phase, st?.reason, st?.message], [
+      "Failed",
+      "Evicted",
+      "The node was low on resource: memory.",
+    ]);
+    const dt = st?.conditions?.find((c) => c.type === "DisruptionTarget");
+    assertEquals([dt?.status, dt?.reason], ["True", "TerminationByKubelet"]);
+    assertEquals(st?.containerStatuses?.[0].state?.terminated?.exitCode, 0);
+    await agent.stop();
+  });
+});
+
+Deno.test("a source that fails is logged and started again; its pods still run", async () => {
+  await withRuntime(async (cri, clock, logs) => {
+    let attempts = 0;
+    const flaky: PodSource = {
+      name: "file",
+      run(onUpdate, { signal }) {
+        attempts++;
+        if (attempts === 1) {
+          return Promise.reject(new RangeError("Maximum call stack size exceeded"));
+        }
+        onUpdate({ source: "file", pods: [pod("uid-a", "a")], problems: [] });
+        return new Promise((resolve) => signal.addEventListener("abort", () => resolve()));
+      },
+    };
+    const lines: string[] = [];
+    const logger = createLogger({ write: (l) => lines.push(l), now: () => clock.now() });
+    const agent = startKubelet(cri, clock, logs, { sources: [flaky], logger });
+    await pass(clock, 4000);
+    assertEquals(attempts, 2);
+    assert(
+      lines.some((l) => l.includes("level=error") && l.includes('loop="source file"')),
+      lines.join("\n"),
+    );
+    assertEquals(statusOf(agent.kubelet, "a")?.phase, "Running");
+    await agent.stop();
+  });
+});
+
+Deno.test("kubelet_running_pods counts pods with a ready sandbox, containers by state", async () => {
+  await withRuntime(async (cri, clock, logs) => {
+    const agent = startKubelet(cri, clock, logs);
+    agent.source.emit([pod("uid-a", "a"), pod("uid-b", "b")]);
+    await pass(clock, 3000);
+    // b's container crashes twice: the second time it waits out its crash back-off, with no
+    // running container while its sandbox stays ready.
+    const runningB = () =>
+      [...cri.containers.values()].find((c) =>
+        c.status.labels?.["io.kubernetes.pod.uid"] === "uid-b" &&
+        c.status.state === "CONTAINER_RUNNING"
+      )!;
+    cri.exitContainer(runningB().status.id, 1);
+    await pass(clock, 2000);
+    cri.exitContainer(runningB().status.id, 1);
+    await pass(clock, 2000);
+    assertEquals(
+      statusOf(agent.kubelet, "b")?.containerStatuses?.[0].state?.waiting?.reason,
+      "CrashLoopBackOff",
+    );
+    const counts = agent.kubelet.runningCounts();
+    assertEquals(counts.pods, 2);
+    assertEquals(counts.containers.running, 1);
+    assert(counts.containers.exited >= 1);
+    await agent.stop();
+  });
 });
