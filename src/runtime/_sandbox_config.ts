@@ -12,6 +12,7 @@ import type {
   Protocol,
 } from "../cri/types.ts";
 import { ConfigError } from "../util/errors.ts";
+import { pathComponent } from "../util/path_component.ts";
 import { sandboxAnnotations, sandboxLabels } from "./_labels.ts";
 
 export interface SandboxConfigOptions {
@@ -39,10 +40,16 @@ const HOSTNAME_MAX_LEN = 63;
 const FQDN_MAX_LEN = 64;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-/** <podLogsDir>/<namespace>_<name>_<uid>, as BuildPodLogsDirectory. */
+/**
+ * <podLogsDir>/<namespace>_<name>_<uid>, as BuildPodLogsDirectory. Throws ConfigError when a
+ * part is not a safe path component: the directory is removed recursively with the pod.
+ */
 export function podLogDirectory(podLogsDir: string, pod: V1Pod): string {
   const m = pod.metadata ?? {};
-  return `${podLogsDir.replace(/\/+$/, "")}/${m.namespace ?? ""}_${m.name ?? ""}_${m.uid ?? ""}`;
+  const ns = pathComponent(m.namespace ?? "", "metadata.namespace");
+  const name = pathComponent(m.name ?? "", "metadata.name");
+  const uid = pathComponent(m.uid ?? "", "metadata.uid");
+  return `${podLogsDir.replace(/\/+$/, "")}/${ns}_${name}_${uid}`;
 }
 
 /** Namespace modes for the pod's sandbox and containers (runtimeutil.NamespacesForPod). */

@@ -4,16 +4,17 @@
  */
 import type { V1HostAlias } from "@kubernetes/client-node";
 import { ConfigError } from "../util/errors.ts";
+import { pathComponent } from "../util/path_component.ts";
 
 const HEADER = "# Kubernetes-managed hosts file.\n";
 const HEADER_HOST_NETWORK = "# Kubernetes-managed hosts file (host network).\n";
 
-/** <rootDir>/pods/<uid>; rejects uids that are not a single path component. */
+/**
+ * <rootDir>/pods/<uid>. Throws ConfigError for a uid that is not a single safe path component
+ * (empty, `.`, `..`, or holding `/` or NUL): the directory is removed recursively with the pod.
+ */
 export function podDir(rootDir: string, uid: string): string {
-  if (!uid || uid === "." || uid === ".." || uid.includes("/")) {
-    throw new ConfigError("metadata.uid", `pod uid ${JSON.stringify(uid)} cannot name a directory`);
-  }
-  return `${rootDir.replace(/\/+$/, "")}/pods/${uid}`;
+  return `${rootDir.replace(/\/+$/, "")}/pods/${pathComponent(uid, "metadata.uid")}`;
 }
 
 export interface EtcHostsInput {
@@ -77,7 +78,7 @@ export function writeEtcHosts(dir: string, input: EtcHostsInput): string {
 export function createTerminationLogFile(dir: string, containerName: string): string {
   const bytes = crypto.getRandomValues(new Uint8Array(4));
   const id = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
-  const containerDir = `${dir}/containers/${containerName}`;
+  const containerDir = `${dir}/containers/${pathComponent(containerName, "container name")}`;
   const path = `${containerDir}/${id}`;
   try {
     Deno.mkdirSync(containerDir, { recursive: true, mode: 0o750 });
