@@ -86,6 +86,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     rootDir: config.rootDir,
     runtimeRequestTimeoutMs: config.runtimeRequestTimeoutMs,
     probeFailure: (id) => prober.probeFailure(id),
+    startupSucceeded: (id) => prober.startupSucceeded(id),
     podCgroups,
     sandboxOptions: {
       podLogsDir: config.podLogsDir,

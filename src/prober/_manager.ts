@@ -112,6 +112,8 @@ export function createProbeManager(deps: ProbeManagerDeps): ProbeManager {
       if (ctx.results.startup.get(id) === "failure") return "StartupProbe";
       return undefined;
     },
+    startupSucceeded: (containerId) =>
+      ctx.results.startup.get(parseContainerId(containerId)) === "success",
     stop() {
       for (const uid of [...pods.keys()]) removePod(uid);
     },

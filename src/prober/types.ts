@@ -33,6 +33,12 @@ export interface ProbeManager {
   startup(uid: string): Map<string, boolean>;
   /** "LivenessProbe" / "StartupProbe" when that probe's latest result for this container id is failure. */
   probeFailure(containerId: string): "LivenessProbe" | "StartupProbe" | undefined;
+  /**
+   * Whether the startup probe of this container id has succeeded (upstream
+   * `startupManager.Get(id) == Success`); false while it has no result, and for containers
+   * without a startup probe (callers ask only about probed ones).
+   */
+  startupSucceeded(containerId: string): boolean;
   /** Stops all workers. */
   stop(): void;
 }

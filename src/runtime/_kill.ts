@@ -2,7 +2,7 @@
  * Stopping and removing containers and sandboxes (kubelet's `killContainer`, `KillPod` and the
  * removal half of its container GC). Stops are graceful: the preStop hook runs first and its
  * time comes off the grace period, then the runtime sends the stop signal and SIGKILL at the
- * deadline.
+ * deadline. In a pod with sidecars the stop signals follow the termination order.
  */
 import type {
   V1Container,
@@ -12,10 +12,12 @@ import type {
 } from "@kubernetes/client-node";
 import type { RuntimeService } from "../cri/types.ts";
 import { DenoletError, isKind, NotFoundError, RuntimeUnavailableError } from "../util/errors.ts";
+import { realClock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import type { KillReason } from "./_pod_actions.ts";
 import { ANNOTATION_CONTAINER_PORTS, parseContainerLabels } from "./_labels.ts";
 import { type HookDeps, type HookTarget, runPreStopHook, sandboxIPOf } from "./_lifecycle.ts";
+import { TerminationOrder } from "./_termination_order.ts";
 import type { RunningPod } from "./types.ts";
 
 /** Upstream `minimumGracePeriodInSeconds`: every container gets at least this long to stop. */
@@ -96,12 +98,18 @@ export interface StopContainerOptions {
    * annotations (callers that have only the container id).
    */
   preStop?: PreStopSpec | null;
+  /**
+   * Waits, after the preStop hook, until it is this container's turn to get the stop signal
+   * (termination order), for at most the grace period left; resolves the seconds waited.
+   */
+  turn?: (graceSeconds: number) => Promise<number>;
   signal?: AbortSignal;
 }
 
 /**
- * Stops one container: preStop hook (at most the grace period; what it used is taken off,
- * keeping the 2 s minimum), then CRI StopContainer. A container already gone counts as stopped.
+ * Stops one container: preStop hook (at most the grace period; what it used is taken off),
+ * the wait for its turn (likewise), then CRI StopContainer with what is left of the grace
+ * period, at least 2 s. A container already gone counts as stopped.
  */
 export async function stopContainer(
   deps: KillDeps,
@@ -123,8 +131,10 @@ export async function stopContainer(
       logger: deps.logger,
       signal,
     });
-    grace = Math.max(grace - elapsed, MIN_GRACE_PERIOD_SECONDS);
+    grace -= elapsed;
   }
+  if (opts.turn && grace > 0) grace -= await opts.turn(grace);
+  grace = Math.max(grace, MIN_GRACE_PERIOD_SECONDS);
   // reason=Killing is the upstream event reason, so log searches work the same.
   deps.logger.info("Killing container with a grace period", {
     reason: "Killing",
@@ -146,8 +156,11 @@ export async function stopContainer(
 }
 
 /**
- * Stops every non-exited container of the pod in parallel, then every sandbox. Without a pod
- * (an orphan) the grace period comes from each container's annotation. Throws one error after
+ * Stops every non-exited container of the pod, then every sandbox. Containers stop in
+ * parallel, except that in a pod with sidecars (upstream `killContainersWithSyncResult`) a
+ * sidecar gets its stop signal only once the app containers and the sidecars after it in the
+ * spec have stopped, each wait bounded by what is left of its grace period. Without a pod (an
+ * orphan) the grace period comes from each container's annotation. Throws one error after
  * trying everything; its cause is a RuntimeUnavailableError when that was among the failures.
  */
 export async function killPod(
@@ -159,7 +172,11 @@ export async function killPod(
   const { signal } = opts;
   const failures: unknown[] = [];
   const live = running.containers.filter((c) => c.state !== "exited");
-  const results = await Promise.allSettled(live.map(async (c) => {
+  const order = TerminationOrder.needed(pod)
+    ? new TerminationOrder(pod, live.map((c) => c.name))
+    : undefined;
+  const clock = deps.clock ?? realClock;
+  const stopOne = async (c: RunningPod["containers"][number]) => {
     const spec = pod?.spec?.containers?.find((s) => s.name === c.name) ??
       pod?.spec?.initContainers?.find((s) => s.name === c.name);
     const override = opts.gracePeriodSeconds;
@@ -174,8 +191,17 @@ export async function killPod(
       gracePeriodSeconds: how.grace,
       name: c.name,
       preStop: how.preStop,
+      turn: order && ((grace) => order.waitForTurn(c.name, grace, { clock, signal })),
       signal,
     });
+  };
+  const results = await Promise.allSettled(live.map(async (c) => {
+    try {
+      await stopOne(c);
+    } finally {
+      // Released even when the stop failed: waiting longer for it would not help the others.
+      order?.stopped(c.name);
+    }
   }));
   for (const r of results) if (r.status === "rejected") failures.push(r.reason);
 

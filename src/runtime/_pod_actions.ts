@@ -1,7 +1,13 @@
 /**
  * What one sync must do for a pod, computed from the desired spec and the runtime's view
- * (kubelet's `computePodActions`). Pure: no I/O, no clock. Back-off is decided later, when a
- * start is attempted (upstream `doBackOff`), because it needs the per-container history.
+ * (kubelet's `computePodActions` and `computeInitContainerActions`). Pure: no I/O, no clock.
+ * Back-off is decided later, when a start is attempted (upstream `doBackOff`), because it needs
+ * the per-container history.
+ *
+ * Sidecars are init containers with `restartPolicy: Always`: they start in spec order with the
+ * other init containers, the next one starts once a sidecar has started (startup probe passed),
+ * they are restarted whatever the pod's restart policy, and they never keep a pod alive on
+ * their own.
  */
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import type { RuntimeContainerStatus, RuntimePodStatus } from "./types.ts";
@@ -26,8 +32,11 @@ export interface PodActions {
   sandboxId: string;
   /** Sandbox attempt to use: the current one, or the next one when a sandbox is created. */
   attempt: number;
-  /** Name of the init container to start next, if initialisation is not done. */
-  nextInitContainerToStart?: string;
+  /**
+   * Init containers (regular and sidecars) to start, in spec order: the next one of the
+   * initialisation, and sidecars to restart.
+   */
+  initContainersToStart: string[];
   /** Names of app containers to start, in spec order. */
   containersToStart: string[];
   /** Running container instances to stop, by container id. */
@@ -40,6 +49,12 @@ export type ProbeFailure = "LivenessProbe" | "StartupProbe";
 export interface ComputePodActionsOptions {
   /** Probe verdict per running container id; undefined when healthy or not probed. */
   probeFailure?: (containerId: string) => ProbeFailure | undefined;
+  /**
+   * Whether the startup probe of this running container instance has succeeded. Asked only
+   * for sidecars with a startup probe: the next init container waits until it has. Without it
+   * (no prober) a startup probe never holds anything up.
+   */
+  startupSucceeded?: (containerId: string) => boolean;
 }
 
 export function computePodActions(
@@ -53,6 +68,7 @@ export function computePodActions(
     createSandbox: sandbox.changed,
     sandboxId: sandbox.sandboxId,
     attempt: sandbox.attempt,
+    initContainersToStart: [],
     containersToStart: [],
     containersToKill: new Map(),
   };
@@ -71,39 +87,24 @@ export function computePodActions(
     const toStart = containers
       .filter((c) => !(spec?.restartPolicy === "OnFailure" && containerSucceeded(c, status)))
       .map((c) => c.name);
-    if (toStart.length === 0 && findNextInitContainer(pod, status).done) {
+    // An app container that ever ran proves initialisation was done; with nothing left to
+    // run, a new sandbox would only bring the sidecars back.
+    if (toStart.length === 0 && hasAnyRegularContainerCreated(pod, status)) {
       actions.createSandbox = false;
       return actions;
     }
     // A new sandbox starts from scratch: initialisation runs again from the first init container.
     if (initContainers.length > 0) {
-      actions.nextInitContainerToStart = initContainers[0].name;
+      actions.initContainersToStart = [initContainers[0].name];
       return actions;
     }
     actions.containersToStart = toStart;
     return actions;
   }
 
-  const init = findNextInitContainer(pod, status);
-  if (!init.done) {
-    if (init.next) {
-      const failed = init.lastStatus !== undefined && isInitContainerFailed(init.lastStatus);
-      if (failed && !shouldRestartOnFailure(pod)) {
-        actions.killPod = true;
-      } else {
-        if (init.lastStatus?.state === "unknown") {
-          actions.containersToKill.set(init.lastStatus.id, {
-            name: init.next,
-            reason: "Unknown",
-            message: `Init container is in "unknown" state, try killing it before restart`,
-          });
-        }
-        actions.nextInitContainerToStart = init.next;
-      }
-    }
-    // Initialisation failed or is still running: app containers wait.
-    return actions;
-  }
+  const initialized = computeInitContainerActions(pod, status, actions, opts);
+  // Initialisation failed or is still under way: app containers wait.
+  if (actions.killPod || !initialized) return actions;
 
   let keepCount = 0;
   for (const container of containers) {
@@ -149,10 +150,117 @@ export function computePodActions(
   }
 
   if (keepCount === 0 && actions.containersToStart.length === 0) {
-    // Nothing runs and nothing will: stop the sandbox too.
+    // Nothing runs and nothing will: stop the sandbox too. Sidecars alone do not keep a pod
+    // alive, so none is restarted (a Job-like pod ends with its app containers).
     actions.killPod = true;
+    actions.initContainersToStart = [];
   }
   return actions;
+}
+
+/**
+ * Upstream `computeInitContainerActions`: fills in which init containers to start (and which
+ * sidecars to kill first) and tells whether the pod is initialised, so app containers may run.
+ *
+ * The walk goes from the last init container back to the first, because the runtime may have
+ * removed the records of early, finished ones: the furthest one that has a record tells how
+ * far initialisation got. A sidecar counts as done once it has started; every sidecar before
+ * that point is kept running (restarted when it exited, replaced when its spec changed or a
+ * probe failed).
+ */
+function computeInitContainerActions(
+  pod: V1Pod,
+  status: RuntimePodStatus,
+  actions: PodActions,
+  opts: ComputePodActionsOptions,
+): boolean {
+  const inits = pod.spec?.initContainers ?? [];
+  if (inits.length === 0) return true;
+  // A created or running app container proves initialisation finished, even if the init
+  // containers' records were garbage-collected since: only sidecars must be brought back. An
+  // exited one proves nothing: after a reboot every container is exited and the new sandbox
+  // must be initialised again.
+  let initialized = (pod.spec?.containers ?? []).some((c) => {
+    const state = findContainerStatus(status, c.name)?.state;
+    return state === "created" || state === "running";
+  });
+  /** Some init container at or after the current one has run, so the current one did too. */
+  let reached = initialized;
+  const toStart: string[] = [];
+  const kill = (s: RuntimeContainerStatus, reason: KillReason, message: string) =>
+    actions.containersToKill.set(s.id, { name: s.name, reason, message });
+
+  for (let i = inits.length - 1; i >= 0; i--) {
+    const c = inits[i];
+    const sidecar = isRestartableInit(c);
+    const last = i === inits.length - 1;
+    const s = findContainerStatus(status, c.name);
+    if (!s) {
+      // A sidecar whose record is gone after initialisation got past it: start it again.
+      if (reached && sidecar) toStart.push(c.name);
+      continue;
+    }
+    // Past initialisation only sidecars need looking after.
+    if (reached && !sidecar) continue;
+
+    if (s.state === "created") {
+      // Creating and starting are one step; a container left created failed to start.
+      toStart.push(c.name);
+    } else if (s.state === "running") {
+      if (sidecar) {
+        runningSidecar(c, s, { last, reached, next: inits[i + 1]?.name });
+      }
+      // A regular init container still running: wait for it to finish.
+    } else if (s.state === "exited") {
+      if (sidecar) toStart.push(c.name);
+      else if (isInitContainerFailed(s)) {
+        if (!shouldRestartOnFailure(pod)) return failPod();
+        toStart.push(c.name);
+      } else if (last) initialized = true;
+      else toStart.push(inits[i + 1].name);
+    } else {
+      // Unknown: it may still run, so it is stopped before its replacement starts.
+      if (!sidecar && !shouldRestartOnFailure(pod)) return failPod();
+      kill(s, "Unknown", `Init container is in "unknown" state, try killing it before restart`);
+      toStart.push(c.name);
+    }
+    reached = true;
+  }
+  // No init container has run yet.
+  if (!reached) toStart.push(inits[0].name);
+  actions.initContainersToStart = toStart.reverse();
+  return initialized;
+
+  function failPod(): false {
+    actions.killPod = true;
+    actions.initContainersToStart = [];
+    return false;
+  }
+
+  function runningSidecar(
+    c: V1Container,
+    s: RuntimeContainerStatus,
+    at: { last: boolean; reached: boolean; next?: string },
+  ): void {
+    const probe = opts.probeFailure?.(s.id);
+    if (c.startupProbe !== undefined && !(opts.startupSucceeded?.(s.id) ?? true)) {
+      // Not started yet: what follows waits. A failed startup probe restarts it.
+      if (probe === "StartupProbe") {
+        kill(s, "StartupProbe", `Init container ${c.name} failed startup probe`);
+        toStart.push(c.name);
+      }
+      return;
+    }
+    if (at.last) initialized = true;
+    else if (!at.reached && at.next !== undefined) toStart.push(at.next);
+    if (s.hash !== containerHash(c)) {
+      kill(s, "", `Init container ${c.name} definition changed`);
+      toStart.push(c.name);
+    } else if (probe === "LivenessProbe") {
+      kill(s, "LivenessProbe", `Init container ${c.name} failed liveness probe`);
+      toStart.push(c.name);
+    }
+  }
 }
 
 /** The newest instance of the named container (statuses are newest first). */
@@ -182,38 +290,20 @@ export function podSandboxChanged(pod: V1Pod, status: RuntimePodStatus): Sandbox
   return { changed: false, attempt: newest.attempt, sandboxId: newest.id };
 }
 
-interface InitProgress {
-  /** Status of the failed init container (when one failed). */
-  lastStatus?: RuntimeContainerStatus;
-  /** Init container to run next. */
-  next?: string;
-  /** All init containers succeeded (or app containers already run). */
-  done: boolean;
+/**
+ * Upstream `hasAnyRegularContainerCreated`: some app container was created, ran or exited,
+ * which only happens once initialisation was done.
+ */
+export function hasAnyRegularContainerCreated(pod: V1Pod, status: RuntimePodStatus): boolean {
+  return (pod.spec?.containers ?? []).some((c) => {
+    const state = findContainerStatus(status, c.name)?.state;
+    return state === "created" || state === "running" || state === "exited";
+  });
 }
 
-/** Upstream `findNextInitContainerToRun`. */
-export function findNextInitContainer(pod: V1Pod, status: RuntimePodStatus): InitProgress {
-  const inits = pod.spec?.initContainers ?? [];
-  if (inits.length === 0) return { done: true };
-  // A running app container proves initialisation finished, even if the init containers'
-  // records were garbage-collected since: re-running them would be wrong.
-  for (const c of pod.spec?.containers ?? []) {
-    if (findContainerStatus(status, c.name)?.state === "running") return { done: true };
-  }
-  for (let i = inits.length - 1; i >= 0; i--) {
-    const s = findContainerStatus(status, inits[i].name);
-    if (s && isInitContainerFailed(s)) return { lastStatus: s, next: inits[i].name, done: false };
-  }
-  for (let i = inits.length - 1; i >= 0; i--) {
-    const s = findContainerStatus(status, inits[i].name);
-    if (!s) continue;
-    if (s.state === "running") return { done: false };
-    if (s.state === "exited") {
-      if (i === inits.length - 1) return { done: true };
-      return { next: inits[i + 1].name, done: false };
-    }
-  }
-  return { next: inits[0].name, done: false };
+/** A sidecar: an init container with `restartPolicy: Always`, kept running beside the app. */
+export function isRestartableInit(c: V1Container): boolean {
+  return c.restartPolicy === "Always";
 }
 
 export function isInitContainerFailed(s: RuntimeContainerStatus): boolean {

@@ -52,6 +52,12 @@ export interface RuntimeManagerDeps {
   /** Liveness/startup verdicts by container id (the prober's results); none by default. */
   probeFailure?: (containerId: string) => ProbeFailure | undefined;
   /**
+   * Whether a container instance's startup probe has succeeded (the prober's results). The
+   * init container after a sidecar with a startup probe waits for it; without this dep a
+   * startup probe holds nothing up.
+   */
+  startupSucceeded?: (containerId: string) => boolean;
+  /**
    * Pod-level cgroups (src/cm PodCgroups): `ensure` before each sync gives the sandbox's
    * cgroup parent ("" = the runtime's default); `remove` runs after the pod's containers and
    * sandboxes are removed. None by default.
@@ -138,6 +144,7 @@ export class RuntimeManager implements PodRuntime {
       },
       rootDir: d.rootDir,
       probeFailure: d.probeFailure,
+      startupSucceeded: d.startupSucceeded,
     }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
   }
 

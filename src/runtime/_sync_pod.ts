@@ -1,7 +1,8 @@
 /**
  * One reconcile step for a pod (upstream `SyncPod`): compute actions, kill what must go, prune
- * dead instances, create the sandbox, set up volumes, then start the next init container or
- * all app containers at once.
+ * dead instances, create the sandbox, set up volumes, start init containers (the next one of
+ * the initialisation, sidecars to restart) one by one in spec order, then the app containers
+ * all at once.
  */
 import type { Clock } from "../util/clock.ts";
 import type { V1Pod } from "@kubernetes/client-node";
@@ -37,6 +38,8 @@ export interface SyncDeps {
   /** --root-dir; unset skips the managed /etc/hosts and termination-message files. */
   rootDir?: string;
   probeFailure?: (containerId: string) => ProbeFailure | undefined;
+  /** Startup probe success by container id; gates the init container after a sidecar. */
+  startupSucceeded?: (containerId: string) => boolean;
   /** Time for lifecycle hooks (sleep handlers, preStop deadlines). */
   clock?: Clock;
 }
@@ -60,11 +63,14 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     clock: deps.clock,
   };
   deps.crashBackoff.gc();
-  const actions = computePodActions(pod, status, { probeFailure: deps.probeFailure });
+  const actions = computePodActions(pod, status, {
+    probeFailure: deps.probeFailure,
+    startupSucceeded: deps.startupSucceeded,
+  });
   log.debug(3, "Computed pod actions", { actions: describe(actions) });
   // Whether this sync asks the runtime for any change (the PLEG then looks again soon).
   const acted = actions.killPod || actions.createSandbox || actions.containersToKill.size > 0 ||
-    actions.nextInitContainerToStart !== undefined || actions.containersToStart.length > 0;
+    actions.initContainersToStart.length > 0 || actions.containersToStart.length > 0;
   const errors: SyncStepError[] = [];
   // Container-level failures become status; an unreachable runtime or an abort ends the sync.
   const stepFailed = (err: unknown, step: Omit<SyncStepError, "message">, message?: string) => {
@@ -99,8 +105,8 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     if (pod.spec?.hostNetwork !== true) podIPs = created.ips;
   }
 
-  const init = actions.nextInitContainerToStart;
-  if (init === undefined && actions.containersToStart.length === 0) return { errors, acted };
+  const inits = actions.initContainersToStart;
+  if (inits.length === 0 && actions.containersToStart.length === 0) return { errors, acted };
 
   let volumes: MountedVolumes;
   try {
@@ -133,13 +139,15 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     logger: log,
     signal,
   };
-  if (init !== undefined) {
-    const container = pod.spec?.initContainers?.find((c) => c.name === init);
-    if (!container) return { errors, acted };
-    // Init containers run one at a time: the next one starts on a later sync, after this exits.
+  for (const name of inits) {
+    const container = pod.spec?.initContainers?.find((c) => c.name === name);
+    if (!container) continue;
     const err = await startContainer(startDeps, { ...target, container });
-    if (err) errors.push(err);
-    return { errors, acted };
+    if (!err) continue;
+    errors.push(err);
+    // A sidecar that cannot start (or is backing off) holds nothing else up; a regular init
+    // container does: initialisation stops here and is retried.
+    if (container.restartPolicy !== "Always") return { errors, acted };
   }
   // App containers start together so a pod with many containers comes up fast.
   const specs = actions.containersToStart
@@ -270,7 +278,7 @@ function describe(a: PodActions) {
     createSandbox: a.createSandbox,
     sandboxId: a.sandboxId,
     attempt: a.attempt,
-    nextInit: a.nextInitContainerToStart,
+    init: a.initContainersToStart,
     start: a.containersToStart,
     kill: [...a.containersToKill.values()].map((k) => k.name),
   };

@@ -111,15 +111,17 @@ export interface PodRuntime {
   ): Promise<RuntimePodStatus>;
   /**
    * One reconcile step for `pod` given what the runtime has (`status`): kills what must go,
-   * creates the sandbox if needed, pulls images, starts the next init container or the app
-   * containers. Idempotent; returns per-step errors rather than throwing for container-level
-   * problems. Throws only when the runtime cannot be reached.
+   * creates the sandbox if needed, pulls images, starts init containers (the next one, and
+   * sidecars that must come back) and the app containers once initialised. Idempotent;
+   * returns per-step errors rather than throwing for container-level problems. Throws only
+   * when the runtime cannot be reached.
    */
   syncPod(pod: V1Pod, status: RuntimePodStatus, ctx: SyncPodContext): Promise<SyncPodResult>;
   /**
    * Stops every container (in parallel, each with `gracePeriodSeconds` — SIGTERM then SIGKILL
-   * at the deadline) and then the sandboxes of a pod. `pod` is undefined for orphans (then the
-   * grace period comes from the container annotations). Idempotent.
+   * at the deadline; in a pod with sidecars these get the signal after the app containers, the
+   * last sidecar first) and then the sandboxes of a pod. `pod` is undefined for orphans (then
+   * the grace period comes from the container annotations). Idempotent.
    */
   killPod(
     pod: V1Pod | undefined,

@@ -74,7 +74,7 @@ function summary(a: PodActions) {
     createSandbox: a.createSandbox,
     sandboxId: a.sandboxId,
     attempt: a.attempt,
-    nextInit: a.nextInitContainerToStart,
+    init: a.initContainersToStart,
     start: a.containersToStart,
     kill: [...a.containersToKill.keys()],
   };
@@ -87,7 +87,7 @@ Deno.test("computePodActions: a new pod gets a sandbox and all app containers", 
     createSandbox: true,
     sandboxId: "",
     attempt: 0,
-    nextInit: undefined,
+    init: [],
     start: ["a", "b"],
     kill: [],
   });
@@ -97,7 +97,7 @@ Deno.test("computePodActions: a new pod with init containers starts the first in
   const p = pod({ initContainers: [{ name: "i1", image: "x" }, { name: "i2", image: "x" }] });
   const a = computePodActions(p, status([], []));
   assert.equal(a.createSandbox, true);
-  assert.equal(a.nextInitContainerToStart, "i1");
+  assert.deepEqual(a.initContainersToStart, ["i1"]);
   assert.deepEqual(a.containersToStart, []);
 });
 
@@ -107,15 +107,15 @@ Deno.test("computePodActions: init containers run one by one, then the app conta
   const p = pod({ initContainers: [i1, i2] });
   const sb = [sandbox()];
   let a = computePodActions(p, status(sb, [ctr(i1)]));
-  assert.deepEqual(summary(a).nextInit, undefined, "i1 still running: wait");
+  assert.deepEqual(summary(a).init, [], "i1 still running: wait");
   assert.deepEqual(a.containersToStart, []);
   assert.equal(a.killPod, false);
 
   a = computePodActions(p, status(sb, [exited(i1, 0)]));
-  assert.equal(a.nextInitContainerToStart, "i2");
+  assert.deepEqual(a.initContainersToStart, ["i2"]);
 
   a = computePodActions(p, status(sb, [exited(i1, 0), exited(i2, 0)]));
-  assert.equal(a.nextInitContainerToStart, undefined);
+  assert.deepEqual(a.initContainersToStart, []);
   assert.deepEqual(a.containersToStart, ["app"]);
 });
 
@@ -126,7 +126,7 @@ Deno.test("computePodActions: a failed init container restarts unless restartPol
       pod({ initContainers: [i1], restartPolicy: policy }),
       status([sandbox()], [exited(i1, 1)]),
     );
-    assert.equal(a.nextInitContainerToStart, "i1", policy);
+    assert.deepEqual(a.initContainersToStart, ["i1"], policy);
     assert.equal(a.killPod, false, policy);
   }
   const never = computePodActions(
@@ -134,7 +134,7 @@ Deno.test("computePodActions: a failed init container restarts unless restartPol
     status([sandbox()], [exited(i1, 1)]),
   );
   assert.equal(never.killPod, true);
-  assert.equal(never.nextInitContainerToStart, undefined);
+  assert.deepEqual(never.initContainersToStart, []);
   assert.deepEqual(never.containersToStart, []);
 });
 
@@ -151,7 +151,7 @@ Deno.test("computePodActions: a running app container means init is done even if
   const app: V1Container = { name: "app", image: "busybox:1.36" };
   const p = pod({ initContainers: [{ name: "i1", image: "x" }], containers: [app] });
   const a = computePodActions(p, status([sandbox()], [ctr(app)]));
-  assert.equal(a.nextInitContainerToStart, undefined);
+  assert.deepEqual(a.initContainersToStart, []);
   assert.deepEqual(summary(a).start, []);
   assert.equal(a.killPod, false);
 });
@@ -196,7 +196,7 @@ Deno.test("computePodActions: a running pod with matching hashes needs nothing (
     createSandbox: false,
     sandboxId: "sb1",
     attempt: 0,
-    nextInit: undefined,
+    init: [],
     start: [],
     kill: [],
   });
@@ -248,7 +248,7 @@ Deno.test("computePodActions: a dead sandbox is replaced with attempt+1 and init
     createSandbox: true,
     sandboxId: "sb1",
     attempt: 3,
-    nextInit: "i1",
+    init: ["i1"],
     start: [],
     kill: [],
   });
@@ -342,4 +342,160 @@ Deno.test("computePodActions: the newest instance decides", () => {
   const a = computePodActions(pod(), status([sandbox()], [old, newer]));
   assert.deepEqual(a.containersToStart, []);
   assert.equal(a.killPod, false);
+});
+
+// ---- sidecars: init containers with restartPolicy Always ----
+
+const sidecar = (name: string, over: Partial<V1Container> = {}): V1Container => ({
+  name,
+  image: "x",
+  restartPolicy: "Always",
+  ...over,
+});
+
+Deno.test("computePodActions: sidecars and init containers start in spec order, then the apps", () => {
+  const s1 = sidecar("s1");
+  const i2: V1Container = { name: "i2", image: "x" };
+  const s3 = sidecar("s3");
+  const app: V1Container = { name: "app", image: "busybox:1.36" };
+  const p = pod({ initContainers: [s1, i2, s3], containers: [app] });
+  const sb = [sandbox()];
+  const step = (cs: RuntimeContainerStatus[]) => {
+    const a = computePodActions(p, status(sb, cs));
+    assert.equal(a.killPod, false);
+    return { init: a.initContainersToStart, start: a.containersToStart };
+  };
+  const s1Up = ctr(s1);
+  assert.deepEqual(step([]), { init: ["s1"], start: [] });
+  assert.deepEqual(step([s1Up]), { init: ["i2"], start: [] }, "a running sidecar lets i2 go");
+  assert.deepEqual(step([s1Up, ctr(i2)]), { init: [], start: [] }, "i2 runs: wait");
+  const i2Done = exited(i2, 0);
+  assert.deepEqual(step([s1Up, i2Done]), { init: ["s3"], start: [] });
+  const s3Up = ctr(s3);
+  assert.deepEqual(step([s1Up, i2Done, s3Up]), { init: [], start: ["app"] }, "all started");
+  assert.deepEqual(step([s1Up, i2Done, s3Up, ctr(app)]), { init: [], start: [] });
+});
+
+Deno.test("computePodActions: a sidecar's startup probe holds the next one until it succeeds", () => {
+  const s1 = sidecar("s1", { startupProbe: { exec: { command: ["true"] } } });
+  const i2: V1Container = { name: "i2", image: "x" };
+  const p = pod({ initContainers: [s1, i2] });
+  const up = ctr(s1);
+  const st = status([sandbox()], [up]);
+  const waiting = computePodActions(p, st, { startupSucceeded: () => false });
+  assert.deepEqual(waiting.initContainersToStart, [], "not started yet: i2 waits");
+  assert.deepEqual(waiting.containersToStart, []);
+  const started = computePodActions(p, st, { startupSucceeded: (id) => id === up.id });
+  assert.deepEqual(started.initContainersToStart, ["i2"]);
+  // Without a prober nothing can ever succeed, so the probe holds nothing up.
+  assert.deepEqual(computePodActions(p, st).initContainersToStart, ["i2"]);
+
+  const failed = computePodActions(p, st, {
+    startupSucceeded: () => false,
+    probeFailure: () => "StartupProbe",
+  });
+  assert.deepEqual(failed.initContainersToStart, ["s1"], "a failed startup probe restarts it");
+  assert.deepEqual(failed.containersToKill.get(up.id), {
+    name: "s1",
+    reason: "StartupProbe",
+    message: "Init container s1 failed startup probe",
+  });
+});
+
+Deno.test("computePodActions: an exited sidecar is restarted whatever the restart policy", () => {
+  const s1 = sidecar("s1");
+  const i2: V1Container = { name: "i2", image: "x" };
+  const app: V1Container = { name: "app", image: "busybox:1.36" };
+  for (const restartPolicy of ["Always", "OnFailure", "Never"]) {
+    const p = pod({ initContainers: [s1, i2], containers: [app], restartPolicy });
+    for (const code of [0, 1]) {
+      const what = `${restartPolicy}, exit ${code}`;
+      const a = computePodActions(p, status([sandbox()], [exited(s1, code), ctr(app)]));
+      assert.deepEqual(summary(a).init, ["s1"], what);
+      assert.deepEqual(summary(a).start, [], what);
+      assert.equal(a.killPod, false, what);
+      // Before initialisation is over too: i2 keeps running meanwhile.
+      const early = computePodActions(p, status([sandbox()], [exited(s1, code), ctr(i2)]));
+      assert.deepEqual(early.initContainersToStart, ["s1"], what);
+      assert.equal(early.killPod, false, what);
+    }
+  }
+});
+
+Deno.test("computePodActions: a sidecar whose record is gone after initialisation starts again", () => {
+  const s1 = sidecar("s1");
+  const app: V1Container = { name: "app", image: "busybox:1.36" };
+  const p = pod({ initContainers: [{ name: "i1", image: "x" }, s1], containers: [app] });
+  const a = computePodActions(p, status([sandbox()], [ctr(app)]));
+  assert.deepEqual(a.initContainersToStart, ["s1"], "the regular init container does not rerun");
+  assert.deepEqual(a.containersToStart, []);
+});
+
+Deno.test("computePodActions: a sidecar with a changed spec or failed liveness is replaced", () => {
+  const s1 = sidecar("s1");
+  const app: V1Container = { name: "app", image: "busybox:1.36" };
+  const p = pod({ initContainers: [s1], containers: [app], restartPolicy: "Never" });
+  const stale = ctr(s1, { hash: "old" });
+  const changed = computePodActions(p, status([sandbox()], [stale, ctr(app)]));
+  assert.deepEqual(changed.initContainersToStart, ["s1"]);
+  assert.equal(
+    changed.containersToKill.get(stale.id)?.message,
+    "Init container s1 definition changed",
+  );
+  const live = ctr(s1);
+  const dead = computePodActions(p, status([sandbox()], [live, ctr(app)]), {
+    probeFailure: (id) => id === live.id ? "LivenessProbe" : undefined,
+  });
+  assert.deepEqual(dead.initContainersToStart, ["s1"]);
+  assert.equal(dead.containersToKill.get(live.id)?.reason, "LivenessProbe");
+});
+
+Deno.test("computePodActions: finished app containers stop the pod; its sidecars are not restarted", () => {
+  const s1 = sidecar("s1");
+  const s2 = sidecar("s2");
+  const app: V1Container = { name: "app", image: "busybox:1.36" };
+  for (
+    const [restartPolicy, code] of [["Never", 0], ["Never", 1], ["OnFailure", 0]] as const
+  ) {
+    const what = `${restartPolicy}, exit ${code}`;
+    const p = pod({ initContainers: [s1, s2], containers: [app], restartPolicy });
+    const running = computePodActions(
+      p,
+      status([sandbox()], [ctr(s1), ctr(s2), exited(app, code)]),
+    );
+    assert.equal(running.killPod, true, what);
+    assert.deepEqual(running.initContainersToStart, [], what);
+    assert.deepEqual(running.containersToStart, [], what);
+    // One sidecar had crashed meanwhile: still no restart.
+    const crashed = computePodActions(
+      p,
+      status([sandbox()], [exited(s1, 1), ctr(s2), exited(app, code)]),
+    );
+    assert.equal(crashed.killPod, true, what);
+    assert.deepEqual(crashed.initContainersToStart, [], what);
+  }
+  // Under Always the app container comes back and the sidecars keep running.
+  const always = pod({ initContainers: [s1, s2], containers: [app] });
+  const a = computePodActions(always, status([sandbox()], [ctr(s1), ctr(s2), exited(app, 0)]));
+  assert.equal(a.killPod, false);
+  assert.deepEqual(a.containersToStart, ["app"]);
+});
+
+Deno.test("computePodActions: a finished pod whose sidecars were killed gets no new sandbox", () => {
+  const i1: V1Container = { name: "i1", image: "x" };
+  const s2 = sidecar("s2");
+  const app: V1Container = { name: "app", image: "busybox:1.36" };
+  const p = pod({ initContainers: [i1, s2], containers: [app], restartPolicy: "OnFailure" });
+  const dead = [sandbox({ state: "notready" })];
+  // The sidecar died of SIGKILL (137): that is no failed initialisation to run again.
+  const a = computePodActions(p, status(dead, [exited(i1, 0), exited(s2, 137), exited(app, 0)]));
+  assert.equal(a.createSandbox, false);
+  assert.deepEqual(a.initContainersToStart, []);
+  // A failed app container does bring the whole pod back, initialisation included.
+  const again = computePodActions(
+    p,
+    status(dead, [exited(i1, 0), exited(s2, 137), exited(app, 1)]),
+  );
+  assert.equal(again.createSandbox, true);
+  assert.deepEqual(again.initContainersToStart, ["i1"]);
 });

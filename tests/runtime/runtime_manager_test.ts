@@ -19,7 +19,9 @@ interface Env {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-async function setup(opts: { rootDir?: string } = {}): Promise<Env> {
+async function setup(
+  opts: { rootDir?: string; startupSucceeded?: (id: string) => boolean } = {},
+): Promise<Env> {
   const clock = new FakeClock();
   const cri = new FakeRuntime({ clock });
   const logsDir = await Deno.makeTempDir({ prefix: "denolet-rm-" });
@@ -43,6 +45,7 @@ async function setup(opts: { rootDir?: string } = {}): Promise<Env> {
     nodeName: "node1",
     podLogsDir: logsDir,
     rootDir: opts.rootDir,
+    startupSucceeded: opts.startupSucceeded,
     sandboxOptions: {
       podLogsDir: logsDir,
       clusterDNS: [],
@@ -134,6 +137,112 @@ Deno.test("syncPod: first start creates the sandbox, runs init containers in ord
   mark = cri.calls.length;
   assert.deepEqual((await sync(env, pod)).errors, []);
   assert.deepEqual(writes(cri, mark), []);
+});
+
+Deno.test("syncPod: a sidecar starts before the next init container and keeps running beside the apps", async () => {
+  await using env = await setup();
+  const { cri } = env;
+  const pod = makePod({
+    restartPolicy: "Never",
+    initContainers: [
+      { name: "side", image: "busybox:1.36", restartPolicy: "Always" },
+      { name: "init", image: "busybox:1.36" },
+    ],
+  });
+  assert.deepEqual((await sync(env, pod)).errors, []);
+  assert.equal(running(cri, "side").length, 1);
+  assert.equal(cri.callsTo("createContainer").length, 1, "only the sidecar so far");
+
+  assert.deepEqual((await sync(env, pod)).errors, []);
+  assert.equal(running(cri, "init").length, 1, "the sidecar runs, so the next one starts");
+  assert.equal(running(cri, "app").length, 0);
+
+  cri.exitContainer(running(cri, "init")[0].status.id, 0);
+  assert.deepEqual((await sync(env, pod)).errors, []);
+  assert.equal(running(cri, "app").length, 1, "app after the init containers");
+  assert.equal(running(cri, "side").length, 1, "the sidecar keeps running");
+
+  const mark = cri.calls.length;
+  assert.deepEqual((await sync(env, pod)).errors, []);
+  assert.deepEqual(writes(cri, mark), [], "steady state");
+});
+
+Deno.test("syncPod: a crashed sidecar restarts with back-off under restartPolicy Never", async () => {
+  await using env = await setup();
+  const { clock, cri } = env;
+  const pod = makePod({
+    restartPolicy: "Never",
+    initContainers: [{ name: "side", image: "busybox:1.36", restartPolicy: "Always" }],
+  });
+  await sync(env, pod);
+  await sync(env, pod);
+  assert.equal(running(cri, "app").length, 1);
+
+  cri.exitContainer(running(cri, "side")[0].status.id, 0);
+  assert.deepEqual((await sync(env, pod)).errors, [], "first exit: back at once");
+  assert.equal(running(cri, "side").length, 1);
+  cri.exitContainer(running(cri, "side")[0].status.id, 1);
+  assert.deepEqual((await sync(env, pod)).errors, [{
+    container: "side",
+    reason: "CrashLoopBackOff",
+    message: "back-off 10s restarting failed container=side pod=web_default(uid-1)",
+  }]);
+  assert.equal(running(cri, "app").length, 1, "the app is left alone");
+  await clock.advance(10 * S);
+  assert.deepEqual((await sync(env, pod)).errors, []);
+  const status = await env.rm.getPodStatus("uid-1", "web", "default");
+  const side = status.containers.find((c) => c.name === "side");
+  assert.equal(side?.state, "running");
+  assert.equal(side?.restartCount, 2);
+});
+
+Deno.test("syncPod: when the app containers of a Never pod finish, the sidecars stop for good", async () => {
+  await using env = await setup();
+  const { cri } = env;
+  const pod = makePod({
+    restartPolicy: "Never",
+    initContainers: [
+      { name: "s1", image: "busybox:1.36", restartPolicy: "Always" },
+      { name: "s2", image: "busybox:1.36", restartPolicy: "Always" },
+    ],
+  });
+  for (let i = 0; i < 3; i++) await sync(env, pod);
+  assert.equal(running(cri, "app").length, 1);
+  cri.exitContainer(running(cri, "app")[0].status.id, 0);
+  await sync(env, pod);
+  assert.equal(running(cri, "s1").length + running(cri, "s2").length, 0, "sidecars stopped");
+  const [sb] = [...cri.sandboxes.values()];
+  assert.equal(sb.status.state, "SANDBOX_NOTREADY");
+  const mark = cri.calls.length;
+  await sync(env, pod);
+  await sync(env, pod);
+  // (The sandbox is stopped again each time, as upstream, until the pod is found terminal.)
+  const started = writes(cri, mark).filter((m) => m !== "stopPodSandbox");
+  assert.deepEqual(started, [], "nothing comes back");
+});
+
+Deno.test("syncPod: the init container after a sidecar waits for its startup probe", async () => {
+  const started = new Set<string>();
+  await using env = await setup({ startupSucceeded: (id) => started.has(id) });
+  const { cri } = env;
+  const pod = makePod({
+    initContainers: [
+      {
+        name: "side",
+        image: "busybox:1.36",
+        restartPolicy: "Always",
+        startupProbe: { exec: { command: ["true"] } },
+      },
+      { name: "init", image: "busybox:1.36" },
+    ],
+  });
+  await sync(env, pod);
+  const mark = cri.calls.length;
+  await sync(env, pod);
+  assert.deepEqual(writes(cri, mark), [], "not started yet: nothing else starts");
+  started.add(running(cri, "side")[0].status.id);
+  await sync(env, pod);
+  assert.equal(running(cri, "init").length, 1);
 });
 
 Deno.test("syncPod: an existing running pod is adopted with no CRI writes", async () => {
