@@ -174,7 +174,9 @@ export class ProbeWorker {
       // Liveness and startup keep their result: a "created" container with a failure
       // recorded would be killed as soon as it starts running.
       if (this.kind === "readiness") this.#publish("failure");
-      return cs.state?.terminated === undefined || this.pod.spec?.restartPolicy !== "Never";
+      // The worker ends only with a container that will not run again; a sidecar always does.
+      return cs.state?.terminated === undefined || this.pod.spec?.restartPolicy !== "Never" ||
+        this.container.restartPolicy === "Always";
     }
     if (this.pod.metadata?.deletionTimestamp && this.kind !== "readiness") {
       // Graceful deletion: never restart a container that is being shut down.

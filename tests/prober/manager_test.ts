@@ -155,8 +155,10 @@ Deno.test("prober: the startup probe gates liveness and readiness until it succe
   await tick(clock, 1_000);
   assert.deepEqual([...perProbe], [["startup", 2]]);
   assert.deepEqual(m.startup(UID), new Map([["app", false]]));
+  assert.equal(m.startupSucceeded("containerd://c1"), false);
   await tick(clock, 1_000); // startup succeeds; the others probe in the same tick
   assert.deepEqual(m.startup(UID), new Map([["app", true]]));
+  assert.equal(m.startupSucceeded("c1"), true, "by container id, as the runtime asks");
   assert.deepEqual([...perProbe], [["startup", 3], ["ready", 1], ["live", 1]]);
   assert.equal(m.readiness(UID).get("app"), true);
   await tick(clock, 1_000);
@@ -289,6 +291,32 @@ Deno.test("prober: an exited container under restartPolicy Never ends the worker
   await tick(clock, 0);
   assert.equal(clock.pendingTimers, 0);
   assert.deepEqual(manager.readiness(UID), new Map([["app", false]]));
+  manager.stop();
+});
+
+Deno.test("prober: an exited sidecar keeps its worker under restartPolicy Never", async () => {
+  const { clock, statuses, exec, manager } = setup();
+  statuses.exited("c1");
+  // "app" is a sidecar here: an init container with restartPolicy Always, restarted whatever
+  // the pod's policy, so its probes must carry on with the next instance.
+  const pod = probePod({});
+  pod.spec = {
+    restartPolicy: "Never",
+    initContainers: [{
+      name: "app",
+      image: "busybox",
+      restartPolicy: "Always",
+      readinessProbe: execProbe({ periodSeconds: 10 }),
+    }],
+    containers: [{ name: "main", image: "busybox" }],
+  };
+  manager.addPod(pod);
+  await tick(clock, 0);
+  assert.equal(clock.pendingTimers, 1, "the worker waits for the restarted sidecar");
+  statuses.running("c2", clock.now());
+  await tick(clock, 10_000);
+  assert.deepEqual(exec.calls, ["c2"]);
+  assert.deepEqual(manager.readiness(UID), new Map([["app", true]]));
   manager.stop();
 });
 
