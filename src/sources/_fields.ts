@@ -1,12 +1,22 @@
 /**
- * Field-error collection and typed accessors for validating a decoded manifest. Messages follow
+ * Field-error collection and the name and value formats of manifest validation. Messages follow
  * the API server's `field.Error` wording ("Required value", "Unsupported value", ...) so users
  * recognise them.
  */
 export type Obj = Record<string, unknown>;
 
 export function isObj(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/** How a JSON value's type is named in a type error. */
+export function typeOf(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (Array.isArray(v)) return "list";
+  // YAML 1.1 reads an unquoted 2024-01-01 as a timestamp.
+  if (v instanceof Date) return "timestamp (quote it to make it a string)";
+  if (typeof v === "number") return Number.isInteger(v) ? "integer" : `number ${v}`;
+  return typeof v;
 }
 
 export class FieldErrors {
@@ -15,8 +25,8 @@ export class FieldErrors {
   add(field: string, detail: string): void {
     this.list.push(`${field}: ${detail}`);
   }
-  required(field: string): void {
-    this.add(field, "Required value");
+  required(field: string, detail = ""): void {
+    this.add(field, detail ? `Required value: ${detail}` : "Required value");
   }
   invalid(field: string, value: unknown, detail: string): void {
     this.add(field, `Invalid value: ${JSON.stringify(value)}: ${detail}`);
@@ -28,78 +38,21 @@ export class FieldErrors {
   duplicate(field: string, value: unknown): void {
     this.add(field, `Duplicate value: ${JSON.stringify(value)}`);
   }
+  notFound(field: string, value: unknown, detail = ""): void {
+    this.add(field, `Not found: ${JSON.stringify(value)}${detail ? `: ${detail}` : ""}`);
+  }
   forbidden(field: string, detail: string): void {
     this.add(field, `Forbidden: ${detail}`);
   }
-  /** A wrong JSON type: what the API server's strict-typed decoder would refuse. */
-  type(field: string, expected: string): void {
-    this.add(field, `must be ${expected}`);
+  /** A wrong JSON type: what the API server's typed decoder refuses before validating. */
+  type(field: string, expected: string, got: unknown): void {
+    this.add(field, `must be ${expected}, got ${typeOf(got)}`);
   }
-}
-
-/** Typed reads that record a type error and return undefined when the value has the wrong type. */
-export class Reader {
-  constructor(readonly errs: FieldErrors) {}
-
-  str(o: Obj, key: string, field: string): string | undefined {
-    const v = o[key];
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== "string") return this.#bad(`${field}.${key}`, "a string");
-    return v;
-  }
-  int(o: Obj, key: string, field: string): number | undefined {
-    const v = o[key];
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== "number" || !Number.isInteger(v)) {
-      return this.#bad(`${field}.${key}`, "an integer");
+  /** Unsupported when `value` is set and not one of `allowed`. */
+  oneOf(field: string, value: string | undefined, allowed: readonly string[]): void {
+    if (value !== undefined && value !== "" && !allowed.includes(value)) {
+      this.unsupported(field, value, allowed);
     }
-    return v;
-  }
-  bool(o: Obj, key: string, field: string): boolean | undefined {
-    const v = o[key];
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== "boolean") return this.#bad(`${field}.${key}`, "a boolean");
-    return v;
-  }
-  obj(o: Obj, key: string, field: string): Obj | undefined {
-    const v = o[key];
-    if (v === undefined || v === null) return undefined;
-    if (!isObj(v)) return this.#bad(`${field}.${key}`, "an object");
-    return v;
-  }
-  /** An array of objects; a non-object item is reported and skipped. */
-  objs(o: Obj, key: string, field: string): Array<[Obj, string]> {
-    const v = o[key];
-    if (v === undefined || v === null) return [];
-    if (!Array.isArray(v)) return this.#bad(`${field}.${key}`, "a list") ?? [];
-    const out: Array<[Obj, string]> = [];
-    v.forEach((item, i) => {
-      const path = `${field}.${key}[${i}]`;
-      if (isObj(item)) out.push([item, path]);
-      else this.errs.type(path, "an object");
-    });
-    return out;
-  }
-  strings(o: Obj, key: string, field: string): string[] | undefined {
-    const v = o[key];
-    if (v === undefined || v === null) return undefined;
-    if (!Array.isArray(v) || v.some((s) => typeof s !== "string")) {
-      return this.#bad(`${field}.${key}`, "a list of strings");
-    }
-    return v as string[];
-  }
-  stringMap(o: Obj, key: string, field: string): Record<string, string> | undefined {
-    const v = o[key];
-    if (v === undefined || v === null) return undefined;
-    if (!isObj(v) || Object.values(v).some((s) => typeof s !== "string")) {
-      return this.#bad(`${field}.${key}`, "a map of string to string");
-    }
-    return v as Record<string, string>;
-  }
-
-  #bad(field: string, expected: string): undefined {
-    this.errs.type(field, expected);
-    return undefined;
   }
 }
 
@@ -107,6 +60,9 @@ const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const IANA_SVC_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+const HTTP_HEADER_NAME = /^[-A-Za-z0-9!#$%&'*+.^_`|~]+$/;
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const MAX_ID = 2147483647;
 
 /** Returns why `v` is not an RFC 1123 label, or undefined when it is one. */
 export function dns1123Label(v: string): string | undefined {
@@ -132,7 +88,7 @@ export function qualifiedName(v: string): string | undefined {
   const prefix = slash >= 0 ? v.slice(0, slash) : undefined;
   const name = slash >= 0 ? v.slice(slash + 1) : v;
   if (prefix !== undefined) {
-    const why = prefix === "" ? "prefix part must be non-empty" : dns1123Subdomain(prefix);
+    const why = prefix === "" ? "must be non-empty" : dns1123Subdomain(prefix);
     if (why) return `prefix part ${why}`;
   }
   if (name.length === 0 || name.length > 63 || !QUALIFIED_NAME.test(name)) {
@@ -160,6 +116,11 @@ export function portName(v: string): string | undefined {
   return undefined;
 }
 
+/** Port numbers (IsValidPortNum). */
+export function portNumber(v: number): string | undefined {
+  return v >= 1 && v <= 65535 ? undefined : "must be between 1 and 65535, inclusive";
+}
+
 /** Environment variable names: printable ASCII except '=' (RelaxedEnvironmentVariableValidation). */
 export function envVarName(v: string): string | undefined {
   if (v.length === 0) return "must not be empty";
@@ -170,4 +131,27 @@ export function envVarName(v: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** HTTP header field names (an RFC 7230 token). */
+export function httpHeaderName(v: string): string | undefined {
+  return HTTP_HEADER_NAME.test(v)
+    ? undefined
+    : "a valid HTTP header must consist of alphanumeric characters or '-' (and a few other RFC 7230 token characters)";
+}
+
+/** User and group ids (IsValidUserID / IsValidGroupID). */
+export function linuxId(v: number): string | undefined {
+  return v >= 0 && v <= MAX_ID ? undefined : `must be between 0 and ${MAX_ID}, inclusive`;
+}
+
+/** IPv4 or IPv6 address text, as Go's net.ParseIP reads it (no zone, no brackets). */
+export function ipAddress(v: string): string | undefined {
+  if (IPV4.test(v) || isIPv6(v)) return undefined;
+  return "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
+}
+
+function isIPv6(v: string): boolean {
+  // The URL parser validates IPv6 literals; the character check keeps zones and brackets out.
+  return v.includes(":") && !/[^0-9A-Fa-f:.]/.test(v) && URL.canParse(`http://[${v}]/`);
 }

@@ -1,253 +1,301 @@
+/**
+ * Manifest validation as the API server does it for a static pod: first the JSON types (the
+ * typed decoder), then ValidatePodCreate's checks on every field denolet acts on, plus
+ * PreventStaticPodAPIReferences, so a malformed field is refused here with its path instead of
+ * failing later in the runtime.
+ */
+import type {
+  V1HostAlias,
+  V1ObjectMeta,
+  V1PodDNSConfig,
+  V1PodSpec,
+  V1Toleration,
+} from "@kubernetes/client-node";
+import { pathComponentProblem } from "../util/path_component.ts";
 import {
   dns1123Label,
   dns1123Subdomain,
   FieldErrors,
+  ipAddress,
   labelValue,
   type Obj,
   qualifiedName,
-  Reader,
 } from "./_fields.ts";
-import { type ContainerContext, validateContainer } from "./_validate_container.ts";
-import { tryParseQuantity } from "../util/quantity.ts";
+import { type ContainerContext, validateContainers } from "./_validate_container.ts";
+import { validateResourceList } from "./_validate_resources.ts";
+import { validateHostUsers, validatePodSecurityContext } from "./_validate_security.ts";
+import { checkPodTypes } from "./_validate_types.ts";
+import { validateVolumes } from "./_validate_volumes.ts";
+
+export { VOLUME_SOURCES } from "./_validate_volumes.ts";
 
 const RESTART_POLICIES = ["Always", "OnFailure", "Never"] as const;
 const DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"] as const;
-const TOLERATION_OPERATORS = ["Exists", "Equal"] as const;
+const PREEMPTION_POLICIES = ["PreemptLowerPriority", "PreemptNever"] as const;
+const TOLERATION_OPERATORS = ["Equal", "Exists"] as const;
 const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
-const HOST_PATH_TYPES = [
-  "",
-  "DirectoryOrCreate",
-  "Directory",
-  "FileOrCreate",
-  "File",
-  "Socket",
-  "CharDevice",
-  "BlockDevice",
-] as const;
+const OS_NAMES = ["linux", "windows"] as const;
 const MAX_ANNOTATIONS_BYTES = 256 * 1024;
-
-/**
- * Every volume source of the v1 API. A volume naming none of them is defaulted to emptyDir; the
- * API-object ones are refused because a static pod has no API server to resolve them
- * (upstream's PreventStaticPodAPIReferences).
- */
-export const VOLUME_SOURCES: Record<string, string | null> = {
-  hostPath: null,
-  emptyDir: null,
-  downwardAPI: null,
-  projected: null,
-  image: null,
-  nfs: null,
-  iscsi: null,
-  fc: null,
-  rbd: null,
-  cephfs: null,
-  cinder: null,
-  flocker: null,
-  flexVolume: null,
-  gitRepo: null,
-  gcePersistentDisk: null,
-  awsElasticBlockStore: null,
-  azureDisk: null,
-  vsphereVolume: null,
-  quobyte: null,
-  photonPersistentDisk: null,
-  portworxVolume: null,
-  scaleIO: null,
-  storageos: null,
-  secret: "secrets (via secret volumes)",
-  configMap: "configmaps (via configmap volumes)",
-  persistentVolumeClaim: "persistentvolumeclaims",
-  ephemeral: "persistentvolumeclaims (via ephemeral volumes)",
-  csi: "csidrivers (via CSI volumes)",
-  glusterfs: "endpoints (via glusterFS volumes)",
-  azureFile: "secrets (via azureFile volumes)",
-};
+const MAX_UID_LENGTH = 253;
+const MAX_INT32 = 2147483647;
+const MAX_DNS_NAMESERVERS = 3;
+const MAX_DNS_SEARCH_PATHS = 32;
+const MAX_DNS_SEARCH_LIST_CHARS = 2048;
+/** What an unset grace period is defaulted to; preStop sleeps are held to it. */
+const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 
 /**
  * Validates a decoded Pod object (before API defaults are applied, so empty enum values are
- * fine) and returns the field errors, empty when valid. Unknown fields are ignored, as the API
- * server's non-strict decoding does.
+ * fine) and returns the field errors, empty when valid. Wrong JSON types are reported alone,
+ * as the decoder fails before validation runs; unknown fields are ignored.
  */
 export function validatePod(pod: Obj): string[] {
   const errs = new FieldErrors();
-  const r = new Reader(errs);
-  validateMeta(r.obj(pod, "metadata", "") ?? {}, r);
-  const spec = r.obj(pod, "spec", "");
-  if (!spec) errs.required("spec");
-  else validateSpec(spec, r);
-  return errs.list.map((e) => e.replace(/^\./, ""));
+  checkPodTypes(pod, errs);
+  if (errs.list.length > 0) return errs.list;
+  validateMeta((pod.metadata ?? {}) as V1ObjectMeta, errs);
+  if (pod.spec === undefined || pod.spec === null) errs.required("spec");
+  else validateSpec(pod.spec as V1PodSpec, errs);
+  return errs.list;
 }
 
-function validateMeta(meta: Obj, r: Reader) {
-  const errs = r.errs;
-  const name = r.str(meta, "name", "metadata");
-  if (!name) errs.required("metadata.name");
+function validateMeta(meta: V1ObjectMeta, errs: FieldErrors) {
+  if (!meta.name) errs.required("metadata.name", "name or generateName is required");
   else {
-    const why = dns1123Subdomain(name);
-    if (why) errs.invalid("metadata.name", name, why);
+    const why = dns1123Subdomain(meta.name);
+    if (why) errs.invalid("metadata.name", meta.name, why);
   }
-  const ns = r.str(meta, "namespace", "metadata");
-  if (ns) {
-    const why = dns1123Label(ns);
-    if (why) errs.invalid("metadata.namespace", ns, why);
+  if (meta.namespace) {
+    const why = dns1123Label(meta.namespace);
+    if (why) errs.invalid("metadata.namespace", meta.namespace, why);
   }
-  r.str(meta, "uid", "metadata");
-  for (const [k, v] of Object.entries(r.stringMap(meta, "labels", "metadata") ?? {})) {
-    const why = qualifiedName(k) ?? labelValue(v);
-    if (why) errs.invalid(`metadata.labels`, `${k}=${v}`, why);
+  if (meta.uid) {
+    const why = uidProblem(meta.uid);
+    if (why) errs.invalid("metadata.uid", meta.uid, why);
   }
-  const annotations = r.stringMap(meta, "annotations", "metadata") ?? {};
-  let size = 0;
-  for (const [k, v] of Object.entries(annotations)) {
+  for (const [k, v] of Object.entries(meta.labels ?? {})) {
     const why = qualifiedName(k);
+    if (why) errs.invalid("metadata.labels", k, why);
+    const valueWhy = labelValue(v);
+    if (valueWhy) errs.invalid(`metadata.labels[${k}]`, v, valueWhy);
+  }
+  let size = 0;
+  for (const [k, v] of Object.entries(meta.annotations ?? {})) {
+    const why = qualifiedName(k.toLowerCase());
     if (why) errs.invalid("metadata.annotations", k, why);
     size += k.length + v.length;
   }
   if (size > MAX_ANNOTATIONS_BYTES) {
     errs.add("metadata.annotations", `Too long: must have at most ${MAX_ANNOTATIONS_BYTES} bytes`);
   }
+  const deletionGrace = meta.deletionGracePeriodSeconds;
+  if (deletionGrace !== undefined && deletionGrace !== null && deletionGrace < 0) {
+    errs.invalid("metadata.deletionGracePeriodSeconds", deletionGrace, "must be >= 0");
+  }
 }
 
-function validateSpec(spec: Obj, r: Reader) {
-  const errs = r.errs;
-  const enumField = (key: string, allowed: readonly string[]) => {
-    const v = r.str(spec, key, "spec");
-    if (v && !allowed.includes(v)) errs.unsupported(`spec.${key}`, v, allowed);
-    return v;
-  };
-  enumField("restartPolicy", RESTART_POLICIES);
-  const dnsPolicy = enumField("dnsPolicy", DNS_POLICIES);
-  const dnsConfig = r.obj(spec, "dnsConfig", "spec");
-  if (dnsPolicy === "None" && !(dnsConfig && Array.isArray(dnsConfig.nameservers))) {
-    errs.required("spec.dnsConfig");
+/**
+ * A manifest may carry its own UID (kept as upstream does). It names the pod directory, the
+ * pod log directory `<ns>_<name>_<uid>` (removed recursively with the pod, and parsed back by
+ * splitting on `_`) and the pod cgroup, so it must be one harmless path component.
+ */
+function uidProblem(uid: string): string | undefined {
+  const why = pathComponentProblem(uid);
+  if (why) return `must be a single path component: it ${why}`;
+  if (uid.length > MAX_UID_LENGTH) return `must be no more than ${MAX_UID_LENGTH} characters`;
+  if (uid.includes("_")) {
+    return "must not contain '_' (the pod log directory <namespace>_<name>_<uid> is split on it)";
   }
-  const hostNetwork = r.bool(spec, "hostNetwork", "spec") ?? false;
-  r.bool(spec, "hostPID", "spec");
-  r.bool(spec, "hostIPC", "spec");
-  r.bool(spec, "enableServiceLinks", "spec");
-  r.obj(spec, "securityContext", "spec");
-  r.stringMap(spec, "nodeSelector", "spec");
-  r.int(spec, "priority", "spec");
-  const grace = r.int(spec, "terminationGracePeriodSeconds", "spec");
-  if (grace !== undefined && grace < 0) {
+  if ([...uid].some((ch) => ch < " " || ch === "\x7f")) {
+    return "must not contain control characters";
+  }
+  return undefined;
+}
+
+function validateSpec(spec: V1PodSpec, errs: FieldErrors) {
+  errs.oneOf("spec.restartPolicy", spec.restartPolicy, RESTART_POLICIES);
+  errs.oneOf("spec.dnsPolicy", spec.dnsPolicy, DNS_POLICIES);
+  errs.oneOf("spec.preemptionPolicy", spec.preemptionPolicy, PREEMPTION_POLICIES);
+  const grace = spec.terminationGracePeriodSeconds;
+  if (grace !== undefined && grace !== null && grace < 0) {
     errs.invalid("spec.terminationGracePeriodSeconds", grace, "must be greater than or equal to 0");
   }
-  const deadline = r.int(spec, "activeDeadlineSeconds", "spec");
-  if (deadline !== undefined && deadline < 1) {
-    errs.invalid("spec.activeDeadlineSeconds", deadline, "must be between 1 and 2^63-1, inclusive");
+  const deadline = spec.activeDeadlineSeconds;
+  if (deadline !== undefined && deadline !== null && (deadline < 1 || deadline > MAX_INT32)) {
+    errs.invalid(
+      "spec.activeDeadlineSeconds",
+      deadline,
+      `must be between 1 and ${MAX_INT32}, inclusive`,
+    );
   }
-  for (const key of ["hostname", "subdomain"]) {
-    const v = r.str(spec, key, "spec");
+  for (const key of ["hostname", "subdomain"] as const) {
+    const v = spec[key];
     const why = v ? dns1123Label(v) : undefined;
     if (why) errs.invalid(`spec.${key}`, v, why);
   }
-  validateApiReferences(spec, r);
-  validateTolerations(spec, r);
+  for (const key of ["priorityClassName", "runtimeClassName"] as const) {
+    const v = spec[key];
+    const why = v ? dns1123Subdomain(v) : undefined;
+    if (why) errs.invalid(`spec.${key}`, v, why);
+  }
+  for (const [k, v] of Object.entries(spec.nodeSelector ?? {})) {
+    const why = qualifiedName(k) ?? labelValue(v);
+    if (why) errs.invalid(`spec.nodeSelector[${k}]`, v, why);
+  }
+  if (spec.os) {
+    if (!spec.os.name) errs.required("spec.os.name", "cannot be empty");
+    else errs.oneOf("spec.os", spec.os.name, OS_NAMES);
+    // The kubelet refuses to admit a pod for another OS; this node runs Linux.
+    if (spec.os.name === "windows") errs.forbidden("spec.os.name", "this node runs linux");
+  }
+  if (spec.overhead) validateResourceList(spec.overhead, "spec.overhead", errs);
+  validateDNS(spec, errs);
+  validateHostAliases(spec.hostAliases ?? [], errs);
+  validateTolerations(spec.tolerations ?? [], errs);
+  (spec.readinessGates ?? []).forEach((g, i) => {
+    const path = `spec.readinessGates[${i}].conditionType`;
+    const why = qualifiedName(g.conditionType ?? "");
+    if (why) errs.invalid(path, g.conditionType ?? "", why);
+  });
+  validateApiReferences(spec, errs);
+  validatePodSecurityContext(spec, errs);
+  validateHostUsers(spec, errs);
 
-  const volumeNames = validateVolumes(spec, r);
-  const ctx = { names: new Set<string>(), volumeNames, hostNetwork };
-  const containers = r.objs(spec, "containers", "spec");
-  if (containers.length === 0 && !errs.list.some((e) => e.startsWith("spec.containers:"))) {
-    errs.required("spec.containers");
-  }
-  for (const [c, path] of containers) {
-    validateContainer(c, path, { ...ctx, kind: "containers" } satisfies ContainerContext, errs);
-  }
-  for (const [c, path] of r.objs(spec, "initContainers", "spec")) {
-    validateContainer(c, path, { ...ctx, kind: "initContainers" }, errs);
-  }
-  if (Array.isArray(spec.ephemeralContainers) && spec.ephemeralContainers.length > 0) {
+  const volumes = validateVolumes(spec.volumes ?? [], errs);
+  const ctx: Omit<ContainerContext, "kind"> = {
+    names: new Set<string>(),
+    volumes,
+    hostNetwork: spec.hostNetwork === true,
+    hostUsers: spec.hostUsers !== false,
+    gracePeriodSeconds: grace ?? DEFAULT_GRACE_PERIOD_SECONDS,
+    spec,
+  };
+  if ((spec.containers ?? []).length === 0) errs.required("spec.containers");
+  validateContainers(spec.containers ?? [], { ...ctx, kind: "containers" }, errs);
+  validateContainers(spec.initContainers ?? [], { ...ctx, kind: "initContainers" }, errs);
+  if ((spec.ephemeralContainers ?? []).length > 0) {
     errs.forbidden("spec.ephemeralContainers", "cannot be set on create");
   }
 }
 
-function validateApiReferences(spec: Obj, r: Reader) {
-  const sa = r.str(spec, "serviceAccountName", "spec") ?? r.str(spec, "serviceAccount", "spec");
-  if (sa) {
-    r.errs.forbidden("spec.serviceAccountName", "static pods may not reference serviceaccounts");
+/** A static pod has no API server to resolve references to other objects. */
+function validateApiReferences(spec: V1PodSpec, errs: FieldErrors) {
+  if (spec.serviceAccountName || spec.serviceAccount) {
+    errs.forbidden("spec.serviceAccountName", "static pods may not reference serviceaccounts");
   }
-  if (Array.isArray(spec.imagePullSecrets) && spec.imagePullSecrets.length > 0) {
-    r.errs.forbidden("spec.imagePullSecrets", "static pods may not reference secrets");
+  if ((spec.imagePullSecrets ?? []).length > 0) {
+    errs.forbidden("spec.imagePullSecrets", "static pods may not reference secrets");
   }
-  if (Array.isArray(spec.resourceClaims) && spec.resourceClaims.length > 0) {
-    r.errs.forbidden("spec.resourceClaims", "static pods may not reference resourceclaims");
-  }
-}
-
-function validateTolerations(spec: Obj, r: Reader) {
-  for (const [t, tp] of r.objs(spec, "tolerations", "spec")) {
-    const op = r.str(t, "operator", tp);
-    if (op && !(TOLERATION_OPERATORS as readonly string[]).includes(op)) {
-      r.errs.unsupported(`${tp}.operator`, op, TOLERATION_OPERATORS);
-    }
-    const effect = r.str(t, "effect", tp);
-    if (effect && !(TAINT_EFFECTS as readonly string[]).includes(effect)) {
-      r.errs.unsupported(`${tp}.effect`, effect, TAINT_EFFECTS);
-    }
-    if (op === "Exists" && r.str(t, "value", tp)) {
-      r.errs.invalid(`${tp}.operator`, op, "value must be empty when `operator` is 'Exists'");
-    }
-    r.str(t, "key", tp);
-    r.int(t, "tolerationSeconds", tp);
+  if ((spec.resourceClaims ?? []).length > 0) {
+    errs.forbidden("spec.resourceClaims", "static pods may not reference resourceclaims");
   }
 }
 
-/** Validates spec.volumes and returns the declared volume names. */
-function validateVolumes(spec: Obj, r: Reader): Set<string> {
-  const errs = r.errs;
-  const names = new Set<string>();
-  for (const [v, vp] of r.objs(spec, "volumes", "spec")) {
-    const name = r.str(v, "name", vp);
-    if (!name) errs.required(`${vp}.name`);
-    else {
-      const why = dns1123Label(name);
-      if (why) errs.invalid(`${vp}.name`, name, why);
-      else if (names.has(name)) errs.duplicate(`${vp}.name`, name);
-      names.add(name);
+function validateDNS(spec: V1PodSpec, errs: FieldErrors) {
+  const config: V1PodDNSConfig | undefined = spec.dnsConfig ?? undefined;
+  if (spec.dnsPolicy === "None") {
+    if (!config) {
+      errs.required("spec.dnsConfig", "must provide `dnsConfig` when `dnsPolicy` is None");
+      return;
     }
-    const sources = Object.keys(VOLUME_SOURCES).filter((k) => v[k] !== undefined && v[k] !== null);
-    if (sources.length > 1) {
-      errs.forbidden(vp, `may not specify more than 1 volume type (got ${sources.join(", ")})`);
+    if ((config.nameservers ?? []).length === 0) {
+      errs.required(
+        "spec.dnsConfig.nameservers",
+        "must provide at least one DNS nameserver when `dnsPolicy` is None",
+      );
+      return;
     }
-    for (const s of sources) {
-      const ref = VOLUME_SOURCES[s];
-      if (ref) errs.forbidden(`${vp}.${s}`, `static pods may not reference ${ref}`);
+  }
+  if (!config) return;
+  const path = "spec.dnsConfig";
+  const servers = config.nameservers ?? [];
+  if (servers.length > MAX_DNS_NAMESERVERS) {
+    errs.invalid(
+      `${path}.nameservers`,
+      servers,
+      `must not have more than ${MAX_DNS_NAMESERVERS} nameservers`,
+    );
+  }
+  servers.forEach((ip, i) => {
+    const why = ipAddress(ip);
+    if (why) errs.invalid(`${path}.nameservers[${i}]`, ip, why);
+  });
+  const searches = config.searches ?? [];
+  if (searches.length > MAX_DNS_SEARCH_PATHS) {
+    errs.invalid(
+      `${path}.searches`,
+      searches,
+      `must not have more than ${MAX_DNS_SEARCH_PATHS} search paths`,
+    );
+  }
+  if (searches.join(" ").length > MAX_DNS_SEARCH_LIST_CHARS) {
+    errs.invalid(
+      `${path}.searches`,
+      searches,
+      `must not have more than ${MAX_DNS_SEARCH_LIST_CHARS} characters (including spaces) in the search list`,
+    );
+  }
+  searches.forEach((s, i) => {
+    if (s === ".") return;
+    const trimmed = s.replace(/\.$/, "");
+    // RelaxedDNSSearchValidation: underscores are allowed.
+    const why = dns1123Subdomain(trimmed.replaceAll("_", "a"));
+    if (why) errs.invalid(`${path}.searches[${i}]`, trimmed, why);
+  });
+  (config.options ?? []).forEach((o, i) => {
+    if (!o.name) errs.required(`${path}.options[${i}]`, "must not be empty");
+  });
+}
+
+function validateHostAliases(aliases: V1HostAlias[], errs: FieldErrors) {
+  aliases.forEach((a, i) => {
+    const path = `spec.hostAliases[${i}]`;
+    const why = ipAddress(a.ip ?? "");
+    if (why) errs.invalid(`${path}.ip`, a.ip ?? "", why);
+    (a.hostnames ?? []).forEach((h, j) => {
+      const hostWhy = dns1123Subdomain(h);
+      if (hostWhy) errs.invalid(`${path}.hostnames[${j}]`, h, hostWhy);
+    });
+  });
+}
+
+function validateTolerations(tolerations: V1Toleration[], errs: FieldErrors) {
+  tolerations.forEach((t, i) => {
+    const path = `spec.tolerations[${i}]`;
+    if (t.key) {
+      const why = qualifiedName(t.key);
+      if (why) errs.invalid(`${path}.key`, t.key, why);
     }
-    const hostPath = r.obj(v, "hostPath", vp);
-    if (hostPath) {
-      const hp = `${vp}.hostPath`;
-      const path = r.str(hostPath, "path", hp);
-      if (!path) errs.required(`${hp}.path`);
-      else if (path.split("/").includes("..")) {
-        errs.invalid(`${hp}.path`, path, "must not contain '..'");
-      }
-      const type = r.str(hostPath, "type", hp);
-      if (type && !(HOST_PATH_TYPES as readonly string[]).includes(type)) {
-        errs.unsupported(`${hp}.type`, type, HOST_PATH_TYPES);
-      }
+    if (!t.key && t.operator !== "Exists") {
+      errs.invalid(
+        `${path}.operator`,
+        t.operator ?? "",
+        'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+      );
     }
-    const emptyDir = r.obj(v, "emptyDir", vp);
-    if (emptyDir) {
-      const medium = r.str(emptyDir, "medium", `${vp}.emptyDir`);
-      if (medium && medium !== "Memory" && !medium.startsWith("HugePages")) {
-        errs.unsupported(`${vp}.emptyDir.medium`, medium, ["", "Memory", "HugePages"]);
-      }
-      const limit = emptyDir.sizeLimit;
-      if (limit !== undefined && limit !== null && tryParseQuantity(limit) === undefined) {
-        errs.invalid(`${vp}.emptyDir.sizeLimit`, limit, "must be a valid quantity");
-      }
-    }
-    const projected = r.obj(v, "projected", vp);
-    for (const [s, sp] of projected ? r.objs(projected, "sources", `${vp}.projected`) : []) {
-      for (const key of Object.keys(s)) {
-        if (key === "downwardAPI") continue;
-        errs.forbidden(
-          `${sp}.${key}`,
-          `static pods may not reference ${key} (via projected volumes)`,
+    if (t.tolerationSeconds !== undefined && t.tolerationSeconds !== null) {
+      if (t.effect !== "NoExecute") {
+        errs.invalid(
+          `${path}.effect`,
+          t.effect ?? "",
+          "effect must be 'NoExecute' when `tolerationSeconds` is set",
         );
       }
     }
-  }
-  return names;
+    if (!t.operator || t.operator === "Equal") {
+      const why = labelValue(t.value ?? "");
+      if (why) errs.invalid(`${path}.operator`, t.value, why);
+    } else if (t.operator === "Exists") {
+      if (t.value) {
+        errs.invalid(
+          `${path}.operator`,
+          t.value,
+          "value must be empty when `operator` is 'Exists'",
+        );
+      }
+    } else {
+      errs.unsupported(`${path}.operator`, t.operator, TOLERATION_OPERATORS);
+    }
+    errs.oneOf(`${path}.effect`, t.effect, TAINT_EFFECTS);
+  });
 }

@@ -1,203 +1,257 @@
-import {
-  dns1123Label,
-  envVarName,
-  type FieldErrors,
-  type Obj,
-  portName,
-  Reader,
-} from "./_fields.ts";
-import { tryParseQuantity } from "../util/quantity.ts";
+/**
+ * Containers and init containers (validateContainers, validateInitContainers,
+ * validateContainerCommon and what it calls), for the fields denolet acts on.
+ */
+import type { V1Container, V1PodSpec, V1Volume } from "@kubernetes/client-node";
+import { dns1123Label, type FieldErrors, ipAddress, portName, portNumber } from "./_fields.ts";
+import { validateEnv } from "./_validate_env.ts";
+import { type ProbeKind, validateLifecycle, validateProbe } from "./_validate_handlers.ts";
+import { validateRequirements } from "./_validate_resources.ts";
+import { validateContainerSecurityContext } from "./_validate_security.ts";
+import { validateLocalDescendingPath } from "./_validate_volumes.ts";
 
 export const PULL_POLICIES = ["Always", "IfNotPresent", "Never"] as const;
-const PROTOCOLS = ["TCP", "UDP", "SCTP"] as const;
-const MESSAGE_POLICIES = ["File", "FallbackToLogsOnError"] as const;
-const PROBES = ["livenessProbe", "readinessProbe", "startupProbe"] as const;
+const PROTOCOLS = ["SCTP", "TCP", "UDP"] as const;
+const MESSAGE_POLICIES = ["FallbackToLogsOnError", "File"] as const;
+const PROPAGATION_MODES = ["Bidirectional", "HostToContainer", "None"] as const;
+const RRO_MODES = ["Disabled", "Enabled", "IfPossible"] as const;
+const RESIZE_RESOURCES = ["cpu", "memory"] as const;
+const RESIZE_POLICIES = ["NotRequired", "RestartContainer"] as const;
+const PROBES: readonly ProbeKind[] = ["livenessProbe", "readinessProbe", "startupProbe"];
 
 export interface ContainerContext {
   kind: "containers" | "initContainers";
   /** Container names seen so far across containers and init containers (names are pod-unique). */
   names: Set<string>;
-  volumeNames: ReadonlySet<string>;
+  /** The volumes that validated, by name. */
+  volumes: ReadonlyMap<string, V1Volume>;
   hostNetwork: boolean;
+  /** spec.hostUsers, default true (no user namespace). */
+  hostUsers: boolean;
+  /** spec.terminationGracePeriodSeconds, or its default when unset. */
+  gracePeriodSeconds: number;
+  spec: V1PodSpec;
 }
 
-/** Validates one container the way ValidatePodCreate does for the fields denolet acts on. */
-export function validateContainer(c: Obj, path: string, ctx: ContainerContext, errs: FieldErrors) {
-  const r = new Reader(errs);
-  const name = r.str(c, "name", path);
-  if (!name) errs.required(`${path}.name`);
+/** One list of containers (`spec.containers` or `spec.initContainers`). */
+export function validateContainers(list: V1Container[], ctx: ContainerContext, errs: FieldErrors) {
+  const hostPorts = new Set<string>();
+  list.forEach((c, i) => {
+    const path = `spec.${ctx.kind}[${i}]`;
+    validateContainer(c, path, ctx, errs);
+    // Init containers run one at a time, so only app containers compete for host ports.
+    if (ctx.kind === "initContainers") hostPorts.clear();
+    (c.ports ?? []).forEach((p, j) => {
+      if (!p.hostPort) return;
+      const key = `${p.protocol || "TCP"}/${p.hostIP ?? ""}/${p.hostPort}`;
+      if (hostPorts.has(key)) errs.duplicate(`${path}.ports[${j}].hostPort`, key);
+      hostPorts.add(key);
+    });
+  });
+}
+
+function validateContainer(c: V1Container, path: string, ctx: ContainerContext, errs: FieldErrors) {
+  if (!c.name) errs.required(`${path}.name`);
   else {
-    const why = dns1123Label(name);
-    if (why) errs.invalid(`${path}.name`, name, why);
-    else if (ctx.names.has(name)) errs.duplicate(`${path}.name`, name);
-    ctx.names.add(name);
+    const why = dns1123Label(c.name);
+    if (why) errs.invalid(`${path}.name`, c.name, why);
+    else if (ctx.names.has(c.name)) errs.duplicate(`${path}.name`, c.name);
+    ctx.names.add(c.name);
   }
-  const image = r.str(c, "image", path);
-  if (!image || image.trim() === "") errs.required(`${path}.image`);
-  else if (image !== image.trim()) {
-    errs.invalid(`${path}.image`, image, "must not have leading or trailing whitespace");
+  if (!c.image || c.image.trim() === "") errs.required(`${path}.image`);
+  else if (c.image !== c.image.trim()) {
+    errs.invalid(`${path}.image`, c.image, "must not have leading or trailing whitespace");
   }
-  const pull = r.str(c, "imagePullPolicy", path);
-  if (pull && !(PULL_POLICIES as readonly string[]).includes(pull)) {
-    errs.unsupported(`${path}.imagePullPolicy`, pull, PULL_POLICIES);
+  errs.oneOf(`${path}.imagePullPolicy`, c.imagePullPolicy, PULL_POLICIES);
+  errs.oneOf(`${path}.terminationMessagePolicy`, c.terminationMessagePolicy, MESSAGE_POLICIES);
+  // Upstream leaves this to the runtime, which refuses a relative working directory.
+  if (c.workingDir && !c.workingDir.startsWith("/")) {
+    errs.invalid(`${path}.workingDir`, c.workingDir, "must be an absolute path");
   }
-  const tmp = r.str(c, "terminationMessagePolicy", path);
-  if (tmp && !(MESSAGE_POLICIES as readonly string[]).includes(tmp)) {
-    errs.unsupported(`${path}.terminationMessagePolicy`, tmp, MESSAGE_POLICIES);
-  }
-  r.strings(c, "command", path);
-  r.strings(c, "args", path);
-  r.str(c, "workingDir", path);
-
-  const restart = r.str(c, "restartPolicy", path);
-  const sidecar = ctx.kind === "initContainers" && restart === "Always";
-  if (restart !== undefined && ctx.kind === "containers") {
-    errs.forbidden(`${path}.restartPolicy`, "may not be set for non-init containers");
-  } else if (restart !== undefined && restart !== "Always") {
-    errs.unsupported(`${path}.restartPolicy`, restart, ["Always"]);
-  }
-  for (const probe of PROBES) {
-    const p = r.obj(c, probe, path);
-    if (!p) continue;
-    if (ctx.kind === "initContainers" && !sidecar) {
-      errs.forbidden(
-        `${path}.${probe}`,
-        "may not be set for init containers without restartPolicy=Always",
-      );
-    }
-    validateProbe(p, `${path}.${probe}`, r);
-  }
-
-  validatePorts(c, path, ctx, r);
-  validateEnv(c, path, r);
-  validateMounts(c, path, ctx, r);
-  validateResources(c, path, r);
-}
-
-function validatePorts(c: Obj, path: string, ctx: ContainerContext, r: Reader) {
-  const errs = r.errs;
-  const names = new Set<string>();
-  for (const [p, pp] of r.objs(c, "ports", path)) {
-    const port = r.int(p, "containerPort", pp);
-    if (port === undefined) {
-      if (p.containerPort === undefined || p.containerPort === null) {
-        errs.required(`${pp}.containerPort`);
-      }
-    } else if (port < 1 || port > 65535) {
-      errs.invalid(`${pp}.containerPort`, port, "must be between 1 and 65535, inclusive");
-    }
-    const hostPort = r.int(p, "hostPort", pp);
-    if (hostPort !== undefined && (hostPort < 0 || hostPort > 65535)) {
-      errs.invalid(`${pp}.hostPort`, hostPort, "must be between 0 and 65535, inclusive");
-    } else if (ctx.hostNetwork && hostPort && port !== undefined && hostPort !== port) {
-      errs.invalid(
-        `${pp}.hostPort`,
-        hostPort,
-        "must match `containerPort` when `hostNetwork` is true",
-      );
-    }
-    const protocol = r.str(p, "protocol", pp);
-    if (protocol && !(PROTOCOLS as readonly string[]).includes(protocol)) {
-      errs.unsupported(`${pp}.protocol`, protocol, PROTOCOLS);
-    }
-    const name = r.str(p, "name", pp);
-    if (name) {
-      const why = portName(name);
-      if (why) errs.invalid(`${pp}.name`, name, why);
-      else if (names.has(name)) errs.duplicate(`${pp}.name`, name);
-      names.add(name);
-    }
-    r.str(p, "hostIP", pp);
-  }
-}
-
-function validateEnv(c: Obj, path: string, r: Reader) {
-  const errs = r.errs;
-  for (const [e, ep] of r.objs(c, "env", path)) {
-    const name = r.str(e, "name", ep);
-    if (!name) errs.required(`${ep}.name`);
+  validatePorts(c, path, ctx, errs);
+  const containerNames = new Set(
+    [...(ctx.spec.containers ?? []), ...(ctx.spec.initContainers ?? [])].map((x) => x.name),
+  );
+  validateEnv(c, path, { containerNames, errs });
+  validateMounts(c, path, ctx, errs);
+  (c.volumeDevices ?? []).forEach((d, i) => {
+    const dp = `${path}.volumeDevices[${i}]`;
+    if (!d.devicePath) errs.required(`${dp}.devicePath`);
+    if (!d.name || !ctx.volumes.has(d.name)) errs.notFound(`${dp}.name`, d.name ?? "");
     else {
-      const why = envVarName(name);
-      if (why) errs.invalid(`${ep}.name`, name, why);
+      errs.invalid(
+        `${dp}.name`,
+        d.name,
+        "can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode",
+      );
     }
-    r.str(e, "value", ep);
-    const from = r.obj(e, "valueFrom", ep);
-    if (from?.secretKeyRef) {
-      errs.forbidden(`${ep}.valueFrom`, "static pods may not reference secrets");
-    }
-    if (from?.configMapKeyRef) {
-      errs.forbidden(`${ep}.valueFrom`, "static pods may not reference configmaps");
+  });
+  if (c.resources) validateRequirements(c.resources, `${path}.resources`, errs);
+  validateResizePolicy(c, path, ctx, errs);
+  if (c.securityContext) {
+    validateContainerSecurityContext(c.securityContext, `${path}.securityContext`, {
+      hostUsers: ctx.hostUsers,
+      errs,
+    });
+  }
+  validateRestartPolicyAndHooks(c, path, ctx, errs);
+}
+
+function validateRestartPolicyAndHooks(
+  c: V1Container,
+  path: string,
+  ctx: ContainerContext,
+  errs: FieldErrors,
+) {
+  const restart = c.restartPolicy;
+  if (restart !== undefined && restart !== null) {
+    if (ctx.kind === "containers") {
+      errs.forbidden(`${path}.restartPolicy`, "may not be set for non-init containers");
+    } else if (restart !== "Always") {
+      errs.unsupported(`${path}.restartPolicy`, restart, ["Always"]);
     }
   }
-  if (Array.isArray(c.envFrom) && c.envFrom.length > 0) {
-    errs.forbidden(`${path}.envFrom`, "static pods may not reference secrets or configmaps");
+  const sidecar = ctx.kind === "initContainers" && restart === "Always";
+  const opts = { container: c, gracePeriodSeconds: ctx.gracePeriodSeconds, errs };
+  if (ctx.kind === "initContainers" && !sidecar) {
+    for (const key of ["lifecycle", ...PROBES] as const) {
+      if (c[key]) {
+        errs.forbidden(
+          `${path}.${key}`,
+          "may not be set for init containers without restartPolicy=Always",
+        );
+      }
+    }
+    return;
+  }
+  if (c.lifecycle) validateLifecycle(c.lifecycle, `${path}.lifecycle`, opts);
+  for (const kind of PROBES) {
+    const p = c[kind];
+    if (p) validateProbe(p, `${path}.${kind}`, { ...opts, kind });
   }
 }
 
-function validateMounts(c: Obj, path: string, ctx: ContainerContext, r: Reader) {
-  const errs = r.errs;
+function validatePorts(c: V1Container, path: string, ctx: ContainerContext, errs: FieldErrors) {
+  const names = new Set<string>();
+  (c.ports ?? []).forEach((p, i) => {
+    const pp = `${path}.ports[${i}]`;
+    if (p.name) {
+      const why = portName(p.name);
+      if (why) errs.invalid(`${pp}.name`, p.name, why);
+      else if (names.has(p.name)) errs.duplicate(`${pp}.name`, p.name);
+      names.add(p.name);
+    }
+    if (!p.containerPort) errs.required(`${pp}.containerPort`);
+    else {
+      const why = portNumber(p.containerPort);
+      if (why) errs.invalid(`${pp}.containerPort`, p.containerPort, why);
+    }
+    if (p.hostPort) {
+      const why = portNumber(p.hostPort);
+      if (why) errs.invalid(`${pp}.hostPort`, p.hostPort, why);
+      else if (ctx.hostNetwork && p.containerPort && p.hostPort !== p.containerPort) {
+        errs.invalid(
+          `${pp}.hostPort`,
+          p.hostPort,
+          "must match `containerPort` when `hostNetwork` is true",
+        );
+      }
+    }
+    errs.oneOf(`${pp}.protocol`, p.protocol, PROTOCOLS);
+    if (p.hostIP) {
+      const why = ipAddress(p.hostIP);
+      if (why) errs.invalid(`${pp}.hostIP`, p.hostIP, why);
+    }
+  });
+}
+
+function validateMounts(c: V1Container, path: string, ctx: ContainerContext, errs: FieldErrors) {
   const mountPaths = new Set<string>();
-  for (const [m, mp] of r.objs(c, "volumeMounts", path)) {
-    const name = r.str(m, "name", mp);
-    if (!name) errs.required(`${mp}.name`);
-    else if (!ctx.volumeNames.has(name)) {
-      errs.add(`${mp}.name`, `Not found: ${JSON.stringify(name)}`);
+  (c.volumeMounts ?? []).forEach((m, i) => {
+    const mp = `${path}.volumeMounts[${i}]`;
+    if (!m.name) errs.required(`${mp}.name`);
+    const volume = m.name ? ctx.volumes.get(m.name) : undefined;
+    if (!volume) errs.notFound(`${mp}.name`, m.name ?? "");
+    if (!m.mountPath) errs.required(`${mp}.mountPath`);
+    else if (mountPaths.has(m.mountPath)) {
+      errs.invalid(`${mp}.mountPath`, m.mountPath, "must be unique");
     }
-    const mountPath = r.str(m, "mountPath", mp);
-    if (!mountPath) errs.required(`${mp}.mountPath`);
-    else if (mountPaths.has(mountPath)) {
-      errs.invalid(`${mp}.mountPath`, mountPath, "must be unique");
-    } else mountPaths.add(mountPath);
-    r.bool(m, "readOnly", mp);
-    const sub = r.str(m, "subPath", mp);
-    if (sub && (sub.startsWith("/") || sub.split("/").includes(".."))) {
-      errs.invalid(`${mp}.subPath`, sub, "must be a relative path without '..'");
+    mountPaths.add(m.mountPath);
+    if (volume?.image && (m.subPath || m.subPathExpr)) {
+      const key = m.subPath ? "subPath" : "subPathExpr";
+      errs.invalid(`${mp}.${key}`, m[key], "not allowed in image volume sources");
     }
+    if (m.subPath) validateLocalDescendingPath(m.subPath, `${mp}.subPath`, errs);
+    if (m.subPathExpr) {
+      if (m.subPath) {
+        errs.invalid(
+          `${mp}.subPathExpr`,
+          m.subPathExpr,
+          "subPathExpr and subPath are mutually exclusive",
+        );
+      }
+      validateLocalDescendingPath(m.subPathExpr, `${mp}.subPathExpr`, errs);
+    }
+    if (m.mountPropagation) {
+      errs.oneOf(`${mp}.mountPropagation`, m.mountPropagation, PROPAGATION_MODES);
+      if (m.mountPropagation === "Bidirectional" && c.securityContext?.privileged !== true) {
+        errs.forbidden(
+          `${mp}.mountPropagation`,
+          "Bidirectional mount propagation is available only to privileged containers",
+        );
+      }
+    }
+    validateRecursiveReadOnly(m, mp, errs);
+  });
+}
+
+function validateRecursiveReadOnly(
+  m: NonNullable<V1Container["volumeMounts"]>[number],
+  mp: string,
+  errs: FieldErrors,
+) {
+  const rro = m.recursiveReadOnly;
+  if (!rro) return;
+  errs.oneOf(`${mp}.recursiveReadOnly`, rro, RRO_MODES);
+  if (rro === "Disabled") return;
+  if (m.readOnly !== true) {
+    errs.forbidden(`${mp}.recursiveReadOnly`, "may only be specified when readOnly is true");
+  }
+  if (rro === "Enabled") {
+    if (m.mountPropagation && m.mountPropagation !== "None") {
+      errs.forbidden(
+        `${mp}.recursiveReadOnly`,
+        "may only be specified when mountPropagation is None or not specified",
+      );
+    }
+    // Enabled must fail rather than fall back; denolet's mounts are never recursively
+    // read-only, so the container could never start.
+    errs.forbidden(`${mp}.recursiveReadOnly`, "recursive read-only mounts are not supported");
   }
 }
 
-function validateResources(c: Obj, path: string, r: Reader) {
-  const errs = r.errs;
-  const res = r.obj(c, "resources", path);
-  if (!res) return;
-  const rp = `${path}.resources`;
-  const limits = r.obj(res, "limits", rp) ?? {};
-  const requests = r.obj(res, "requests", rp) ?? {};
-  const parsed = (m: Obj, kind: string) => {
-    const out = new Map<string, number>();
-    for (const [k, v] of Object.entries(m)) {
-      const q = tryParseQuantity(v);
-      if (q === undefined) errs.invalid(`${rp}.${kind}[${k}]`, v, "must be a valid quantity");
-      else if (q < 0) errs.invalid(`${rp}.${kind}[${k}]`, v, "must be greater than or equal to 0");
-      else out.set(k, q);
-    }
-    return out;
-  };
-  const lim = parsed(limits, "limits");
-  const req = parsed(requests, "requests");
-  for (const [k, v] of req) {
-    const l = lim.get(k);
-    if (l !== undefined && v > l) {
-      errs.invalid(`${rp}.requests[${k}]`, requests[k], `must be less than or equal to ${k} limit`);
-    }
+function validateResizePolicy(
+  c: V1Container,
+  path: string,
+  ctx: ContainerContext,
+  errs: FieldErrors,
+) {
+  const list = c.resizePolicy ?? [];
+  if (list.length > 0 && ctx.kind === "initContainers") {
+    errs.invalid(`${path}.resizePolicy`, list, "must not be set for init containers");
+    return;
   }
-}
-
-function validateProbe(p: Obj, path: string, r: Reader) {
-  const mins: Record<string, number> = {
-    initialDelaySeconds: 0,
-    timeoutSeconds: 1,
-    periodSeconds: 1,
-    successThreshold: 1,
-    failureThreshold: 1,
-  };
-  for (const [key, min] of Object.entries(mins)) {
-    const v = r.int(p, key, path);
-    if (v !== undefined && v !== 0 && v < min) {
-      r.errs.invalid(`${path}.${key}`, v, `must be greater than or equal to ${min}`);
+  const seen = new Set<string>();
+  list.forEach((p, i) => {
+    const rp = `${path}.resizePolicy`;
+    if (seen.has(p.resourceName)) errs.duplicate(`${rp}[${i}]`, p.resourceName);
+    seen.add(p.resourceName);
+    if (!p.resourceName) errs.required(rp);
+    else errs.oneOf(rp, p.resourceName, RESIZE_RESOURCES);
+    if (!p.restartPolicy) errs.required(rp);
+    else errs.oneOf(rp, p.restartPolicy, RESIZE_POLICIES);
+    if (ctx.spec.restartPolicy === "Never" && p.restartPolicy !== "NotRequired") {
+      errs.invalid(rp, p.restartPolicy, "must be 'NotRequired' when `restartPolicy` is 'Never'");
     }
-  }
-  const handlers = ["exec", "httpGet", "tcpSocket", "grpc"].filter((h) => p[h] !== undefined);
-  if (handlers.length === 0) r.errs.required(`${path}`);
-  if (handlers.length > 1) r.errs.forbidden(`${path}`, "may not specify more than 1 handler type");
+  });
 }

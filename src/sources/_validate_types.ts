@@ -1,0 +1,111 @@
+/**
+ * The JSON types of a v1 Pod, checked the way the API server's typed decoder checks them before
+ * any validation runs: a string where an object belongs, an object as a port, a null inside a
+ * list or a fraction as an integer is refused with the field path, so later code can trust the
+ * shapes. Unknown fields are ignored, as the non-strict decoder does; a null field counts as
+ * absent, as a nil pointer does in Go. Stricter than Go in one way: a null list item or map
+ * value is refused instead of silently becoming "" or an empty object.
+ */
+import { tryParseQuantity } from "../util/quantity.ts";
+import { type FieldErrors, isObj, type Obj } from "./_fields.ts";
+import { POD_SHAPE, type Scalar, type Shape } from "./_validate_shape.ts";
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+/** Records a type error for every field of `pod` whose JSON type does not match its shape. */
+export function checkPodTypes(pod: Obj, errs: FieldErrors): void {
+  check(pod, POD_SHAPE, "", errs);
+}
+
+function check(v: unknown, shape: Shape, path: string, errs: FieldErrors): void {
+  if (typeof shape === "string") {
+    checkScalar(v, shape, path, errs);
+  } else if ("list" in shape) {
+    if (!Array.isArray(v)) return errs.type(path, "a list", v);
+    v.forEach((item, i) => checkItem(item, shape.list, `${path}[${i}]`, errs));
+  } else if ("map" in shape) {
+    if (!isObj(v)) return errs.type(path, "a map", v);
+    for (const [k, item] of Object.entries(v)) checkItem(item, shape.map, `${path}[${k}]`, errs);
+  } else {
+    if (!isObj(v)) return errs.type(path, "an object", v);
+    for (const [k, fieldShape] of Object.entries(shape.obj)) {
+      const child = v[k];
+      // A null field is an unset pointer, as in Go.
+      if (child === undefined || child === null) continue;
+      check(child, fieldShape, path === "" ? k : `${path}.${k}`, errs);
+    }
+  }
+}
+
+/** A list item or map value: here null is refused, it would only fail later. */
+function checkItem(v: unknown, shape: Shape, path: string, errs: FieldErrors): void {
+  if (v === null || v === undefined) {
+    errs.type(path, expected(shape), v);
+    return;
+  }
+  check(v, shape, path, errs);
+}
+
+function checkScalar(v: unknown, kind: Scalar, path: string, errs: FieldErrors): void {
+  switch (kind) {
+    case "any":
+      return;
+    case "string":
+      if (typeof v !== "string") errs.type(path, "a string", v);
+      return;
+    case "bool":
+      if (typeof v !== "boolean") errs.type(path, "a boolean", v);
+      return;
+    case "int32":
+    case "int64":
+      checkInteger(v, kind, path, errs);
+      return;
+    case "intOrString":
+      if (typeof v === "string") return;
+      if (typeof v === "number") checkInteger(v, "int32", path, errs);
+      else errs.type(path, "an integer or a string", v);
+      return;
+    case "quantity":
+      if (typeof v !== "string" && typeof v !== "number") {
+        errs.type(path, "a quantity (a string or a number)", v);
+      } else if (tryParseQuantity(v) === undefined) {
+        errs.invalid(path, v, "quantities must match the regular expression " + QUANTITY_PATTERN);
+      }
+      return;
+  }
+}
+
+/** Upstream's wording for an unparsable quantity. */
+const QUANTITY_PATTERN = "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
+function checkInteger(v: unknown, kind: "int32" | "int64", path: string, errs: FieldErrors) {
+  if (typeof v !== "number" || !Number.isInteger(v)) {
+    errs.type(path, "an integer", v);
+  } else if (kind === "int32" && (v < INT32_MIN || v > INT32_MAX)) {
+    errs.invalid(path, v, "must fit in a 32-bit integer");
+  } else if (!Number.isSafeInteger(v)) {
+    errs.invalid(path, v, "must be an integer between -(2^53-1) and 2^53-1");
+  }
+}
+
+function expected(shape: Shape): string {
+  if (typeof shape !== "string") {
+    return "list" in shape ? "a list" : "map" in shape ? "a map" : "an object";
+  }
+  switch (shape) {
+    case "string":
+      return "a string";
+    case "bool":
+      return "a boolean";
+    case "int32":
+    case "int64":
+      return "an integer";
+    case "intOrString":
+      return "an integer or a string";
+    case "quantity":
+      return "a quantity (a string or a number)";
+    case "any":
+      return "a value";
+  }
+}
