@@ -119,8 +119,18 @@ Deno.test(
 
       const survivor = await e2e.pod("evict-guaranteed");
       assert.ok(survivor && isRunning(survivor), "the Guaranteed pod survived");
-      const hog = await e2e.pod("evict-hog");
+      // After its termination finished (the containers are dead), the pod keeps what the
+      // eviction recorded: Failed/Evicted and the DisruptionTarget condition.
+      const hog = await waitFor(async () => {
+        const p = await e2e.pod("evict-hog");
+        const dead = (p?.status?.containerStatuses ?? []).every((c) => c.state?.terminated);
+        return dead ? p : undefined;
+      }, { timeoutMs: 60_000, what: "the evicted hog's containers to be terminated" });
       assert.equal(hog?.status?.phase, "Failed", "an evicted static pod stays Failed");
+      assert.equal(hog?.status?.reason, "Evicted");
+      const disruption = hog?.status?.conditions?.find((c) => c.type === "DisruptionTarget");
+      assert.equal(disruption?.status, "True", JSON.stringify(hog?.status?.conditions));
+      assert.equal(disruption?.reason, "TerminationByKubelet");
     } finally {
       await e2e.close();
     }
