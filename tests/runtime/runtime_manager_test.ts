@@ -221,6 +221,35 @@ Deno.test("syncPod: when the app containers of a Never pod finish, the sidecars 
   assert.deepEqual(started, [], "nothing comes back");
 });
 
+Deno.test("syncPod: a new sandbox runs initialisation again, sidecars first", async () => {
+  await using env = await setup();
+  const { clock, cri } = env;
+  const pod = makePod({
+    initContainers: [{ name: "side", image: "busybox:1.36", restartPolicy: "Always" }],
+  });
+  await sync(env, pod);
+  await sync(env, pod);
+  const before = running(cri, "app");
+  assert.equal(before.length, 1);
+  await cri.stopPodSandbox(before[0].podSandboxId);
+
+  await sync(env, pod);
+  assert.equal(cri.callsTo("runPodSandbox").length, 2);
+  const side = running(cri, "side");
+  assert.equal(side.length, 1, "the sidecar comes back first");
+  assert.notEqual(side[0].podSandboxId, before[0].podSandboxId);
+  assert.equal(running(cri, "app").length, 0, "the app waits for it");
+  const sides = [...cri.containers.values()].filter((c) => c.status.metadata.name === "side");
+  assert.equal(sides.length, 1, "the old sidecar instance was purged");
+
+  // The app's killed instance counts as a crash: it comes back after the back-off.
+  await clock.advance(10 * S);
+  await sync(env, pod);
+  const app = running(cri, "app");
+  assert.equal(app.length, 1);
+  assert.equal(app[0].podSandboxId, side[0].podSandboxId);
+});
+
 Deno.test("syncPod: the init container after a sidecar waits for its startup probe", async () => {
   const started = new Set<string>();
   await using env = await setup({ startupSucceeded: (id) => started.has(id) });
