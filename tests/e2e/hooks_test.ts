@@ -43,11 +43,18 @@ function pod(name: string, spec: Partial<NonNullable<V1Pod["spec"]>>): V1Pod {
 
 /** Requests the hooks make to a server in this process (httpGet with `host: 127.0.0.1`). */
 function hookServer() {
-  const hits: { path: string; header: string | null }[] = [];
+  const hits: { path: string; header: string | null; host: string | null; agent: string | null }[] =
+    [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
     const u = new URL(req.url);
-    hits.push({ path: u.pathname + u.search, header: req.headers.get("x-hook") });
-    return new Response("ok");
+    hits.push({
+      path: u.pathname + u.search,
+      header: req.headers.get("x-hook"),
+      host: req.headers.get("host"),
+      agent: req.headers.get("user-agent"),
+    });
+    // Hooks take any answer as delivered, an error status included (upstream).
+    return new Response("busy", { status: 503 });
   });
   return { hits, port: (server.addr as Deno.NetAddr).port, server };
 }
@@ -83,7 +90,7 @@ Deno.test({
         host: "127.0.0.1",
         port: http.port,
         path,
-        httpHeaders: [{ name: "X-Hook", value: path }],
+        httpHeaders: [{ name: "X-Hook", value: path }, { name: "Host", value: "hooks.test" }],
       },
     });
     try {
@@ -146,7 +153,10 @@ Deno.test({
           timeoutMs: 10_000,
           what: "postStart httpGet",
         });
-        assert.deepEqual(http.hits, [{ path: "/poststart?c=web", header: "/poststart?c=web" }]);
+        assert.deepEqual(http.hits.map(({ path, header, host }) => ({ path, header, host })), [
+          { path: "/poststart?c=web", header: "/poststart?c=web", host: "hooks.test" },
+        ]);
+        assert.match(http.hits[0].agent ?? "", /^kube-lifecycle\/\d+\.\d+$/);
         await timeRemoval(e2e, "hooks-effects.yaml", p.metadata!.uid!);
         assert.equal(await Deno.readTextFile(`${hostDir}/prestop`), "pre-stop\n");
         assert.deepEqual(http.hits.map((h) => h.path), ["/poststart?c=web", "/prestop"]);
