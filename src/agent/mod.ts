@@ -62,7 +62,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     cgroupsPerQOS: config.cgroupsPerQOS,
     cgroupRoot: config.cgroupRoot,
     cgroupDriver: config.cgroupDriver,
-  }, { logger });
+  }, { logger, clock, rootDir: config.rootDir });
 
   // Parts that need each other (the prober reads the kubelet's statuses and reports to it; the
   // kubelet admits through the eviction manager, which needs the kubelet's pods) meet here.

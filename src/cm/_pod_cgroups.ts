@@ -10,8 +10,11 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import { cpus, totalmem } from "node:os";
 import { milliCPUToShares } from "../runtime/mod.ts";
+import { type Clock, realClock } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import { type QOSClass, qosClass } from "../util/qos.ts";
+import { RepeatedFailures } from "../util/repeated_failures.ts";
+import { CgroupOwnership } from "./_ownership.ts";
 import {
   podCPURequestMilli,
   type PodResourceOptions,
@@ -35,8 +38,10 @@ export interface PodCgroups {
    */
   remove(uid: string): Promise<void>;
   /**
-   * Removes the cgroups of pods not in `desired` (housekeeping). Best effort: a busy cgroup is
-   * logged and retried on the next call. Returns the UIDs whose cgroups were removed.
+   * Removes the cgroups this agent created for pods not in `desired` (housekeeping); pod
+   * cgroups it did not create are never touched. Best effort: a busy cgroup is retried on the
+   * next call and its failure logged once, then at most every few minutes. Returns the UIDs
+   * whose cgroups were removed.
    */
   cleanupOrphans(desired: Set<string>): Promise<string[]>;
 }
@@ -51,6 +56,13 @@ export interface PodCgroupsDeps {
   nodeAllocatable?: { cpuMilli: number; memoryBytes: number };
   /** --cpu-cfs-quota and its period. */
   resources?: PodResourceOptions;
+  /**
+   * Where the records of the pod cgroups this agent created are kept (`_ownership.ts`);
+   * without one, only the cgroups this process created count as its own.
+   */
+  stateDir?: string;
+  /** Paces repeated failure warnings; default the real clock. */
+  clock?: Clock;
 }
 
 export const KUBEPODS = "kubepods";
@@ -83,6 +95,8 @@ class PodCgroupManager implements PodCgroups {
   readonly #tree: CgroupTree;
   readonly #deps: PodCgroupsDeps;
   readonly #root: string;
+  readonly #owned: CgroupOwnership;
+  readonly #failures: RepeatedFailures;
   /** Pods with a cgroup, for the burstable shares. */
   readonly #pods = new Map<string, V1Pod>();
   #qosReady?: Promise<void>;
@@ -92,6 +106,8 @@ class PodCgroupManager implements PodCgroups {
     this.#tree = deps.tree;
     this.#deps = deps;
     this.#root = deps.cgroupRoot ?? "/";
+    this.#owned = new CgroupOwnership(deps.stateDir);
+    this.#failures = new RepeatedFailures(deps.logger, { clock: deps.clock ?? realClock });
   }
 
   #qosName(qos: QOSClass): string {
@@ -106,6 +122,9 @@ class PodCgroupManager implements PodCgroups {
     });
     await this.#qosReady;
     const uid = pod.metadata?.uid ?? "";
+    // Recorded first, so no crash can leave a cgroup of ours that we would not know again.
+    // An existing cgroup of a pod this agent runs is its own too (created before a restart).
+    await this.#owned.claim(uid);
     this.#pods.set(uid, pod);
     if (await this.#tree.exists(name)) return name;
     const config = resourceConfigForPod(pod, this.#deps.resources);
@@ -140,32 +159,37 @@ class PodCgroupManager implements PodCgroups {
   }
 
   async remove(uid: string): Promise<void> {
+    await this.#removeAll(uid);
+  }
+
+  /** Removes the pod's cgroup at every QoS level; true when one existed. */
+  async #removeAll(uid: string): Promise<boolean> {
+    let existed = false;
     for (const qos of ["Guaranteed", "Burstable", "BestEffort"] as const) {
       const name = joinName(this.#qosName(qos), `pod${uid}`);
-      const existed = await this.#tree.exists(name);
+      const here = await this.#tree.exists(name);
       // Even when the main hierarchy has no directory, runc may have left one in another.
       await this.#tree.remove(name);
-      if (existed) this.#deps.logger.info("Removed pod cgroup", { uid, cgroup: name });
+      if (here) this.#deps.logger.info("Removed pod cgroup", { uid, cgroup: name });
+      existed ||= here;
     }
+    await this.#owned.release(uid);
+    this.#failures.clear(uid);
     if (this.#pods.delete(uid) && this.#qosReady) await this.#updateBurstable();
+    return existed;
   }
 
   async cleanupOrphans(desired: Set<string>): Promise<string[]> {
     const removed: string[] = [];
-    for (const qos of ["Guaranteed", "Burstable", "BestEffort"] as const) {
-      for (const child of await this.#tree.children(this.#qosName(qos))) {
-        if (!child.startsWith("pod")) continue;
-        const uid = child.slice(3);
-        if (desired.has(uid)) continue;
-        try {
-          await this.remove(uid);
-          removed.push(uid);
-        } catch (err) {
-          this.#deps.logger.warn("Cannot remove orphaned pod cgroup yet", {
-            uid,
-            err: errorMessage(err),
-          });
-        }
+    for (const uid of await this.#owned.list()) {
+      if (desired.has(uid)) continue;
+      try {
+        if (await this.#removeAll(uid)) removed.push(uid);
+      } catch (err) {
+        this.#failures.warn(uid, "Cannot remove orphaned pod cgroup yet", {
+          uid,
+          err: errorMessage(err),
+        });
       }
     }
     return removed;

@@ -3,11 +3,14 @@
  *
  * `openPodCgroups(config, deps)` checks the configuration, detects the cgroup version and gives
  * the `PodCgroups` the runtime manager (cgroup parent of each sandbox, removal with the pod) and
- * housekeeping (orphans) use. `resourceConfigForPod` is the pure value computation.
+ * housekeeping (orphans) use. `resourceConfigForPod` is the pure value computation. Only pod
+ * cgroups the agent created are its to remove: it records them under `<root-dir>/pod-cgroups`.
  */
+import type { Clock } from "../util/clock.ts";
 import { ConfigError } from "../util/errors.ts";
 import type { Logger } from "../util/log.ts";
 import { type CgroupFs, dirCgroupFs } from "./_cgroup_fs.ts";
+import { OWNERSHIP_DIR } from "./_ownership.ts";
 import { createPodCgroups, type PodCgroups } from "./_pod_cgroups.ts";
 import type { PodResourceOptions } from "./_resource_config.ts";
 import { type CgroupVersion, detectCgroupVersion, openCgroupTree } from "./_tree.ts";
@@ -56,6 +59,14 @@ export interface OpenPodCgroupsDeps {
   fs?: CgroupFs;
   nodeAllocatable?: { cpuMilli: number; memoryBytes: number };
   resources?: PodResourceOptions;
+  /**
+   * --root-dir: the records of the pod cgroups this agent created go to `<rootDir>/pod-cgroups`,
+   * so a restarted agent still removes its own orphans and never another's. Without it only
+   * the cgroups this process created are its own.
+   */
+  rootDir?: string;
+  /** Paces repeated failure warnings; default the real clock. */
+  clock?: Clock;
 }
 
 /** Throws ConfigError for an unsupported --cgroup-driver. */
@@ -106,5 +117,9 @@ export async function openPodCgroups(
     cgroupRoot: config.cgroupRoot,
     nodeAllocatable: deps.nodeAllocatable,
     resources: deps.resources,
+    stateDir: deps.rootDir === undefined
+      ? undefined
+      : `${deps.rootDir.replace(/\/+$/, "")}/${OWNERSHIP_DIR}`,
+    clock: deps.clock,
   });
 }

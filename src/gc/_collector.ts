@@ -6,6 +6,7 @@
 import type { ImageService, RuntimeService } from "../cri/types.ts";
 import type { Clock } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
+import { RepeatedFailures } from "../util/repeated_failures.ts";
 import { statfs } from "../util/statfs.ts";
 import {
   ContainerGC,
@@ -62,10 +63,13 @@ export class GarbageCollector {
   readonly imagePolicy: ImageGCPolicy;
   readonly logPolicy: LogRotationPolicy;
   readonly #deps: GarbageCollectorDeps;
+  /** A round that keeps failing (the runtime is down) is logged once, then every few minutes. */
+  readonly #failures: RepeatedFailures;
 
   /** Throws ConfigError for thresholds or a log policy upstream rejects. */
   constructor(deps: GarbageCollectorDeps) {
     this.#deps = deps;
+    this.#failures = new RepeatedFailures(deps.logger, { clock: deps.clock });
     this.containerPolicy = { ...DEFAULT_CONTAINER_GC_POLICY, ...deps.containerPolicy };
     this.imagePolicy = { ...DEFAULT_IMAGE_GC_POLICY, ...deps.imagePolicy };
     this.logPolicy = { ...DEFAULT_LOG_ROTATION_POLICY, ...deps.logPolicy };
@@ -146,14 +150,17 @@ export class GarbageCollector {
     signal: AbortSignal,
     round: (signal: AbortSignal) => Promise<unknown>,
   ): Promise<void> {
-    const { clock, logger } = this.#deps;
+    const { clock } = this.#deps;
     // As upstream's wait.Until: the first round runs at once, then one per period.
     while (!signal.aborted) {
       try {
         await round(signal);
+        this.#failures.clear(what);
       } catch (err) {
         if (signal.aborted) return;
-        logger.warn(`Garbage collection (${what}) failed`, { err: errorMessage(err) });
+        this.#failures.warn(what, `Garbage collection (${what}) failed`, {
+          err: errorMessage(err),
+        });
       }
       try {
         await clock.sleep(periodMs, { signal });

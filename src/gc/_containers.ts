@@ -7,6 +7,7 @@ import { LABEL_CONTAINER_NAME, LABEL_NODE_NAME, LABEL_POD_UID } from "../runtime
 import type { Clock } from "../util/clock.ts";
 import { isKind, NotFoundError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
+import { RepeatedFailures } from "../util/repeated_failures.ts";
 
 export interface ContainerGCPolicy {
   /** --minimum-container-ttl-duration: a dead container younger than this stays. Default 0. */
@@ -92,8 +93,11 @@ export function selectContainersToRemove(
 
 export class ContainerGC {
   readonly #deps: ContainerGCDeps;
+  /** Removals retried every round (a minute) are logged once, then every few minutes. */
+  readonly #failures: RepeatedFailures;
   constructor(deps: ContainerGCDeps) {
     this.#deps = deps;
+    this.#failures = new RepeatedFailures(deps.logger, { clock: deps.clock });
   }
 
   #sourcesReady(): boolean {
@@ -148,9 +152,10 @@ export class ContainerGC {
       try {
         await d.runtime.removePodSandbox(id, { signal });
         removedSandboxes++;
+        this.#failures.clear(id);
       } catch (err) {
         if (signal?.aborted) throw err;
-        d.logger.warn("Cannot remove sandbox", { sandboxId: id, err: errorMessage(err) });
+        this.#failures.warn(id, "Cannot remove sandbox", { sandboxId: id, err: errorMessage(err) });
       }
     }
     if (d.podLogsDir && this.#sourcesReady()) await this.#removePodLogDirs();
@@ -165,7 +170,7 @@ export class ContainerGC {
 
   /** Removes the container and its log files (the runtime leaves logs to the kubelet). */
   async #removeContainer(id: string, signal?: AbortSignal): Promise<boolean> {
-    const { runtime, logger } = this.#deps;
+    const { runtime } = this.#deps;
     try {
       const st = await runtime.containerStatus(id, { signal }).catch((err) => {
         if (isKind(err, NotFoundError)) return undefined;
@@ -173,17 +178,21 @@ export class ContainerGC {
       });
       if (st?.logPath) await removeContainerLogs(st.logPath);
       await runtime.removeContainer(id, { signal });
+      this.#failures.clear(id);
       return true;
     } catch (err) {
       if (signal?.aborted) throw err;
-      logger.warn("Cannot remove dead container", { containerId: id, err: errorMessage(err) });
+      this.#failures.warn(id, "Cannot remove dead container", {
+        containerId: id,
+        err: errorMessage(err),
+      });
       return false;
     }
   }
 
   /** <podLogsDir>/<ns>_<name>_<uid> of pods that are gone for good. */
   async #removePodLogDirs(): Promise<void> {
-    const { podLogsDir, podState, logger } = this.#deps;
+    const { podLogsDir, podState } = this.#deps;
     let entries: Deno.DirEntry[];
     try {
       entries = await Array.fromAsync(Deno.readDir(podLogsDir));
@@ -196,8 +205,12 @@ export class ContainerGC {
       if (!e.isDirectory || !uid || !podState.shouldPodContentBeRemoved(uid)) continue;
       try {
         await Deno.remove(`${podLogsDir}/${e.name}`, { recursive: true });
+        this.#failures.clear(e.name);
       } catch (err) {
-        logger.warn("Cannot remove pod log directory", { dir: e.name, err: errorMessage(err) });
+        this.#failures.warn(e.name, "Cannot remove pod log directory", {
+          dir: e.name,
+          err: errorMessage(err),
+        });
       }
     }
   }

@@ -7,6 +7,7 @@ import type { RuntimeService } from "../cri/types.ts";
 import { LABEL_NODE_NAME } from "../runtime/mod.ts";
 import type { Clock } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
+import { RepeatedFailures } from "../util/repeated_failures.ts";
 
 export interface LogRotationPolicy {
   /** containerLogMaxSize in bytes (default 10Mi). */
@@ -43,8 +44,11 @@ export class LogRotator {
   readonly #deps: LogRotatorDeps;
   /** A container's log path never changes: asked once per container, dropped when it stops. */
   readonly #logPaths = new Map<string, string>();
+  /** Checked every 10 s: a container whose log keeps failing is logged once, then every 5 min. */
+  readonly #failures: RepeatedFailures;
   constructor(deps: LogRotatorDeps) {
     this.#deps = deps;
+    this.#failures = new RepeatedFailures(deps.logger, { clock: deps.clock });
   }
 
   /**
@@ -52,7 +56,7 @@ export class LogRotator {
    * rotation whose reopen failed) is asked to reopen it. Per-container failures are logged.
    */
   async rotateAll(policy: LogRotationPolicy, opts: { signal?: AbortSignal } = {}): Promise<void> {
-    const { runtime, logger } = this.#deps;
+    const { runtime } = this.#deps;
     const { signal } = opts;
     const containers = await runtime.listContainers({
       labelSelector: { [LABEL_NODE_NAME]: this.#deps.nodeName },
@@ -62,24 +66,34 @@ export class LogRotator {
     for (const id of this.#logPaths.keys()) if (!running.has(id)) this.#logPaths.delete(id);
     for (const c of containers) {
       try {
-        let logPath = this.#logPaths.get(c.id);
-        if (logPath === undefined) {
-          logPath = (await runtime.containerStatus(c.id, { signal })).logPath;
-          this.#logPaths.set(c.id, logPath);
-        }
-        if (!logPath) continue;
-        let size = await fileSize(logPath);
-        if (size === undefined) {
-          await runtime.reopenContainerLog(c.id, { signal });
-          size = await fileSize(logPath) ?? 0;
-        }
-        if (size < policy.maxSizeBytes) continue;
-        await this.rotate(c.id, logPath, policy, { signal });
+        await this.#check(c.id, policy, signal);
+        this.#failures.clear(c.id);
       } catch (err) {
         if (signal?.aborted) throw err;
-        logger.warn("Cannot rotate container log", { containerId: c.id, err: errorMessage(err) });
+        this.#failures.warn(c.id, "Cannot rotate container log", {
+          containerId: c.id,
+          err: errorMessage(err),
+        });
       }
     }
+  }
+
+  /** One running container: reopen a vanished log, rotate one over the limit. */
+  async #check(id: string, policy: LogRotationPolicy, signal?: AbortSignal): Promise<void> {
+    const { runtime } = this.#deps;
+    let logPath = this.#logPaths.get(id);
+    if (logPath === undefined) {
+      logPath = (await runtime.containerStatus(id, { signal })).logPath;
+      this.#logPaths.set(id, logPath);
+    }
+    if (!logPath) return;
+    let size = await fileSize(logPath);
+    if (size === undefined) {
+      await runtime.reopenContainerLog(id, { signal });
+      size = await fileSize(logPath) ?? 0;
+    }
+    if (size < policy.maxSizeBytes) return;
+    await this.rotate(id, logPath, policy, { signal });
   }
 
   /** Rotates one container's log now: clean up, trim, compress the older ones, rename, reopen. */

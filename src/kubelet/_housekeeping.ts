@@ -2,6 +2,7 @@
  * Housekeeping (the kubelet's HandlePodCleanups): runtime liveness, and removal of what no source
  * asks for any more — pods the runtime still runs, their directories and cgroups.
  */
+import { RepeatedFailures } from "../util/repeated_failures.ts";
 import type { HealthCheck, KubeletDeps } from "./types.ts";
 import type { PodWorkers } from "./pod_workers.ts";
 
@@ -27,7 +28,7 @@ export async function checkRuntime(
  * every source has delivered its first snapshot.
  */
 export async function cleanupOrphans(
-  deps: Pick<KubeletDeps, "pleg" | "podDirs" | "podCgroups" | "logger">,
+  deps: Pick<KubeletDeps, "pleg" | "podDirs" | "podCgroups" | "logger" | "clock">,
   ctx: { desired: Set<string>; workers: PodWorkers; signal: AbortSignal },
 ): Promise<void> {
   const { desired, workers, signal } = ctx;
@@ -38,11 +39,15 @@ export async function cleanupOrphans(
   if (deps.podDirs) {
     for (const uid of await deps.podDirs.list()) {
       if (owned(uid)) continue;
-      deps.logger.info("Removing orphaned pod directory", { uid });
+      const failures = failuresOf(deps);
       try {
         await deps.podDirs.remove(uid, { signal });
+        failures.clear(uid);
+        deps.logger.info("Removed orphaned pod directory", { uid });
       } catch (e) {
-        deps.logger.warn("Cannot remove orphaned pod directory", { uid, err: e });
+        if (signal.aborted) throw signal.reason;
+        // Retried every round (2 s); a lasting failure is worth a line, not one per round.
+        failures.warn(uid, "Cannot remove orphaned pod directory", { uid, err: e });
       }
     }
   }
@@ -62,4 +67,19 @@ export async function cleanupOrphans(
     });
     workers.updatePod({ type: "kill", runningPod: rp, removed: true });
   }
+}
+
+/**
+ * One repeated-failure log per kubelet: the sync loop passes the same deps object on every
+ * round, so the pacing state lives as long as the kubelet and needs no field of its own there.
+ */
+const failureLogs = new WeakMap<object, RepeatedFailures>();
+
+function failuresOf(deps: Pick<KubeletDeps, "logger" | "clock">): RepeatedFailures {
+  let f = failureLogs.get(deps);
+  if (!f) {
+    f = new RepeatedFailures(deps.logger, { clock: deps.clock });
+    failureLogs.set(deps, f);
+  }
+  return f;
 }

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
-import { type CgroupFs, dirCgroupFs, openPodCgroups } from "../../src/cm/mod.ts";
+import { CgroupError, type CgroupFs, dirCgroupFs, openPodCgroups } from "../../src/cm/mod.ts";
+import { FakeClock } from "../../src/util/clock.ts";
 import { ConfigError } from "../../src/util/errors.ts";
-import { nullLogger } from "../../src/util/log.ts";
+import { createLogger, nullLogger } from "../../src/util/log.ts";
 
 const fs = dirCgroupFs({ plainDirs: true });
 const ALLOC = { cpuMilli: 2000, memoryBytes: 8 * 2 ** 30 };
@@ -134,6 +135,136 @@ Deno.test("cgroup v1: guaranteed pods sit under kubepods; orphans are cleaned up
     assert.ok(!(await exists(`${root}/memory/edge/kubepods/besteffort/pode1`)));
     // QoS-level cgroups are never taken for orphans.
     assert.ok(await exists(`${root}/memory/edge/kubepods/besteffort`));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+const HIERARCHIES = ["cpu,cpuacct", "memory", "pids", "cpuset", "systemd", "unified"];
+
+/** A pod cgroup some other agent or runtime made under the shared kubepods tree. */
+async function foreignPodCgroup(root: string, rel: string): Promise<void> {
+  for (const h of HIERARCHIES) await Deno.mkdir(`${root}/${h}/${rel}`, { recursive: true });
+}
+
+const inAll = async (root: string, rel: string) =>
+  (await Promise.all(HIERARCHIES.map((h) => exists(`${root}/${h}/${rel}`)))).every((x) => x);
+
+Deno.test("orphan cleanup removes only pod cgroups this agent created, never a foreign one", async () => {
+  const root = await v1Fixture();
+  const lines: string[] = [];
+  try {
+    const cg = await openPodCgroups(
+      { cgroupsPerQOS: true, cgroupRoot: "/", cgroupDriver: "cgroupfs", mountRoot: root },
+      { logger: createLogger({ write: (l) => lines.push(l) }), fs, nodeAllocatable: ALLOC },
+    );
+    await cg.ensure(pod("mine", ["100m", ""], ["", ""]));
+    await foreignPodCgroup(root, "kubepods/burstable/podother-agent");
+    await foreignPodCgroup(root, "kubepods/podother-guaranteed");
+    for (let i = 0; i < 3; i++) {
+      assert.deepEqual(await cg.cleanupOrphans(new Set()), i === 0 ? ["mine"] : []);
+    }
+    assert.ok(!(await exists(`${root}/memory/kubepods/burstable/podmine`)));
+    assert.ok(await inAll(root, "kubepods/burstable/podother-agent"), "foreign burstable kept");
+    assert.ok(await inAll(root, "kubepods/podother-guaranteed"), "foreign guaranteed kept");
+    assert.ok(!lines.some((l) => l.includes("other")), lines.join("\n"));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("pod cgroup ownership is recorded under the root dir and survives a restart", async () => {
+  const root = await v1Fixture();
+  const rootDir = await Deno.makeTempDir({ prefix: "denolet-root-" });
+  const open = () =>
+    openPodCgroups(
+      { cgroupsPerQOS: true, cgroupRoot: "/", cgroupDriver: "cgroupfs", mountRoot: root },
+      { logger: nullLogger, fs, nodeAllocatable: ALLOC, rootDir },
+    );
+  try {
+    const before = await open();
+    await before.ensure(pod("kept", ["", ""], ["", ""]));
+    await before.ensure(pod("gone", ["", ""], ["", ""]));
+    assert.deepEqual(
+      (await Array.fromAsync(Deno.readDir(`${rootDir}/pod-cgroups`))).map((e) => e.name).sort(),
+      ["gone", "kept"],
+    );
+    await foreignPodCgroup(root, "kubepods/besteffort/podforeign");
+
+    // A restarted agent: nothing in memory, the records on disk.
+    const after = await open();
+    assert.deepEqual(await after.cleanupOrphans(new Set(["kept"])), ["gone"]);
+    assert.ok(!(await exists(`${root}/memory/kubepods/besteffort/podgone`)));
+    assert.ok(!(await exists(`${rootDir}/pod-cgroups/gone`)), "the record goes with the cgroup");
+    assert.ok(await exists(`${root}/memory/kubepods/besteffort/podkept`));
+    assert.ok(await inAll(root, "kubepods/besteffort/podforeign"));
+
+    // Removal with the pod drops the record too; a record without a cgroup is dropped quietly.
+    await after.remove("kept");
+    assert.ok(!(await exists(`${rootDir}/pod-cgroups/kept`)));
+    await Deno.writeTextFile(`${rootDir}/pod-cgroups/stale`, "");
+    assert.deepEqual(await (await open()).cleanupOrphans(new Set()), []);
+    assert.ok(!(await exists(`${rootDir}/pod-cgroups/stale`)));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(rootDir, { recursive: true });
+  }
+});
+
+Deno.test("a pod cgroup whose ownership cannot be recorded is not created", async () => {
+  const root = await v1Fixture();
+  const rootDir = await Deno.makeTempDir({ prefix: "denolet-root-" });
+  try {
+    await Deno.writeTextFile(`${rootDir}/pod-cgroups`, "not a directory");
+    const cg = await openPodCgroups(
+      { cgroupsPerQOS: true, cgroupRoot: "/", cgroupDriver: "cgroupfs", mountRoot: root },
+      { logger: nullLogger, fs, nodeAllocatable: ALLOC, rootDir },
+    );
+    await assert.rejects(
+      cg.ensure(pod("p1", ["", ""], ["", ""])),
+      (e: unknown) => e instanceof CgroupError && /Cannot (record|read) pod cgroup/.test(e.message),
+    );
+    assert.ok(!(await exists(`${root}/memory/kubepods/besteffort/podp1`)));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(rootDir, { recursive: true });
+  }
+});
+
+Deno.test("a busy orphan is retried each round but warned about once, then every 5 minutes", async () => {
+  const root = await v1Fixture();
+  const clock = new FakeClock();
+  const lines: string[] = [];
+  let busy = true;
+  const busyFs: CgroupFs = {
+    ...fs,
+    rmdir: (path) =>
+      busy && path.endsWith("/podstuck")
+        ? Promise.reject(new CgroupError(`Cannot remove ${path}: Device or resource busy`))
+        : fs.rmdir(path),
+  };
+  try {
+    const cg = await openPodCgroups(
+      { cgroupsPerQOS: true, cgroupRoot: "/", cgroupDriver: "cgroupfs", mountRoot: root },
+      {
+        logger: createLogger({ write: (l) => lines.push(l), now: () => clock.now() }),
+        fs: busyFs,
+        nodeAllocatable: ALLOC,
+        clock,
+      },
+    );
+    await cg.ensure(pod("stuck", ["", ""], ["", ""]));
+    const warnings = () => lines.filter((l) => l.includes("Cannot remove orphaned pod cgroup"));
+    // Housekeeping every 2 s for 6 minutes.
+    for (let i = 0; i < 180; i++) {
+      assert.deepEqual(await cg.cleanupOrphans(new Set()), []);
+      await clock.advance(2000);
+    }
+    assert.equal(warnings().length, 2, warnings().join("\n"));
+    assert.match(warnings()[1], /repeated=149\b/);
+    busy = false;
+    assert.deepEqual(await cg.cleanupOrphans(new Set()), ["stuck"]);
+    assert.equal(warnings().length, 2);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -16,7 +16,7 @@ import { nullLogger } from "../../src/util/log.ts";
 import { createVolumeManager } from "../../src/volumes/mod.ts";
 import { waitFor } from "../support/agent.ts";
 import { daemonPid, ensureContainerd } from "../support/containerd.ts";
-import { BUSYBOX, E2E_TEST } from "./_helpers.ts";
+import { BUSYBOX, E2E_TEST, isRunning, setupE2E, shellPod } from "./_helpers.ts";
 
 const CG = "/sys/fs/cgroup";
 const MI = 1024 * 1024;
@@ -171,6 +171,83 @@ Deno.test({
       await removeCgroupRoot(cgroupRoot).catch((err) => console.error("cgroup cleanup:", err));
       cri.close();
       await Deno.remove(tmp, { recursive: true });
+    }
+  },
+});
+
+/** The cgroup hierarchies' directories: one per v1 controller mount, or the v2 mount itself. */
+async function hierarchies(): Promise<string[]> {
+  if (await exists(`${CG}/cgroup.controllers`)) return [CG];
+  const out: string[] = [];
+  for await (const h of Deno.readDir(CG)) {
+    if (h.isDirectory && !h.isSymlink) out.push(`${CG}/${h.name}`);
+  }
+  return out;
+}
+
+/** mkdir of `rel` in every hierarchy, as another agent or runtime would make its pod cgroup. */
+async function makeCgroup(rel: string): Promise<void> {
+  for (const h of await hierarchies()) await Deno.mkdir(`${h}${rel}`, { recursive: true });
+}
+
+async function removeCgroup(rel: string): Promise<void> {
+  for (const h of await hierarchies()) {
+    await Deno.remove(`${h}${rel}`).catch((err) => {
+      if (!(err instanceof Deno.errors.NotFound)) console.error(`cgroup cleanup ${h}${rel}:`, err);
+    });
+  }
+}
+
+Deno.test({
+  name: "pod cgroups: the agent removes only its own; a foreign pod cgroup is left alone, quietly",
+  ...E2E_TEST,
+  async fn() {
+    const e2e = await setupE2E();
+    const kubepods = `/denolet-e2e/${e2e.agent.hostname}/kubepods`;
+    // Another agent's (or runtime's) pods under the same kubepods tree: one holding a process
+    // (a removal would fail with EBUSY on every housekeeping round), one empty.
+    const busy = `${kubepods}/besteffort/pod${crypto.randomUUID()}`;
+    const idle = `${kubepods}/burstable/pod${crypto.randomUUID()}`;
+    let squatter: Deno.ChildProcess | undefined;
+    try {
+      await e2e.writePod("cg-own.yaml", shellPod("cg-own", "sleep 3600"));
+      const own = await e2e.waitPod("cg-own", isRunning, { what: "pod cg-own to run" });
+      const ownCgroup = `${kubepods}/besteffort/pod${own.metadata!.uid}`;
+      assert.ok(await exists(`${(await hierarchies())[0]}${ownCgroup}`), "own pod cgroup made");
+
+      await makeCgroup(busy);
+      await makeCgroup(idle);
+      squatter = new Deno.Command("sleep", { args: ["600"], stdout: "null", stderr: "null" })
+        .spawn();
+      const memory = (await hierarchies()).find((h) => h === CG || h.endsWith("/memory"))!;
+      await Deno.writeTextFile(`${memory}${busy}/cgroup.procs`, `${squatter.pid}\n`);
+
+      // Housekeeping runs every 2 s: five rounds or more.
+      const logBefore = (await Deno.readTextFile(e2e.agent.logFile)).length;
+      await realClock.sleep(10_000);
+      const log = (await Deno.readTextFile(e2e.agent.logFile)).slice(logBefore);
+      for (const rel of [busy, idle]) {
+        for (const h of await hierarchies()) assert.ok(await exists(`${h}${rel}`), `${h}${rel}`);
+      }
+      const uids = [busy, idle].map((rel) => rel.slice(rel.lastIndexOf("/pod") + 4));
+      const touching = log.split("\n").filter((l) => uids.some((u) => l.includes(u)));
+      assert.deepEqual(touching, [], "the agent never logs about cgroups that are not its own");
+      assert.doesNotMatch(log, /Cannot remove orphaned pod cgroup/);
+
+      // Its own pod's cgroup still goes with the pod.
+      await e2e.removeManifest("cg-own.yaml");
+      await waitFor(async () => !(await exists(`${memory}${ownCgroup}`)) || undefined, {
+        timeoutMs: 60_000,
+        what: "the agent's own pod cgroup to be removed",
+      });
+    } finally {
+      if (squatter) {
+        squatter.kill("SIGKILL");
+        await squatter.status;
+      }
+      await removeCgroup(busy);
+      await removeCgroup(idle);
+      await e2e.close();
     }
   },
 });
