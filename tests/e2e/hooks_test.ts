@@ -141,7 +141,9 @@ Deno.test({
       );
       await e2e.writePod(
         "hooks-cut-sleep.yaml",
-        cutPod("hooks-cut-sleep", { preStop: { sleep: { seconds: 60 } } }),
+        // Validation caps a sleep at the grace period (upstream validateSleepAction), so this
+        // one uses all of it; the exec hook above is the one that outlasts it.
+        cutPod("hooks-cut-sleep", { preStop: { sleep: { seconds: CUT_GRACE_SECONDS } } }),
       );
 
       const effects = async () => {
