@@ -126,3 +126,22 @@ export function stopwatch(): () => number {
   const t0 = performance.now();
   return () => performance.now() - t0;
 }
+
+/**
+ * A signal that aborts with `reason` after `ms` on `clock`, or when `parent` aborts. Call
+ * `cancel` once the guarded work is done so the timer does not outlive it.
+ */
+export function deadlineSignal(
+  clock: Clock,
+  ms: number,
+  opts: { parent?: AbortSignal; reason?: () => Error } = {},
+): { signal: AbortSignal; cancel: () => void } {
+  const timer = new AbortController();
+  const deadline = new AbortController();
+  clock.sleep(ms, { signal: timer.signal }).then(
+    () => deadline.abort(opts.reason?.() ?? new Error(`deadline of ${ms} ms passed`)),
+    () => {}, // cancelled: the work finished first
+  );
+  const signal = opts.parent ? AbortSignal.any([opts.parent, deadline.signal]) : deadline.signal;
+  return { signal, cancel: () => timer.abort() };
+}

@@ -1,0 +1,191 @@
+/**
+ * A lean Kubernetes API client on Deno's fetch: JSON requests and watch streams over one TLS
+ * identity (HTTP/2 when the server offers it, so watches share a connection), with client-go's
+ * rate limiting and credential refresh. `@kubernetes/client-node` is used for its types only:
+ * its KubeConfig alone costs about 74 MB of resident memory here, three times the API mode's
+ * whole budget (README, Performance).
+ */
+import { type Clock, deadlineSignal } from "../util/clock.ts";
+import type { Logger } from "../util/log.ts";
+import { errorMessage } from "../util/log.ts";
+import { type Credentials, CredentialSource } from "./_credentials.ts";
+import type { Connection, ExecPlugin } from "./_kubeconfig.ts";
+import { RateLimiter } from "./_rate_limiter.ts";
+import { decodeWatchStream } from "./_watch_stream.ts";
+import {
+  type ApiClient,
+  ApiError,
+  type ApiRequest,
+  ApiUnavailableError,
+  type RequestOptions,
+  type WatchEvent,
+  type WatchOptions,
+} from "./types.ts";
+
+export interface ApiClientOptions {
+  clock: Clock;
+  logger: Logger;
+  /** --kube-api-qps / --kube-api-burst (upstream 50 / 100). */
+  qps: number;
+  burst: number;
+  userAgent: string;
+  /** Default per-request deadline; default 10 s. */
+  timeoutMs?: number;
+  readFile?: (path: string) => Promise<string>;
+  runPlugin?: (plugin: ExecPlugin, env: Record<string, string>) => Promise<string>;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+export function createApiClient(conn: Connection, opts: ApiClientOptions): ApiClient {
+  return new FetchApiClient(conn, opts);
+}
+
+class FetchApiClient implements ApiClient {
+  readonly server: string;
+  readonly #conn: Connection;
+  readonly #opts: ApiClientOptions;
+  readonly #creds: CredentialSource;
+  readonly #limiter: RateLimiter;
+  /** One HTTP client per TLS identity; replaced when the client certificate changes. */
+  #http?: { cert?: string; key?: string; client: Deno.HttpClient };
+  #closed = false;
+
+  constructor(conn: Connection, opts: ApiClientOptions) {
+    this.server = conn.server;
+    this.#conn = conn;
+    this.#opts = opts;
+    this.#creds = new CredentialSource(conn, {
+      clock: opts.clock,
+      readFile: opts.readFile,
+      runPlugin: opts.runPlugin,
+    });
+    this.#limiter = new RateLimiter({ qps: opts.qps, burst: opts.burst, clock: opts.clock });
+  }
+
+  async request<T>(req: ApiRequest, opts: RequestOptions = {}): Promise<T> {
+    const timeoutMs = opts.timeoutMs ?? this.#opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const deadline = deadlineSignal(this.#opts.clock, timeoutMs, {
+      parent: opts.signal,
+      reason: () =>
+        new ApiUnavailableError(`${req.method} ${req.path}: no answer in ${timeoutMs} ms`),
+    });
+    try {
+      const res = await this.#send(req, deadline.signal);
+      const text = await res.text();
+      if (!res.ok) throw apiError(req, res.status, text);
+      return (text === "" ? undefined : JSON.parse(text)) as T;
+    } catch (e) {
+      throw this.#wrap(req, e, deadline.signal, opts.signal);
+    } finally {
+      deadline.cancel();
+    }
+  }
+
+  async *watch<T>(path: string, opts: WatchOptions): AsyncIterable<WatchEvent<T>> {
+    const req: ApiRequest = { method: "GET", path, query: { ...opts.query, watch: true } };
+    let res: Response;
+    try {
+      res = await this.#send(req, opts.signal);
+      if (!res.ok) throw apiError(req, res.status, await res.text());
+    } catch (e) {
+      if (opts.signal.aborted) return;
+      throw this.#wrap(req, e, opts.signal, opts.signal);
+    }
+    try {
+      for await (const event of decodeWatchStream<T>(res.body!)) yield event;
+    } catch (e) {
+      if (opts.signal.aborted) return;
+      throw new ApiUnavailableError(`watch ${path} broke: ${errorMessage(e)}`, { cause: e });
+    } finally {
+      await res.body?.cancel().catch(() => undefined); // already closed or errored
+    }
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#http?.client.close();
+    this.#http = undefined;
+  }
+
+  /** Sends once; a 401 with refreshable credentials is retried once with fresh ones. */
+  async #send(req: ApiRequest, signal: AbortSignal): Promise<Response> {
+    if (this.#closed) throw new ApiUnavailableError("the API client is closed");
+    await this.#limiter.acquire({ signal });
+    let creds = await this.#creds.get();
+    let res = await this.#fetch(req, creds, signal);
+    if (res.status === 401 && this.#creds.refreshable) {
+      await res.body?.cancel();
+      this.#creds.invalidate();
+      creds = await this.#creds.get();
+      res = await this.#fetch(req, creds, signal);
+    }
+    return res;
+  }
+
+  #fetch(req: ApiRequest, creds: Credentials, signal: AbortSignal): Promise<Response> {
+    const url = new URL(this.server + req.path);
+    for (const [k, v] of Object.entries(req.query ?? {})) {
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    }
+    const headers = new Headers({
+      "Accept": "application/json",
+      "User-Agent": this.#opts.userAgent,
+    });
+    if (creds.authorization) headers.set("Authorization", creds.authorization);
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      body = JSON.stringify(req.body);
+      headers.set(
+        "Content-Type",
+        req.method === "PATCH"
+          ? (req.patchType ?? "application/merge-patch+json")
+          : "application/json",
+      );
+    }
+    return fetch(url, {
+      method: req.method,
+      headers,
+      body,
+      signal,
+      client: this.#httpClient(creds),
+    });
+  }
+
+  #httpClient(creds: Credentials): Deno.HttpClient {
+    const h = this.#http;
+    if (h && h.cert === creds.cert && h.key === creds.key) return h.client;
+    // A rotated certificate: new connections use it; the old client goes once replaced.
+    h?.client.close();
+    const options: Deno.CreateHttpClientOptions = {};
+    if (this.#conn.caCert) options.caCerts = [this.#conn.caCert];
+    const client = creds.cert && creds.key
+      ? Deno.createHttpClient({ ...options, cert: creds.cert, key: creds.key })
+      : Deno.createHttpClient(options);
+    this.#http = { cert: creds.cert, key: creds.key, client };
+    return client;
+  }
+
+  #wrap(req: ApiRequest, e: unknown, signal: AbortSignal, caller?: AbortSignal): unknown {
+    if (e instanceof ApiError || e instanceof ApiUnavailableError) return e;
+    if (caller?.aborted) return caller.reason;
+    if (signal.aborted) return signal.reason;
+    return new ApiUnavailableError(`${req.method} ${req.path} failed: ${errorMessage(e)}`, {
+      cause: e,
+    });
+  }
+}
+
+/** The API server's `Status` body, if it sent one, as an ApiError. */
+function apiError(req: ApiRequest, status: number, text: string): ApiError {
+  let reason = "";
+  let message = text.slice(0, 500);
+  try {
+    const s = JSON.parse(text) as { reason?: string; message?: string };
+    reason = s.reason ?? "";
+    message = s.message ?? message;
+  } catch {
+    // Not JSON (a proxy's page): the raw text, cut, is the message.
+  }
+  return new ApiError(status, reason, `${req.method} ${req.path}: ${status} ${reason}: ${message}`);
+}
