@@ -12,6 +12,7 @@ import { DurationSyntaxError, parseDuration } from "./duration.ts";
 import { checkInt32, closest } from "./_values.ts";
 import { UPSTREAM_FIELDS } from "./_upstream_fields.ts";
 import { parseByteQuantity } from "./_gc_flags.ts";
+import { checkTaint } from "./_cluster_flags.ts";
 import { DEFAULT_EVICTION_HARD } from "../eviction/thresholds.ts";
 import type { AgentConfig } from "./types.ts";
 
@@ -115,6 +116,28 @@ const readHeaders: Reader = (value, ctx, path) => {
   set(ctx, "staticPodURLHeader", out, path);
 };
 
+/** registerWithTaints: a list of core/v1 Taint objects. */
+const readTaints: Reader = (value, ctx, path) => {
+  if (!Array.isArray(value)) fail(ctx, path, `expected a list of taints, got ${describe(value)}`);
+  const out = value.map((item, i) => {
+    const at = `${path}[${i}]`;
+    if (!isMap(item)) fail(ctx, at, `expected a taint {key, value, effect}, got ${describe(item)}`);
+    const taint = {
+      key: expectString(item.key ?? "", ctx, `${at}.key`),
+      value: item.value === undefined || item.value === null
+        ? undefined
+        : expectString(item.value, ctx, `${at}.value`),
+      effect: expectString(item.effect ?? "", ctx, `${at}.effect`),
+    };
+    try {
+      return checkTaint(taint);
+    } catch (e) {
+      return fail(ctx, at, errorMessage(e), e);
+    }
+  });
+  set(ctx, "registerWithTaints", out, path);
+};
+
 /** `logging` is an upstream struct; denolet honours verbosity and the default text format. */
 const readLogging: Reader = (value, ctx, path) => {
   if (!isMap(value)) fail(ctx, path, `expected a map, got ${describe(value)}`);
@@ -184,6 +207,16 @@ const FIELDS: Record<string, Reader> = {
   readOnlyPort: int32("readOnlyPort", { zeroIsUnset: false }),
   runtimeRequestTimeout: duration("runtimeRequestTimeoutMs"),
   maxPods: int32("maxPods", { zeroIsUnset: true }),
+  registerNode: bool("registerNode"),
+  registerWithTaints: readTaints,
+  nodeStatusUpdateFrequency: duration("nodeStatusUpdateFrequencyMs"),
+  nodeStatusReportFrequency: duration("nodeStatusReportFrequencyMs"),
+  nodeLeaseDurationSeconds: int32("nodeLeaseDurationSeconds", { zeroIsUnset: true }),
+  nodeStatusMaxImages: int32("nodeStatusMaxImages", { zeroIsUnset: false }),
+  kubeReserved: stringMap("kubeReserved"),
+  systemReserved: stringMap("systemReserved"),
+  kubeAPIQPS: int32("kubeAPIQPS", { zeroIsUnset: false }),
+  kubeAPIBurst: int32("kubeAPIBurst", { zeroIsUnset: false }),
   clusterDNS: stringList("clusterDNS"),
   clusterDomain: str("clusterDomain"),
   // resolvConf is a *string upstream: "" is meaningful (no host DNS config), only absent defaults.

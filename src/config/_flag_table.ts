@@ -2,6 +2,7 @@
 import { parseDuration } from "./duration.ts";
 import { EVICTION_FLAGS } from "./_eviction_flags.ts";
 import { GC_FLAGS } from "./_gc_flags.ts";
+import { CLUSTER_FLAGS } from "./_cluster_flags.ts";
 import { parseBool, parseHeaderPairs, parseInt32, parseList } from "./_values.ts";
 import type { AgentConfig } from "./types.ts";
 
@@ -146,6 +147,7 @@ export const FLAGS: readonly FlagDef[] = [
     help: "CRI image service socket, when it differs from --container-runtime-endpoint.",
     parse: text,
   }),
+  ...CLUSTER_FLAGS,
   field({
     name: "manifest-url",
     field: "staticPodURL",

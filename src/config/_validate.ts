@@ -11,6 +11,7 @@ import { formatDuration } from "./duration.ts";
 import type { AgentConfig } from "./types.ts";
 import { parseThresholdConfig } from "../eviction/thresholds.ts";
 import { validateGC } from "./_gc_flags.ts";
+import { validateCluster } from "./_cluster_flags.ts";
 import { isIPv4 } from "node:net";
 
 /** How to name a field whose value is a default (or derived, like the node name). */
@@ -21,6 +22,8 @@ const DEFAULT_NAMES: Partial<Record<keyof AgentConfig, string>> = {
   nodeName: "node name (from the hostname; set --hostname-override)",
   syncFrequencyMs: "syncFrequency (--sync-frequency)",
   maxPods: "maxPods (--max-pods)",
+  nodeStatusReportFrequencyMs: "nodeStatusReportFrequency",
+  nodeLeaseDurationSeconds: "nodeLeaseDurationSeconds",
   fileCheckFrequencyMs: "fileCheckFrequency (--file-check-frequency)",
   httpCheckFrequencyMs: "httpCheckFrequency (--http-check-frequency)",
   runtimeRequestTimeoutMs: "runtimeRequestTimeout (--runtime-request-timeout)",
@@ -117,6 +120,7 @@ export function validateConfig(
 
   validateEviction(cfg, where);
   validateGC(cfg, where);
+  validateCluster(cfg, where);
 
   if (cfg.nodeName === "") bad("nodeName", "must not be empty");
   if (cfg.nodeName.length > 253 || !DNS_SUBDOMAIN.test(cfg.nodeName)) {

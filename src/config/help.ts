@@ -13,13 +13,16 @@ export function versionText(): string {
 
 /** Usage text in pflag's layout, with the flag defaults (those that apply without --config). */
 export function helpText(): string {
-  const rows = FLAGS.map((f) => [flagColumn(f), describe(f)] as const);
+  // pflag lists flags by name; the table is kept in groups, so sort here.
+  const sorted = FLAGS.toSorted((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const rows = sorted.map((f) => [flagColumn(f), describe(f)] as const);
   const width = Math.max(...rows.map(([left]) => left.length)) + 3;
   const lines = rows.flatMap(([left, right]) =>
     wrap(right, LINE_WIDTH - width).map((part, i) => (i === 0 ? left : "").padEnd(width) + part)
   );
   return [
-    `${versionText()}: runs pods from static manifests through a CRI runtime (containerd).`,
+    `${versionText()}: runs pods from static manifests, or from an API server with ` +
+    "--kubeconfig, through a CRI runtime (containerd).",
     "",
     "Usage:",
     "  denolet [flags]",

@@ -65,6 +65,10 @@ export async function loadConfig(
 
   applyFlags(cfg, args.flags, origin);
 
+  // Upstream: an explicit update frequency is also the report frequency's default.
+  if (!origin.has("nodeStatusReportFrequencyMs") && origin.has("nodeStatusUpdateFrequencyMs")) {
+    cfg.nodeStatusReportFrequencyMs = cfg.nodeStatusUpdateFrequencyMs;
+  }
   if (cfg.nodeName === "") {
     // Upstream GetHostname: trim, then lowercase, so the node name is a valid object name.
     cfg.nodeName = (deps.hostname ?? Deno.hostname)().trim().toLowerCase();

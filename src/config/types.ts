@@ -3,6 +3,13 @@
  * Field names follow KubeletConfiguration (kubelet.config.k8s.io/v1beta1) where one exists;
  * durations are milliseconds here (Go duration strings on the wire).
  */
+/** A node taint (core/v1 Taint) for --register-with-taints. */
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+}
+
 export interface AgentConfig {
   /** --pod-manifest-path / staticPodPath: directory or single file; "" = none. */
   staticPodPath: string;
@@ -37,6 +44,28 @@ export interface AgentConfig {
    * default), 0 when one is (the v1beta1 file default); a flag or file value overrides either.
    */
   readOnlyPort: number;
+  /** --kubeconfig (flag only); "" runs standalone, without an API server. */
+  kubeconfig: string;
+  /** --register-node / registerNode, default true. */
+  registerNode: boolean;
+  /** --node-labels (flag only): added to the registered Node. */
+  nodeLabels: Record<string, string>;
+  /** --register-with-taints / registerWithTaints. */
+  registerWithTaints: Taint[];
+  /** --node-status-update-frequency / nodeStatusUpdateFrequency, default 10s. */
+  nodeStatusUpdateFrequencyMs: number;
+  /** nodeStatusReportFrequency, default 5m (or the update frequency when only that is set). */
+  nodeStatusReportFrequencyMs: number;
+  /** nodeLeaseDurationSeconds, default 40; the lease is renewed every quarter of it. */
+  nodeLeaseDurationSeconds: number;
+  /** nodeStatusMaxImages, default 50; -1 reports every image. */
+  nodeStatusMaxImages: number;
+  /** --kube-reserved / kubeReserved and --system-reserved / systemReserved: name -> quantity. */
+  kubeReserved: Record<string, string>;
+  systemReserved: Record<string, string>;
+  /** --kube-api-qps / kubeAPIQPS (default 50) and --kube-api-burst / kubeAPIBurst (100). */
+  kubeAPIQPS: number;
+  kubeAPIBurst: number;
   /** --max-pods / maxPods, default 110: pods beyond it are refused with OutOfpods. */
   maxPods: number;
   /** runtimeRequestTimeout, default 2m. */

@@ -4,6 +4,7 @@ import { loadConfig } from "../../src/config/mod.ts";
 import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
+import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
 
 const HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n";
 const file = (body: string) => ({ "/etc/kubernetes/kubelet.yaml": HEAD + body });
@@ -63,6 +64,7 @@ logging:
     verbosity: 3,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
+    ...CLUSTER_DEFAULTS,
   });
 });
 

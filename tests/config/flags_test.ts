@@ -3,6 +3,7 @@ import { loadConfig } from "../../src/config/mod.ts";
 import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
+import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
 
 Deno.test("loadConfig without arguments gives the upstream flag defaults", async () => {
   const { config, warnings } = await run([]);
@@ -31,6 +32,7 @@ Deno.test("loadConfig without arguments gives the upstream flag defaults", async
     verbosity: 0,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
+    ...CLUSTER_DEFAULTS,
   });
   assert.deepEqual(warnings, []);
 });
@@ -84,6 +86,7 @@ Deno.test("every flag sets its field, in both --flag=value and --flag value form
     verbosity: 4,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
+    ...CLUSTER_DEFAULTS,
   };
   const joined = await run(pairs.map(([k, v]) => `--${k}=${v}`));
   assert.deepEqual(joined.config, expected);
