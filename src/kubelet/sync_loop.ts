@@ -17,6 +17,7 @@ import { createPodSyncer } from "./pod_syncer.ts";
 import { podRef } from "./_pod_ref.ts";
 import { checkRuntime, cleanupOrphans } from "./_housekeeping.ts";
 import { admitPod } from "./_admission.ts";
+import { RepeatedFailures } from "../util/repeated_failures.ts";
 import type { RunningPod, RuntimeContainerState } from "../runtime/types.ts";
 import type { HealthCheck, KubeletDeps } from "./types.ts";
 
@@ -51,12 +52,15 @@ export class Kubelet {
   readonly #log: Logger;
   #lastIteration = 0;
   #runtimeHealth: HealthCheck = { name: "runtime", ok: false, message: "not checked yet" };
+  /** Housekeeping runs every 2 s: a failure that repeats is logged once, then rate-limited. */
+  readonly #housekeepingFailures: RepeatedFailures;
   /** The running housekeeping round, if any; awaited on shutdown. */
   #housekeeping?: Promise<void>;
 
   constructor(deps: KubeletDeps) {
     this.#deps = deps;
     this.#log = deps.logger;
+    this.#housekeepingFailures = new RepeatedFailures(deps.logger, { clock: deps.clock });
     const syncer = createPodSyncer({
       runtime: deps.runtime,
       statuses: this.statuses,
@@ -297,8 +301,11 @@ export class Kubelet {
       case "housekeeping":
         if (this.#housekeeping) return; // the previous round is still running
         this.#housekeeping = this.#housekeep(signal)
+          .then(() => this.#housekeepingFailures.clear("round"))
           .catch((e) => {
-            if (!signal.aborted) this.#log.warn("Housekeeping failed", { err: e });
+            if (!signal.aborted) {
+              this.#housekeepingFailures.warn("round", "Housekeeping failed", { err: e });
+            }
           })
           .finally(() => this.#housekeeping = undefined);
         return;

@@ -3,6 +3,7 @@
  * pod's containers and sandboxes against the previous relist, refresh the status cache for the
  * pods that changed, and then tell the sync loop which pods to look at.
  */
+import { RepeatedFailures } from "../util/repeated_failures.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import type { PodRuntime, RunningPod, RuntimePodStatus } from "../runtime/types.ts";
@@ -51,9 +52,12 @@ class GenericPlegImpl implements GenericPleg {
   readonly #period: number;
   readonly #threshold: number;
 
+  readonly #listFailures: RepeatedFailures;
+
   constructor(private readonly deps: PlegDeps) {
     this.#period = deps.relistPeriodMs ?? DEFAULT_RELIST_PERIOD_MS;
     this.#threshold = deps.relistThresholdMs ?? DEFAULT_RELIST_THRESHOLD_MS;
+    this.#listFailures = new RepeatedFailures(deps.logger, { clock: deps.clock });
   }
 
   runningPods(): RunningPod[] {
@@ -122,10 +126,13 @@ class GenericPlegImpl implements GenericPleg {
       pods = await runtime.getPods({ all: true, signal });
     } catch (e) {
       if (signal?.aborted) return;
-      logger.error("PLEG: unable to list pods from the runtime", { err: e });
+      // Every second while the runtime is down: once, then rate-limited (housekeeping reports
+      // the outage itself on /healthz and in one log line).
+      this.#listFailures.warn("list", "PLEG: unable to list pods from the runtime", { err: e });
       this.deps.onRelist?.(clock.now() - timestamp, e);
       return;
     }
+    this.#listFailures.clear("list");
     this.#relistTime = timestamp;
 
     const current = new Map(pods.map((p) => [p.uid, p]));

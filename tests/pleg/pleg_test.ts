@@ -2,7 +2,7 @@ import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { createPleg, createPodStatusCache } from "../../src/pleg/mod.ts";
 import type { PodLifecycleEvent } from "../../src/pleg/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
-import { nullLogger } from "../../src/util/log.ts";
+import { createLogger, nullLogger } from "../../src/util/log.ts";
 import { FakePodRuntime, runningPod } from "./_fake_runtime.ts";
 
 function setup(opts: { relistThresholdMs?: number } = {}) {
@@ -217,4 +217,31 @@ Deno.test("pleg requestRelist relists 50 ms later instead of at the period, fold
   ac.abort();
   await done;
   assertEquals(clock.pendingTimers, 0);
+});
+
+Deno.test("pleg logs a relist failure that repeats every second once, not per relist", async () => {
+  const clock = new FakeClock();
+  const runtime = new FakePodRuntime(clock);
+  const lines: string[] = [];
+  const pleg = createPleg({
+    runtime,
+    cache: createPodStatusCache({ clock }),
+    clock,
+    logger: createLogger({ write: (l) => lines.push(l), now: () => clock.now() }),
+  });
+  runtime.failList = true;
+  for (let i = 0; i < 60; i++) {
+    await pleg.relist(() => {});
+    await clock.advance(1000);
+  }
+  assertEquals(lines.filter((l) => l.includes("unable to list pods")).length, 1);
+  runtime.failList = false;
+  await pleg.relist(() => {});
+  runtime.failList = true;
+  await pleg.relist(() => {});
+  assertEquals(
+    lines.filter((l) => l.includes("unable to list pods")).length,
+    2,
+    "a new outage after a success is logged again",
+  );
 });
