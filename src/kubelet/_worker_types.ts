@@ -85,4 +85,6 @@ export interface PodWorkersDeps {
    * not start while any exist; they are killed first. Reads the last relist; cheap.
    */
   otherInstances?: (pod: V1Pod) => RunningPod[];
+  /** A worker finished terminating (both phases done). `pod` is absent for orphans. */
+  onTerminated?: (uid: string, pod: V1Pod | undefined) => void;
 }

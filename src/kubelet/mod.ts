@@ -1,6 +1,6 @@
 /** The kubelet core: sync loop, pod workers, pod manager and status. */
 export { Kubelet } from "./sync_loop.ts";
-export type { HealthCheck, KubeletDeps } from "./sync_loop.ts";
+export type { HealthCheck, KubeletDeps, PodStatusSink } from "./sync_loop.ts";
 export { PodWorkers } from "./pod_workers.ts";
 export type {
   PodSyncer,

@@ -309,6 +309,7 @@ export class PodWorkers {
     if (w.isStatic) this.#gate.release(w.fullName, w.uid);
     this.#openGateFor(w.fullName);
     for (const f of w.onFinished.splice(0)) f();
+    this.#deps.onTerminated?.(w.uid, w.pod);
     if (!w.kill?.removed) return; // terminal but still desired: keep the record
     this.#workers.delete(w.uid);
     const again = w.restartWith;

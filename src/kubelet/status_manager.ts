@@ -19,6 +19,12 @@ export interface WaitingReason {
 export class StatusManager {
   readonly #status = new Map<string, V1PodStatus>();
   readonly #reasons = new Map<string, Map<string, WaitingReason>>();
+  readonly #onChange?: (uid: string, status: V1PodStatus) => void;
+
+  /** `onChange` hears every status that differs from the last one (the API writer's feed). */
+  constructor(opts: { onChange?: (uid: string, status: V1PodStatus) => void } = {}) {
+    this.#onChange = opts.onChange;
+  }
 
   get(uid: string): V1PodStatus | undefined {
     return this.#status.get(uid);
@@ -41,6 +47,9 @@ export class StatusManager {
       next = { ...next, conditions: [...(next.conditions ?? []), disruption] };
     }
     this.#status.set(uid, next);
+    if (this.#onChange && (!old || JSON.stringify(old) !== JSON.stringify(next))) {
+      this.#onChange(uid, next);
+    }
   }
 
   /** Waiting reasons by container name from the last sync of the pod. */

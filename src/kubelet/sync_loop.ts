@@ -21,12 +21,13 @@ import { RepeatedFailures } from "../util/repeated_failures.ts";
 import type { RunningPod, RuntimeContainerState } from "../runtime/types.ts";
 import type { HealthCheck, KubeletDeps } from "./types.ts";
 
-export type { HealthCheck, KubeletDeps } from "./types.ts";
+export type { HealthCheck, KubeletDeps, PodStatusSink } from "./types.ts";
 
 type LoopEvent =
   | { kind: "source"; update: PodSourceUpdate }
   | { kind: "pleg"; event: PodLifecycleEvent }
   | { kind: "probe"; update: ProbeUpdate }
+  | { kind: "resync"; uid: string }
   | { kind: "tick" }
   | { kind: "housekeeping" };
 
@@ -44,7 +45,7 @@ const MAX_RESTART_PAUSE_MS = 30_000;
 
 export class Kubelet {
   readonly podManager = new PodManager();
-  readonly statuses = new StatusManager();
+  readonly statuses: StatusManager;
   readonly #workQueue = new WorkQueue();
   readonly #inbox = new AsyncQueue<LoopEvent>();
   readonly #workers: PodWorkers;
@@ -61,6 +62,12 @@ export class Kubelet {
     this.#deps = deps;
     this.#log = deps.logger;
     this.#housekeepingFailures = new RepeatedFailures(deps.logger, { clock: deps.clock });
+    this.statuses = new StatusManager({
+      onChange: (uid, status) => {
+        const pod = this.podManager.get(uid);
+        if (pod) deps.statusSink?.statusChanged(pod, status);
+      },
+    });
     const syncer = createPodSyncer({
       runtime: deps.runtime,
       statuses: this.statuses,
@@ -78,6 +85,10 @@ export class Kubelet {
       requeue: (uid, afterMs, err) => this.#requeue(uid, afterMs, err),
       onWorkDone: (op, ms) => deps.observe?.podWorker?.(op, ms),
       otherInstances: (pod) => this.#otherInstances(pod),
+      onTerminated: (uid, pod) => {
+        const current = this.podManager.get(uid) ?? pod;
+        if (current) deps.statusSink?.podTerminated(current);
+      },
     });
   }
 
@@ -285,8 +296,13 @@ export class Kubelet {
       case "source":
         return this.#onSource(ev.update);
       case "pleg":
-      case "probe": {
-        const uid = ev.kind === "pleg" ? ev.event.uid : ev.update.uid;
+      case "probe":
+      case "resync": {
+        const uid = ev.kind === "pleg"
+          ? ev.event.uid
+          : ev.kind === "probe"
+          ? ev.update.uid
+          : ev.uid;
         const pod = this.podManager.get(uid);
         if (pod) this.#workers.updatePod({ type: "sync", pod });
         return;
@@ -327,6 +343,7 @@ export class Kubelet {
       this.#workers.updatePod({ type: "kill", pod, removed: true });
     }
     for (const pod of changes.added) {
+      if (this.#killIfDeleted(pod)) continue;
       const verdict = admitPod(pod, {
         activePods: this.podManager.pods().filter((p) => this.#workers.isActive(p.metadata!.uid!))
           .length,
@@ -351,9 +368,39 @@ export class Kubelet {
       this.#workers.updatePod({ type: "create", pod });
     }
     for (const pod of changes.updated) {
+      if (this.#killIfDeleted(pod)) continue;
       this.#log.info("Pod updated", this.#fields(pod));
       this.#workers.updatePod({ type: "update", pod });
     }
+  }
+
+  /**
+   * A pod the API server is deleting (deletionTimestamp set) is stopped within its
+   * deletionGracePeriodSeconds and not started again; once it has terminated the status sink
+   * deletes it for good (upstream's graceful deletion).
+   */
+  #killIfDeleted(pod: V1Pod): boolean {
+    if (!pod.metadata?.deletionTimestamp) return false;
+    const uid = pod.metadata.uid!;
+    if (this.#workers.state(uid) === undefined || this.#workers.state(uid) === "syncing") {
+      this.#log.info("Pod is being deleted; stopping it", {
+        ...this.#fields(pod),
+        gracePeriod: pod.metadata.deletionGracePeriodSeconds,
+      });
+    }
+    this.#workQueue.delete(uid);
+    this.#workers.updatePod({
+      type: "kill",
+      pod,
+      gracePeriodSeconds: pod.metadata.deletionGracePeriodSeconds,
+    });
+    return true;
+  }
+
+  /** Asks for a sync of the pod soon (its configMap or secret changed, say). */
+  requestSync(uid: string): void {
+    const pod = this.podManager.get(uid);
+    if (pod) this.#inbox.push({ kind: "resync", uid });
   }
 
   /** Cleans up what no source asks for any more, and checks the runtime (HandlePodCleanups). */

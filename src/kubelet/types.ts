@@ -1,5 +1,5 @@
 /** The kubelet core's dependencies and what it reports. */
-import type { V1Pod } from "@kubernetes/client-node";
+import type { V1Pod, V1PodStatus } from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import type { Pleg, PodStatusCache } from "../pleg/types.ts";
@@ -11,6 +11,20 @@ export interface HealthCheck {
   name: string;
   ok: boolean;
   message?: string;
+}
+
+/**
+ * Where pod statuses go besides the node API: the API server's status writer in API mode.
+ * Calls never block and never throw; the sink queues and writes in the background.
+ */
+export interface PodStatusSink {
+  /** The pod's computed status changed. */
+  statusChanged(pod: V1Pod, status: V1PodStatus): void;
+  /**
+   * The pod's worker finished: no container runs and its resources are released (a pod
+   * being deleted in the API may now be deleted for good).
+   */
+  podTerminated(pod: V1Pod): void;
 }
 
 export interface KubeletDeps {
@@ -33,6 +47,8 @@ export interface KubeletDeps {
    * pod is shown Failed with the reason and never started.
    */
   admit?: (pod: V1Pod) => { admit: boolean; reason?: string; message?: string };
+  /** Receives status changes and finished terminations (API mode). */
+  statusSink?: PodStatusSink;
   /** --max-pods: pods beyond it are refused (OutOfpods); no limit when unset. */
   maxPods?: number;
   /**

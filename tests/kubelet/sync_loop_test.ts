@@ -4,7 +4,7 @@
  */
 import { assert, assertEquals } from "./_assert.ts";
 import type { V1Pod } from "@kubernetes/client-node";
-import { Kubelet } from "../../src/kubelet/mod.ts";
+import { Kubelet, type KubeletDeps, type PodStatusSink } from "../../src/kubelet/mod.ts";
 import { createPleg, createPodStatusCache } from "../../src/pleg/mod.ts";
 import { createRuntimeManager } from "../../src/runtime/mod.ts";
 import type { PodSource, PodSourceUpdate } from "../../src/sources/types.ts";
@@ -49,7 +49,13 @@ function startKubelet(
   cri: FakeRuntime,
   clock: FakeClock,
   logsDir: string,
-  opts: { maxPods?: number; sources?: PodSource[]; logger?: Logger } = {},
+  opts: {
+    maxPods?: number;
+    sources?: PodSource[];
+    logger?: Logger;
+    statusSink?: PodStatusSink;
+    observe?: KubeletDeps["observe"];
+  } = {},
 ) {
   const runtime = createRuntimeManager({
     runtime: cri,
@@ -71,6 +77,8 @@ function startKubelet(
   const kubelet = new Kubelet({
     sources: opts.sources ?? [source],
     maxPods: opts.maxPods,
+    statusSink: opts.statusSink,
+    observe: opts.observe,
     runtime,
     pleg: createPleg({ runtime, cache, clock, logger: nullLogger }),
     cache,
@@ -271,6 +279,57 @@ Deno.test("kubelet_running_pods counts pods with a ready sandbox, containers by 
     assertEquals(counts.pods, 2);
     assertEquals(counts.containers.running, 1);
     assert(counts.containers.exited >= 1);
+    await agent.stop();
+  });
+});
+
+Deno.test("a pod being deleted is stopped with its deletion grace, then reported terminated", async () => {
+  await withRuntime(async (cri, clock, logs) => {
+    const changes: string[] = [];
+    const terminated: string[] = [];
+    const agent = startKubelet(cri, clock, logs, {
+      statusSink: {
+        statusChanged: (p, st) => changes.push(`${p.metadata?.name}:${st.phase}`),
+        podTerminated: (p) => terminated.push(p.metadata!.uid!),
+      },
+    });
+    const a = pod("uid-a", "a");
+    a.metadata!.annotations = { "kubernetes.io/config.source": "api" };
+    agent.source.emit([a]);
+    await pass(clock, 3000);
+    assert(changes.includes("a:Running"), changes.join(","));
+    const mark = cri.calls.length;
+    const deleting = structuredClone(a);
+    deleting.metadata!.deletionTimestamp = new Date(clock.now());
+    deleting.metadata!.deletionGracePeriodSeconds = 7;
+    agent.source.emit([deleting]);
+    await pass(clock, 3000);
+    const stops = cri.calls.slice(mark).filter((c) => c.method === "stopContainer");
+    assertEquals(stops.map((c) => c.args[1]), [7], "stopped with the deletion grace period");
+    assertEquals(terminated, ["uid-a"]);
+    assertEquals(agent.kubelet.podWorkState("uid-a"), "terminated");
+    // It is not started again while the API still lists it.
+    await pass(clock, 3000);
+    assertEquals(
+      [...cri.containers.values()].filter((c) => c.status.state === "CONTAINER_RUNNING").length,
+      0,
+    );
+    await agent.stop();
+  });
+});
+
+Deno.test("requestSync syncs a pod at once (a configMap it uses changed)", async () => {
+  await withRuntime(async (cri, clock, logs) => {
+    const ops: string[] = [];
+    const agent = startKubelet(cri, clock, logs, {
+      observe: { podWorker: (op) => ops.push(op) },
+    });
+    agent.source.emit([pod("uid-a", "a")]);
+    await pass(clock, 3000);
+    const before = ops.filter((o) => o === "sync").length;
+    agent.kubelet.requestSync("uid-a");
+    await pass(clock, 250);
+    assertEquals(ops.filter((o) => o === "sync").length, before + 1);
     await agent.stop();
   });
 });
