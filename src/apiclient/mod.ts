@@ -19,3 +19,4 @@ export {
   resolveKubeconfig,
 } from "./_kubeconfig.ts";
 export { type ApiClientOptions, createApiClient } from "./client.ts";
+export { type ReflectorOptions, runReflector } from "./reflector.ts";
