@@ -7,14 +7,15 @@ import type { Logger } from "../util/log.ts";
 /** The pod sources the configuration names: the static pod path and/or the manifest URL. */
 export function buildSources(
   config: AgentConfig,
-  deps: { clock: Clock; logger: Logger },
+  deps: { clock: Clock; logger: Logger; apiMode?: boolean },
 ): PodSource[] {
+  const { apiMode, ...sourceDeps } = deps;
   const sources: PodSource[] = [];
   if (config.staticPodPath) {
     sources.push(createFileSource(config.staticPodPath, {
       nodeName: config.nodeName,
       checkFrequencyMs: config.fileCheckFrequencyMs,
-      ...deps,
+      ...sourceDeps,
     }));
   }
   if (config.staticPodURL) {
@@ -22,10 +23,10 @@ export function buildSources(
       nodeName: config.nodeName,
       headers: config.staticPodURLHeader,
       checkFrequencyMs: config.httpCheckFrequencyMs,
-      ...deps,
+      ...sourceDeps,
     }));
   }
-  if (sources.length === 0) {
+  if (sources.length === 0 && !apiMode) {
     deps.logger.warn("No pod source configured; the agent will run no pods");
   }
   return sources;

@@ -48,6 +48,16 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   await Deno.mkdir(config.rootDir, { recursive: true, mode: 0o750 });
   await Deno.mkdir(config.podLogsDir, { recursive: true, mode: 0o755 });
   const hostDNS = await readResolvConf(config.resolvConf, logger);
+  // API-server mode: loaded only with --kubeconfig, so a standalone node pays nothing for it.
+  const cluster = config.kubeconfig
+    ? await (await import("../cluster/mod.ts")).startClusterMode({
+      config,
+      clock,
+      logger,
+      nodeIP,
+      version: VERSION,
+    })
+    : undefined;
 
   const registry = createMetricsRegistry();
   const metrics = createAgentObservers(registry, () => clock.now());
@@ -106,7 +116,11 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     onRelist: (ms, err) => metrics.relist(ms, err),
   });
   const kubelet = new Kubelet({
-    sources: buildSources(config, { clock, logger }),
+    sources: [
+      ...buildSources(config, { clock, logger, apiMode: cluster !== undefined }),
+      ...(cluster?.podSource ? [cluster.podSource] : []),
+    ],
+    statusSink: cluster?.statusSink,
     runtime,
     pleg,
     cache,
@@ -154,7 +168,10 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     servers.push(await serveNodeApi(handler, { address: config.address, port, logger, signal }));
   }
 
-  const background = node.run();
+  const background = Promise.all([
+    node.run(),
+    cluster?.run({ kubelet, nodeStatus: node.nodeStatus, cri }, { signal }),
+  ]);
   try {
     await kubelet.run(signal);
   } finally {
@@ -162,6 +179,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     prober.stop();
     await Promise.allSettled(servers.map((s) => s.finished));
     cri.close();
+    cluster?.close();
     logger.info("denolet stopped; containers keep running");
   }
 }

@@ -1,0 +1,33 @@
+/**
+ * The API-server mode: the agent as a node of a cluster. Imported dynamically, only when
+ * --kubeconfig is given, so the standalone agent never loads any of it.
+ */
+import { createApiClient, loadKubeconfig } from "../apiclient/mod.ts";
+import type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
+
+export type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
+
+const ARCH: Record<string, string> = { x86_64: "amd64", aarch64: "arm64" };
+
+/** Loads the kubeconfig and builds the cluster parts. Throws KubeconfigError naming the field. */
+export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> {
+  const { config, clock, logger } = deps;
+  const connection = await loadKubeconfig(config.kubeconfig);
+  const arch = ARCH[Deno.build.arch] ?? Deno.build.arch;
+  const client = createApiClient(connection, {
+    clock,
+    logger,
+    qps: config.kubeAPIQPS,
+    burst: config.kubeAPIBurst,
+    userAgent: `denolet/v${deps.version} (linux/${arch})`,
+  });
+  logger.info("API-server mode", { server: connection.server, node: config.nodeName });
+  const loops: Array<(parts: AgentParts, signal: AbortSignal) => Promise<void>> = [];
+  return {
+    client,
+    async run(parts, { signal }) {
+      await Promise.all(loops.map((loop) => loop(parts, signal)));
+    },
+    close: () => client.close(),
+  };
+}

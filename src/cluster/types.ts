@@ -1,0 +1,45 @@
+/** How the API-server mode plugs into the agent. */
+import type { ApiClient } from "../apiclient/mod.ts";
+import type { AgentConfig } from "../config/types.ts";
+import type { CriClient } from "../cri/mod.ts";
+import type { Kubelet, PodStatusSink } from "../kubelet/mod.ts";
+import type { NodeStatusProvider } from "../node/mod.ts";
+import type { PodSource } from "../sources/types.ts";
+import type { Clock } from "../util/clock.ts";
+import type { Logger } from "../util/log.ts";
+
+export interface ClusterDeps {
+  config: AgentConfig;
+  clock: Clock;
+  logger: Logger;
+  /** The node's InternalIP ("" when unknown). */
+  nodeIP: string;
+  /** The agent's version, for the User-Agent. */
+  version: string;
+}
+
+/** The agent's parts the cluster side needs once they are built (they need it first). */
+export interface AgentParts {
+  kubelet: Kubelet;
+  nodeStatus: NodeStatusProvider;
+  cri: CriClient;
+}
+
+/**
+ * The API-server mode's parts. Built before the kubelet (its source and sink are the kubelet's
+ * dependencies); `run` starts its loops once the agent is assembled.
+ */
+export interface ClusterMode {
+  readonly client: ApiClient;
+  /** Pods bound to this node, from the API server: the `api` source. */
+  readonly podSource?: PodSource;
+  /** Writes pod statuses to the API server; deletes pods whose graceful deletion finished. */
+  readonly statusSink?: PodStatusSink;
+  /**
+   * Runs the cluster loops (node registration and status, lease, mirror pods, object watches)
+   * until the signal aborts. Never rejects.
+   */
+  run(parts: AgentParts, opts: { signal: AbortSignal }): Promise<void>;
+  /** Releases the API client. Idempotent. */
+  close(): void;
+}
