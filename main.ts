@@ -14,7 +14,7 @@ import {
   type PermissionOptions,
   startupPermissionProblem,
 } from "./src/permissions/mod.ts";
-import { createLogger, errorMessage } from "./src/util/log.ts";
+import { createLogger, errorMessage, type Logger } from "./src/util/log.ts";
 
 /** The repository root when running from source (the CRI proto is read from it). */
 const SOURCE_ROOT = new URL(".", import.meta.url).pathname;
@@ -63,6 +63,7 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const logger = createLogger({ verbosity: config.verbosity });
+  guardUnhandledRejections(logger);
   for (const w of loaded.warnings ?? []) logger.warn(w);
 
   const ac = new AbortController();
@@ -87,6 +88,20 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     for (const [sig, fn] of handlers) Deno.removeSignalListener(sig, fn);
   }
+}
+
+/**
+ * Last resort: Deno ends the process on an unhandled promise rejection, and under systemd that
+ * is a crash loop that stops every pod's probes and restarts. A bug that leaves one is logged
+ * instead. Returns the function that removes the guard.
+ */
+export function guardUnhandledRejections(logger: Logger): () => void {
+  const onRejection = (e: PromiseRejectionEvent) => {
+    e.preventDefault();
+    logger.error("Unhandled promise rejection; carrying on", { err: e.reason });
+  };
+  globalThis.addEventListener("unhandledrejection", onRejection);
+  return () => globalThis.removeEventListener("unhandledrejection", onRejection);
 }
 
 if (import.meta.main) {

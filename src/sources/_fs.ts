@@ -1,8 +1,12 @@
 /** The file-system calls the file source makes, as a seam so tests can use an in-memory tree. */
+import { constants, promises as fsp } from "node:fs";
+import { DenoletError } from "../util/errors.ts";
 
 export interface FsStat {
   isFile: boolean;
   isDirectory: boolean;
+  /** Only `lstat` reports a link; `stat` describes what it points to. */
+  isSymlink: boolean;
 }
 
 /** One batch of change notifications; `paths` are absolute. */
@@ -19,30 +23,56 @@ export interface FsWatch extends AsyncIterable<FsChange> {
 export interface FileSystemDeps {
   /** Follows symlinks. Rejects with `Deno.errors.NotFound` when the path does not exist. */
   stat(path: string): Promise<FsStat>;
+  /** Does not follow a final symlink. Rejects with `Deno.errors.NotFound` when there is no entry. */
+  lstat(path: string): Promise<FsStat>;
   /** Entry names (not paths) of a directory, in no particular order. */
   readDirNames(path: string): Promise<string[]>;
-  /** Whole file contents; rejects if larger than `maxBytes`. */
+  /**
+   * Whole contents of a regular file. Never blocks on a FIFO or a device and never reads more
+   * than `maxBytes` + 1 bytes: rejects with `UnreadableFileError` when the path is not a regular
+   * file or is larger than `maxBytes`.
+   */
   readFile(path: string, opts: { maxBytes: number }): Promise<Uint8Array>;
   /** Starts a non-recursive watch of a directory or file. Throws when it cannot be watched. */
   watch(path: string): FsWatch;
 }
 
+/** A manifest file refused before (or while) reading it; the message is the reason. */
+export class UnreadableFileError extends DenoletError {}
+
+const CHUNK_BYTES = 64 * 1024;
+
 export const denoFileSystem: FileSystemDeps = {
-  stat: (path) => Deno.stat(path),
+  stat: async (path) => toStat(await Deno.stat(path)),
+  lstat: async (path) => toStat(await Deno.lstat(path)),
   async readDirNames(path) {
     const names: string[] = [];
     for await (const e of Deno.readDir(path)) names.push(e.name);
     return names;
   },
-  async readFile(path, opts) {
-    const tooBig = (size: number) =>
-      new RangeError(`file is ${size} bytes, more than the ${opts.maxBytes} allowed`);
-    // Check first so a huge file is never read into memory, then again in case it grew.
-    const { size } = await Deno.stat(path);
-    if (size > opts.maxBytes) throw tooBig(size);
-    const data = await Deno.readFile(path);
-    if (data.length > opts.maxBytes) throw tooBig(data.length);
-    return data;
+  async readFile(path, { maxBytes }) {
+    // O_NONBLOCK: a FIFO swapped in after the caller's stat must not hang the open (a FIFO
+    // opened for reading waits for a writer); the kind is checked on the opened file itself.
+    const file = await fsp.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const st = await file.stat();
+      if (!st.isFile()) throw new UnreadableFileError("not a regular file");
+      if (st.size > maxBytes) throw tooBig(st.size, maxBytes);
+      // Read at most one byte past the limit: a file that grew since the stat is still refused.
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      for (let want = st.size + 1; total <= maxBytes; want = CHUNK_BYTES) {
+        const buf = new Uint8Array(Math.min(want, maxBytes + 1 - total));
+        const { bytesRead } = await file.read(buf, 0, buf.length, null);
+        if (bytesRead === 0) break;
+        chunks.push(buf.subarray(0, bytesRead));
+        total += bytesRead;
+      }
+      if (total > maxBytes) throw tooBig(undefined, maxBytes); // it grew since the stat
+      return concat(chunks, total);
+    } finally {
+      await file.close();
+    }
   },
   watch(path) {
     const watcher = Deno.watchFs(path, { recursive: false });
@@ -59,3 +89,24 @@ export const denoFileSystem: FileSystemDeps = {
     };
   },
 };
+
+function toStat(info: Deno.FileInfo): FsStat {
+  return { isFile: info.isFile, isDirectory: info.isDirectory, isSymlink: info.isSymlink };
+}
+
+/** `size` undefined: only known to exceed the limit. */
+function tooBig(size: number | undefined, maxBytes: number): UnreadableFileError {
+  const what = size === undefined ? "" : ` is ${size} bytes,`;
+  return new UnreadableFileError(`file${what} larger than the ${maxBytes} bytes allowed`);
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const all = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    all.set(c, offset);
+    offset += c.length;
+  }
+  return all;
+}

@@ -27,7 +27,10 @@ export class SnapshotEmitter {
     },
   ) {}
 
-  /** Offers the result of one read; emits (with fresh copies of `pods`) if it differs. */
+  /**
+   * Offers the result of one read; emits (with fresh copies of `pods`) if it differs. If
+   * `onUpdate` throws, the snapshot counts as not delivered and the next offer emits it again.
+   */
   offer(pods: readonly V1Pod[], problems: readonly Problem[]): boolean {
     const now = this.deps.clock.now();
     const uids = new Set(pods.map((p) => p.metadata?.uid ?? ""));
@@ -39,8 +42,6 @@ export class SnapshotEmitter {
       problems: problems.map((p) => [p.path, p.reason]),
     });
     if (key === this.#lastKey) return false;
-    this.#lastKey = key;
-    this.#logNewProblems(problems);
 
     const out: V1Pod[] = pods.map((p) => {
       const copy = structuredClone(p);
@@ -57,6 +58,8 @@ export class SnapshotEmitter {
       pods: out,
       problems: problems.map((p) => ({ source: this.source, ...p, seenAt: now })),
     });
+    this.#lastKey = key;
+    this.#logNewProblems(problems);
     return true;
   }
 

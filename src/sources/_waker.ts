@@ -1,5 +1,8 @@
 import type { Clock } from "../util/clock.ts";
 
+/** Why a wait ended: the period ran out, a change notification came, or the signal aborted. */
+export type WakeReason = "period" | "notify" | "abort";
+
 /**
  * The file source's wait between reads: a period that a change notification can cut short. A
  * burst of notifications within `debounceMs` wakes the loop once, after the burst's first
@@ -30,23 +33,28 @@ export class Waker {
   }
 
   /**
-   * Resolves after `periodMs`, on a (debounced) notification, or when the signal aborts;
-   * never rejects. A notification that arrived while nobody waited wakes the next wait at once.
+   * Resolves after `periodMs`, on a (debounced) notification, or when the signal aborts, saying
+   * which; never rejects. A notification that arrived while nobody waited wakes the next wait
+   * at once.
    */
-  async wait(periodMs: number): Promise<void> {
+  async wait(periodMs: number): Promise<WakeReason> {
     if (this.#pending) {
       this.#pending = false;
-      return;
+      return "notify";
     }
-    if (this.signal.aborted) return;
+    if (this.signal.aborted) return "abort";
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     this.signal.addEventListener("abort", onAbort, { once: true });
-    const woken = new Promise<void>((resolve) => (this.#wake = resolve));
+    const woken = new Promise<WakeReason>((resolve) => (this.#wake = () => resolve("notify")));
+    const period = this.clock.sleep(periodMs, { signal: stop.signal }).then(() =>
+      "period" as const
+    );
     try {
-      await Promise.race([this.clock.sleep(periodMs, { signal: stop.signal }), woken]);
+      return await Promise.race([period, woken]);
     } catch (e) {
       if (!stop.signal.aborted) throw e;
+      return "abort";
     } finally {
       this.#wake = undefined;
       this.signal.removeEventListener("abort", onAbort);

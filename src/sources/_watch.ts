@@ -4,9 +4,16 @@ import type { FileSystemDeps, FsWatch } from "./_fs.ts";
 /** What to watch and which changed paths matter. */
 export interface WatchTarget {
   dir: string;
-  /** True when a change to `path` should trigger a re-read. */
+  /** True when a change to `path` (never `dir` itself) should trigger a re-read. */
   matches(path: string): boolean;
 }
+
+/**
+ * What a change notification was about: `entry`, a path the target matches (a manifest was
+ * written, renamed or removed); `self`, the watched directory itself (renamed, removed, its
+ * attributes changed).
+ */
+export type ChangeKind = "entry" | "self";
 
 /**
  * Keeps at most one file-system watch open on the current target and reports relevant changes.
@@ -20,7 +27,7 @@ export class WatchKeeper {
   #failedDir: string | undefined;
 
   constructor(
-    readonly deps: { fs: FileSystemDeps; logger: Logger; onChange: () => void },
+    readonly deps: { fs: FileSystemDeps; logger: Logger; onChange: (kind: ChangeKind) => void },
   ) {}
 
   /** Watches `target` (closing any watch on another directory); `undefined` closes the watch. */
@@ -63,9 +70,17 @@ export class WatchKeeper {
   }
 
   async #pump(watch: FsWatch, target: WatchTarget): Promise<void> {
+    let selfChanged = false;
     try {
       for await (const change of watch) {
-        if (change.paths.some((p) => target.matches(p))) this.deps.onChange();
+        if (change.paths.some((p) => p !== target.dir && target.matches(p))) {
+          this.deps.onChange("entry");
+        }
+        // A renamed directory keeps its watch at its new place and a removed one loses it
+        // silently: either way the watch no longer shows what is at the path. It is dropped
+        // below, so the read this change triggers watches whatever is there now.
+        selfChanged = change.paths.includes(target.dir);
+        if (selfChanged) break;
       }
     } catch (error) {
       this.deps.logger.warn("Static pod path watch failed; relying on the periodic check", {
@@ -79,6 +94,10 @@ export class WatchKeeper {
       this.#dir = undefined;
       this.#loop = undefined;
       watch.close();
+    }
+    if (selfChanged) {
+      this.deps.logger.debug(2, "Watched directory itself changed", { path: target.dir });
+      this.deps.onChange("self");
     }
   }
 }

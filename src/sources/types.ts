@@ -26,8 +26,12 @@ export interface PodSourceUpdate {
 /**
  * A source of desired pods. `run` reads the source now, then again at its check frequency and on
  * change notifications, calling `onUpdate` with a full snapshot whenever the set of pods or
- * problems changes (and once after the first read, even if empty). Resolves when the signal aborts.
- * Never throws for bad manifests or unreachable URLs: those become `problems`.
+ * problems changes (and once after the first successful read, even if empty). Nothing is sent
+ * until a read succeeds: the first snapshot tells the consumer the source has been read, which
+ * lets it remove runtime pods the source does not list. Resolves when the signal aborts.
+ * Never throws for bad manifests, unreadable paths or unreachable URLs: once the source has been
+ * read those become `problems` next to the last good pods (before, they are only logged). An
+ * unexpected error in one read, or thrown by `onUpdate`, is logged and the next check goes on.
  */
 export interface PodSource {
   readonly name: SourceName;

@@ -1,9 +1,10 @@
 import type { V1Pod } from "@kubernetes/client-node";
+import { createHash } from "node:crypto";
 import type { Clock } from "../util/clock.ts";
 import { DenoletError, InvalidManifestError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import { type Problem, SnapshotEmitter } from "./_snapshot.ts";
-import { MAX_MANIFEST_BYTES, reasonOf, staticPodsFromBody } from "./manifest.ts";
+import { manifestText, MAX_MANIFEST_BYTES, reasonOf, staticPodsFromBody } from "./manifest.ts";
 import type { PodSource, PodSourceUpdate } from "./types.ts";
 
 export interface UrlSourceOptions {
@@ -19,14 +20,19 @@ export interface UrlSourceOptions {
   timeoutMs?: number;
 }
 
-/** The outcome of decoding one body, cached so an unchanged body is not decoded again. */
-type Decoded = { pods: V1Pod[] } | { problem: Problem };
+/**
+ * The outcome of decoding one body, cached so an unchanged body is not decoded again. `empty`:
+ * the body held nothing but white space.
+ */
+type Decoded = { pods: V1Pod[]; empty: boolean } | { problem: Problem };
 
 /**
  * Static pods from `--manifest-url` (pkg/kubelet/config/http.go). Each GET's body is a single
  * Pod, a `v1` PodList, or empty (no pods). As upstream, a failed request, a non-200 status or an
  * unusable body keeps the pods from the last good body; here it is also reported as a problem
- * until a good response arrives.
+ * until a good response arrives. Nothing at all is sent until one response was usable: an
+ * unreachable server at start must not read as "no pods", which would let housekeeping remove
+ * the pods a restarted agent has just adopted.
  */
 export function createUrlSource(url: string, opts: UrlSourceOptions): PodSource {
   return new UrlSource(url, opts);
@@ -35,8 +41,9 @@ export function createUrlSource(url: string, opts: UrlSourceOptions): PodSource 
 class UrlSource implements PodSource {
   readonly name = "http" as const;
   readonly #logger: Logger;
-  #lastPods: V1Pod[] = [];
-  #cache: { body: string; decoded: Decoded } | undefined;
+  /** Undefined until a response was usable. */
+  #lastPods: V1Pod[] | undefined;
+  #cache: { digest: string; decoded: Decoded } | undefined;
   #failures = 0;
 
   constructor(readonly url: string, readonly opts: UrlSourceOptions) {
@@ -49,9 +56,7 @@ class UrlSource implements PodSource {
     const emitter = new SnapshotEmitter("http", { clock, logger: this.#logger, onUpdate });
     this.#logger.info("Reading static pods from URL");
     while (!signal.aborted) {
-      const problem = await this.#poll(signal);
-      if (signal.aborted) break;
-      emitter.offer(this.#lastPods, problem ? [problem] : []);
+      await this.#pollAndOffer(emitter, signal);
       try {
         await clock.sleep(this.opts.checkFrequencyMs, { signal });
       } catch (e) {
@@ -60,33 +65,49 @@ class UrlSource implements PodSource {
     }
   }
 
+  /** One GET, offered to the emitter. Never throws: an unexpected error is logged. */
+  async #pollAndOffer(emitter: SnapshotEmitter, signal: AbortSignal): Promise<void> {
+    try {
+      const problem = await this.#poll(signal);
+      // Before the first usable response there is nothing to say (#failed logged why).
+      if (signal.aborted || this.#lastPods === undefined) return;
+      emitter.offer(this.#lastPods, problem ? [problem] : []);
+    } catch (error) {
+      if (signal.aborted) return;
+      this.#logger.error("Reading pods from URL failed; trying again at the next check", {
+        error,
+      });
+    }
+  }
+
   /** One GET; updates the last good pods and returns the problem, if any. */
   async #poll(signal: AbortSignal): Promise<Problem | undefined> {
-    let body: string;
+    let body: Uint8Array;
     try {
       body = await this.#get(signal);
     } catch (e) {
       if (signal.aborted) return undefined;
       return this.#failed(errorMessage(e));
     }
-    if (body.trim() === "") {
-      // Upstream also treats an empty body as "no pods" (and logs it as an error).
-      this.#lastPods = [];
-      this.#cache = undefined;
-      this.#failed(`zero-length data received from ${this.url}`);
-      return undefined;
-    }
-    if (this.#cache?.body !== body) this.#cache = { body, decoded: this.#decode(body) };
+    const digest = createHash("sha256").update(body).digest("hex");
+    if (this.#cache?.digest !== digest) this.#cache = { digest, decoded: this.#decode(body) };
     const decoded = this.#cache.decoded;
     if ("problem" in decoded) return this.#failed(decoded.problem.reason);
     this.#lastPods = decoded.pods;
+    if (decoded.empty) {
+      // Upstream also treats an empty body as "no pods" (and logs it as an error).
+      this.#failed(`zero-length data received from ${this.url}`);
+      return undefined;
+    }
     if (this.#failures > 0) this.#logger.info("Successfully read pods from URL");
     this.#failures = 0;
     return undefined;
   }
 
-  #decode(body: string): Decoded {
+  #decode(bytes: Uint8Array): Decoded {
     try {
+      const body = manifestText(bytes, this.url);
+      if (body.trim() === "") return { pods: [], empty: true };
       const pods = staticPodsFromBody(body, {
         path: this.url,
         source: "http",
@@ -103,7 +124,7 @@ class UrlSource implements PodSource {
         names.add(key);
         return true;
       });
-      return { pods: unique };
+      return { pods: unique, empty: false };
     } catch (e) {
       if (!(e instanceof InvalidManifestError)) throw e;
       return { problem: { path: this.url, reason: reasonOf(e) } };
@@ -121,7 +142,7 @@ class UrlSource implements PodSource {
     return { path: this.url, reason };
   }
 
-  async #get(signal: AbortSignal): Promise<string> {
+  async #get(signal: AbortSignal): Promise<Uint8Array> {
     const headers = new Headers();
     for (const [name, values] of Object.entries(this.opts.headers)) {
       for (const v of values) headers.append(name, v);
@@ -168,8 +189,8 @@ class UrlSource implements PodSource {
   }
 }
 
-async function readLimited(res: Response, maxBytes: number): Promise<string> {
-  if (!res.body) return "";
+async function readLimited(res: Response, maxBytes: number): Promise<Uint8Array> {
+  if (!res.body) return new Uint8Array();
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -189,5 +210,5 @@ async function readLimited(res: Response, maxBytes: number): Promise<string> {
     all.set(c, offset);
     offset += c.length;
   }
-  return new TextDecoder().decode(all);
+  return all;
 }

@@ -2,6 +2,7 @@ import { dirname } from "node:path";
 import type { FileSystemDeps, FsChange, FsStat, FsWatch } from "../../src/sources/mod.ts";
 import type { PodSourceUpdate } from "../../src/sources/mod.ts";
 import { realClock } from "../../src/util/clock.ts";
+import { createLogger, type Logger } from "../../src/util/log.ts";
 
 /** Lets every pending microtask (in-memory fs calls, the run loop) finish. */
 export function settle(): Promise<void> {
@@ -74,10 +75,27 @@ export class MemFs implements FileSystemDeps {
   readonly watches: MemWatch[] = [];
   failWatch = false;
   reads = 0;
+  /** Calls on these paths (stat, list, read) fail with the error, as EACCES or EIO would. */
+  readonly failures = new Map<string, Error>();
 
   mkdir(path: string): void {
     this.dirs.add(path);
     this.#notify(path);
+  }
+  /** Moves a directory and everything under it, like rename(2); the watch is told as inotify does. */
+  renameDir(from: string, to: string): void {
+    const move = (p: string) =>
+      p === from || p.startsWith(`${from}/`) ? to + p.slice(from.length) : p;
+    for (const d of [...this.dirs]) {
+      this.dirs.delete(d);
+      this.dirs.add(move(d));
+    }
+    for (const [p, c] of [...this.files]) {
+      this.files.delete(p);
+      this.files.set(move(p), c);
+    }
+    this.#notify(from);
+    this.#notify(to);
   }
   write(path: string, content: string, opts: { notify?: boolean } = {}): void {
     this.files.set(path, content);
@@ -93,11 +111,22 @@ export class MemFs implements FileSystemDeps {
   }
 
   stat(path: string): Promise<FsStat> {
-    if (this.dirs.has(path)) return Promise.resolve({ isFile: false, isDirectory: true });
-    if (this.files.has(path)) return Promise.resolve({ isFile: true, isDirectory: false });
+    const failure = this.failures.get(path);
+    if (failure) return Promise.reject(failure);
+    if (this.dirs.has(path)) {
+      return Promise.resolve({ isFile: false, isDirectory: true, isSymlink: false });
+    }
+    if (this.files.has(path)) {
+      return Promise.resolve({ isFile: true, isDirectory: false, isSymlink: false });
+    }
     return Promise.reject(new Deno.errors.NotFound(path));
   }
+  lstat(path: string): Promise<FsStat> {
+    return this.stat(path); // no symlinks in memory
+  }
   readDirNames(path: string): Promise<string[]> {
+    const failure = this.failures.get(path);
+    if (failure) return Promise.reject(failure);
     if (!this.dirs.has(path)) return Promise.reject(new Deno.errors.NotFound(path));
     const names = [...this.files.keys(), ...this.dirs]
       .filter((p) => p !== path && dirname(p) === path)
@@ -123,6 +152,12 @@ export class MemFs implements FileSystemDeps {
       if (!w.closed && (w.dir === dirname(path) || w.dir === path)) w.push({ paths: [path] });
     }
   }
+}
+
+/** A logger that keeps its lines, for tests that look at what was logged. */
+export function captureLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { logger: createLogger({ verbosity: 4, write: (l) => lines.push(l) }), lines };
 }
 
 export function podYaml(name: string, image = "busybox:1.36", extra = ""): string {

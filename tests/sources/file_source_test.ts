@@ -6,23 +6,28 @@ import {
   type PodSourceUpdate,
 } from "../../src/sources/mod.ts";
 import { FakeClock, realClock } from "../../src/util/clock.ts";
-import { nullLogger } from "../../src/util/log.ts";
-import { MemFs, podYaml, settle, Updates } from "./_support.ts";
+import { type Logger, nullLogger } from "../../src/util/log.ts";
+import { captureLogger, MemFs, podYaml, settle, Updates } from "./_support.ts";
 
 const DIR = "/etc/kubernetes/manifests";
 const PERIOD = 20_000;
 
-function start(path: string, fs: MemFs, clock = new FakeClock()) {
+function start(
+  path: string,
+  fs: MemFs,
+  opts: { clock?: FakeClock; logger?: Logger; onUpdate?: (u: PodSourceUpdate) => void } = {},
+) {
+  const clock = opts.clock ?? new FakeClock();
   const updates = new Updates();
   const ctrl = new AbortController();
   const source = createFileSource(path, {
     nodeName: "node1",
     checkFrequencyMs: PERIOD,
     clock,
-    logger: nullLogger,
+    logger: opts.logger ?? nullLogger,
     fs,
   });
-  const done = source.run(updates.push, { signal: ctrl.signal });
+  const done = source.run(opts.onUpdate ?? updates.push, { signal: ctrl.signal });
   const stop = async () => {
     ctrl.abort();
     await done;
@@ -41,7 +46,7 @@ function dirFs(): MemFs {
   return fs;
 }
 
-Deno.test("file source reads every non-hidden file of a directory in name order", async () => {
+Deno.test("file source reads every non-hidden file of a directory in name order, not recursing", async () => {
   const fs = dirFs();
   fs.write(`${DIR}/b.yaml`, podYaml("bravo"));
   fs.write(
@@ -62,7 +67,10 @@ Deno.test("file source reads every non-hidden file of a directory in name order"
   const first = await updates.next();
   assert.equal(first.source, "file");
   assert.deepEqual(names(first), ["alpha-node1", "bravo-node1", "charlie-node1"]);
-  assert.deepEqual(first.problems, []);
+  // Upstream logs a subdirectory as an error too; here it is also listed on /sources.
+  assert.deepEqual(first.problems.map((p) => [p.path, p.reason]), [
+    [`${DIR}/sub`, "is a directory; manifest directories are not read recursively"],
+  ]);
   await stop();
 });
 
@@ -193,7 +201,7 @@ Deno.test("file source reads a single file, watched through its directory", asyn
 Deno.test("file source run resolves on abort without leaking timers", async () => {
   const fs = dirFs();
   const clock = new FakeClock();
-  const { updates, stop } = start(DIR, fs, clock);
+  const { updates, stop } = start(DIR, fs, { clock });
   await updates.next();
   fs.write(`${DIR}/a.yaml`, podYaml("a")); // leaves a debounce timer pending
   await settle();
@@ -224,4 +232,146 @@ Deno.test("file source notices changes in a real directory through a real watche
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("file source sends nothing until the path can be read, then reads it", async () => {
+  // A snapshot marks the source as read, after which housekeeping removes every runtime pod it
+  // does not list: an unreadable path must not pass for "no pods".
+  const fs = dirFs();
+  fs.write(`${DIR}/a.yaml`, podYaml("a"));
+  fs.failures.set(DIR, new Deno.errors.PermissionDenied("permission denied"));
+  const { logger, lines } = captureLogger();
+  const { updates, clock, stop } = start(DIR, fs, { logger });
+  await settle();
+  await clock.advance(PERIOD);
+  await settle();
+  assert.equal(updates.pending, 0, "no snapshot while the path cannot be stat'ed");
+  const warned = lines.filter((l) => l.includes("Cannot read static pod path"));
+  assert.equal(warned.length, 1, "logged once, not at every check");
+  assert.match(warned[0], /level=warn .*permission denied/);
+
+  fs.failures.delete(DIR);
+  await clock.advance(PERIOD);
+  const first = await updates.next();
+  assert.deepEqual(names(first), ["a-node1"]);
+  assert.deepEqual(first.problems, []);
+  await stop();
+});
+
+Deno.test("file source sends nothing while the directory cannot be listed at start", async () => {
+  const fs = dirFs();
+  fs.write(`${DIR}/a.yaml`, podYaml("a"));
+  const listDir = fs.readDirNames.bind(fs);
+  let failing = true;
+  fs.readDirNames = (path) =>
+    failing ? Promise.reject(new Error("Input/output error")) : listDir(path);
+  const { updates, clock, stop } = start(DIR, fs);
+  await settle();
+  await clock.advance(PERIOD);
+  await settle();
+  assert.equal(updates.pending, 0, "no snapshot while the directory cannot be listed");
+
+  failing = false;
+  await clock.advance(PERIOD);
+  assert.deepEqual(names(await updates.next()), ["a-node1"]);
+
+  // Once read, a failing listing keeps the last pods and reports the problem.
+  failing = true;
+  await clock.advance(PERIOD);
+  const kept = await updates.next();
+  assert.deepEqual(names(kept), ["a-node1"]);
+  assert.equal(kept.problems[0].path, DIR);
+  assert.match(kept.problems[0].reason, /cannot list directory: Input\/output error/);
+  await stop();
+});
+
+Deno.test("file source keeps the pods of a directory renamed away and back between checks", async () => {
+  const fs = dirFs();
+  fs.write(`${DIR}/a.yaml`, podYaml("a"));
+  const { logger, lines } = captureLogger();
+  const { updates, clock, stop } = start(DIR, fs, { logger });
+  const first = await updates.next();
+  assert.deepEqual(names(first), ["a-node1"]);
+  await clock.advance(PERIOD / 2); // halfway to the next periodic read
+
+  fs.renameDir(DIR, `${DIR}.away`);
+  await settle();
+  await clock.advance(100);
+  await settle();
+  assert.equal(updates.pending, 0, "the rename of the watched directory removes nothing");
+  const warnings = lines.filter((l) => l.includes("Static pod path does not exist"));
+  assert.equal(warnings.length, 1, "the missing path is noticed at once");
+  assert.match(warnings[0], /level=warn .*path=\/etc\/kubernetes\/manifests/);
+
+  fs.renameDir(`${DIR}.away`, DIR);
+  await settle();
+  await clock.advance(100);
+  await settle();
+  await clock.advance(PERIOD);
+  await settle();
+  assert.equal(updates.pending, 0, "back in place: the same pods, nothing to send");
+  assert.ok(lines.some((l) => l.includes("Static pod path exists again")));
+
+  // The directory is watched again: a new manifest is seen without waiting for the period.
+  fs.write(`${DIR}/b.yaml`, podYaml("b"));
+  await settle();
+  await clock.advance(100);
+  assert.deepEqual(names(await updates.next()), ["a-node1", "b-node1"]);
+  await stop();
+});
+
+Deno.test("file source drops the pods of a missing directory at the periodic read", async () => {
+  const fs = dirFs();
+  fs.write(`${DIR}/a.yaml`, podYaml("a"));
+  const { logger, lines } = captureLogger();
+  const { updates, clock, stop } = start(DIR, fs, { logger });
+  assert.deepEqual(names(await updates.next()), ["a-node1"]);
+
+  fs.renameDir(DIR, `${DIR}.away`);
+  await settle();
+  await clock.advance(100);
+  await settle();
+  assert.equal(updates.pending, 0);
+  await clock.advance(PERIOD);
+  assert.deepEqual(names(await updates.next()), [], "gone at the periodic read, as upstream");
+  await clock.advance(PERIOD);
+  await settle();
+  const warnings = lines.filter((l) => l.includes("Static pod path does not exist"));
+  assert.equal(warnings.length, 1, "one warning per disappearance, not one per check");
+  await stop();
+});
+
+Deno.test("file source drops the pods at once when the manifests themselves are removed", async () => {
+  const fs = dirFs();
+  fs.write(`${DIR}/a.yaml`, podYaml("a"));
+  const { updates, clock, stop } = start(DIR, fs);
+  assert.deepEqual(names(await updates.next()), ["a-node1"]);
+  // rm -r: the watch reports the file, then the directory itself.
+  fs.remove(`${DIR}/a.yaml`);
+  fs.remove(DIR);
+  await settle();
+  await clock.advance(100);
+  assert.deepEqual(names(await updates.next()), []);
+  await stop();
+});
+
+Deno.test("file source logs an error in a read and carries on at the next check", async () => {
+  const fs = dirFs();
+  fs.write(`${DIR}/a.yaml`, podYaml("a"));
+  const { logger, lines } = captureLogger();
+  const updates = new Updates();
+  let calls = 0;
+  const onUpdate = (u: PodSourceUpdate) => {
+    if (++calls === 1) throw new TypeError("consumer bug");
+    updates.push(u);
+  };
+  const { clock, stop } = start(DIR, fs, { logger, onUpdate });
+  await settle();
+  const errors = lines.filter((l) => l.includes("level=error"));
+  assert.equal(errors.length, 1);
+  assert.match(errors[0], /Reading static pods failed.*consumer bug/);
+  assert.match(errors[0], /path=\/etc\/kubernetes\/manifests/);
+  await clock.advance(PERIOD);
+  assert.deepEqual(names(await updates.next()), ["a-node1"], "the snapshot is sent again");
+  await stop();
 });

@@ -6,6 +6,7 @@ import {
   staticPodFromManifest,
   staticPodsFromBody,
 } from "../../src/sources/mod.ts";
+import { manifestText } from "../../src/sources/manifest.ts";
 import { InvalidManifestError } from "../../src/util/errors.ts";
 import { podYaml } from "./_support.ts";
 
@@ -308,5 +309,107 @@ Deno.test("staticPodsFromBody decodes a single Pod, a PodList, or nothing", () =
   assert.throws(
     () => staticPodsFromBody(list.replace('"image":"x:1"}]}}]', '"image":""}]}}]'), url),
     /items\[1\]\.spec\.containers\[0\]\.image: Required value/,
+  );
+});
+
+/** A document whose aliases expand to 10^8 nodes from a few hundred bytes. */
+function aliasBomb(): string {
+  const lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
+  const l = "abcdefghi";
+  for (let i = 1; i < l.length; i++) {
+    lines.push(`${l[i]}: &${l[i]} [${Array(10).fill(`*${l[i - 1]}`).join(", ")}]`);
+  }
+  return lines.join("\n");
+}
+
+Deno.test("hostile manifests are refused as manifest problems, never thrown otherwise", () => {
+  const pod = (field: string) => `${podYaml("web")}foo: ${field}\n`;
+  const cases: Array<[string, string, RegExp]> = [
+    ["alias bomb", aliasBomb(), /document contains excessive aliasing/],
+    [
+      "more than 100 aliases",
+      `${podYaml("web")}x: &x 1\ny: [${Array(101).fill("*x")}]\n`,
+      /excessive aliasing/,
+    ],
+    [
+      "an alias cycle",
+      `${podYaml("web")}foo: &a [*a]\n`,
+      /nested more than 100 levels deep|aliasing/,
+    ],
+    [
+      "YAML flow nesting 10 000 deep",
+      pod(`${"[".repeat(10_000)}${"]".repeat(10_000)}`),
+      /nested more than 100 levels deep/,
+    ],
+    [
+      "YAML block nesting 10 000 deep",
+      Array.from({ length: 10_000 }, (_, i) => `${" ".repeat(i)}k:`).join("\n"),
+      /nested more than 100 levels deep/,
+    ],
+    [
+      "YAML nesting 101 deep",
+      pod(`${"[".repeat(100)}${"]".repeat(100)}`),
+      /nested more than 100 levels deep/,
+    ],
+    [
+      "JSON nesting 10 000 deep",
+      `{"apiVersion":"v1","kind":"Pod","x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`,
+      /nested more than 100 levels deep/,
+    ],
+    [
+      "binary bytes",
+      "\u0000\u0001\u0002\u0003\u007f\u0010binary",
+      /must be a YAML or JSON object|cannot parse/,
+    ],
+    ["an empty file", "", /manifest is empty/],
+    ["only comments", "# nothing here\n\n", /manifest is empty/],
+    [
+      "a PodList",
+      '{"apiVersion":"v1","kind":"PodList","items":[]}',
+      /expected kind "Pod": kind is "PodList"/,
+    ],
+    [
+      "a Deployment",
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n",
+      /expected kind "Pod": kind is "Deployment"/,
+    ],
+  ];
+  for (const [what, raw, reason] of cases) {
+    assert.throws(() => staticPodFromManifest(raw, origin), (e: unknown) => {
+      assert.ok(e instanceof InvalidManifestError, `${what}: ${e}`);
+      assert.equal(e.path, origin.path, what);
+      assert.match(e.message, reason, what);
+      return true;
+    }, what);
+  }
+  // Nesting a real pod needs (about a dozen levels) is fine.
+  assert.ok(staticPodFromManifest(pod(`${"[".repeat(90)}${"]".repeat(90)}`), origin));
+});
+
+Deno.test("a repeated key keeps its last value, as upstream's YAML and JSON decoding does", () => {
+  const yaml = podYaml("first").replace("name: first", "name: first\n  name: second");
+  assert.equal(staticPodFromManifest(yaml, origin).metadata?.name, "second-node-1");
+  const json = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"first","name":"second"},' +
+    '"spec":{"containers":[{"name":"c","image":"x:1"}]}}';
+  assert.equal(staticPodFromManifest(json, origin).metadata?.name, "second-node-1");
+});
+
+Deno.test("text that starts with { but is not JSON is read as YAML", () => {
+  const flow =
+    '{apiVersion: v1, kind: Pod, metadata: {name: web}, spec: {containers: [{name: c, image: "x:1"}]}}';
+  assert.equal(staticPodFromManifest(flow, origin).metadata?.name, "web-node-1");
+});
+
+Deno.test("manifest bytes must be UTF-8; a byte order mark is dropped", () => {
+  const bad = new Uint8Array([...new TextEncoder().encode("kind: Pod\nx: "), 0xff, 0xfe, 0x0a]);
+  assert.throws(() => manifestText(bad, origin.path), (e: unknown) => {
+    assert.ok(e instanceof InvalidManifestError);
+    assert.equal(e.message, `${origin.path}: is not valid UTF-8 text`);
+    return true;
+  });
+  const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(podYaml("web"))]);
+  assert.equal(
+    staticPodFromManifest(manifestText(bom, origin.path), origin).metadata?.name,
+    "web-node-1",
   );
 });

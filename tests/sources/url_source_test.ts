@@ -1,14 +1,18 @@
 import assert from "node:assert/strict";
-import { createUrlSource, type PodSourceUpdate } from "../../src/sources/mod.ts";
+import {
+  createUrlSource,
+  MAX_MANIFEST_BYTES,
+  type PodSourceUpdate,
+} from "../../src/sources/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
-import { nullLogger } from "../../src/util/log.ts";
-import { podYaml, settle, Updates } from "./_support.ts";
+import { type Logger, nullLogger } from "../../src/util/log.ts";
+import { captureLogger, podYaml, settle, Updates } from "./_support.ts";
 
 const PERIOD = 20_000;
 
 interface Reply {
   status?: number;
-  body: string;
+  body: string | Uint8Array<ArrayBuffer>;
 }
 
 /** A manifest server on 127.0.0.1 whose next reply the test sets. */
@@ -27,7 +31,12 @@ function serve() {
 
 function start(
   url: string,
-  opts: { headers?: Record<string, string[]>; fetch?: typeof fetch } = {},
+  opts: {
+    headers?: Record<string, string[]>;
+    fetch?: typeof fetch;
+    logger?: Logger;
+    onUpdate?: (u: PodSourceUpdate) => void;
+  } = {},
 ) {
   const clock = new FakeClock();
   const updates = new Updates();
@@ -37,12 +46,12 @@ function start(
     headers: opts.headers ?? {},
     checkFrequencyMs: PERIOD,
     clock,
-    logger: nullLogger,
+    logger: opts.logger ?? nullLogger,
     fetch: opts.fetch,
     timeoutMs: 10_000,
   });
   assert.equal(source.name, "http");
-  const done = source.run(updates.push, { signal: ctrl.signal });
+  const done = source.run(opts.onUpdate ?? updates.push, { signal: ctrl.signal });
   return {
     clock,
     updates,
@@ -140,35 +149,136 @@ Deno.test("url source keeps the last good pods and reports a problem on errors",
   await srv.close();
 });
 
-Deno.test("url source reports an unreachable server as a problem", async () => {
+Deno.test("url source sends nothing while the server is unreachable at start", async () => {
+  // An empty snapshot would mark the source as read, and housekeeping would then remove the
+  // pods a restarted agent has just adopted. Upstream sends nothing on error either.
   const srv = serve();
-  const url = srv.url;
-  await srv.close(); // nothing listens on the port any more
-  const { updates, stop } = start(url);
+  srv.state.reply = { body: podYaml("web") };
+  let down = true;
+  const flaky: typeof fetch = (input, init) =>
+    down ? Promise.reject(new TypeError("connection refused")) : fetch(input, init);
+  const { logger, lines } = captureLogger();
+  const { clock, updates, stop } = start(srv.url, { fetch: flaky, logger });
+  await settle();
+  for (let i = 0; i < 3; i++) {
+    await clock.advance(PERIOD);
+    await settle();
+  }
+  assert.equal(updates.pending, 0, "no snapshot before a usable response");
+  const warned = lines.filter((l) => l.includes("Failed to read pods from URL"));
+  assert.ok(warned.length >= 1, "the failure is logged");
+  assert.match(warned[0], /level=warn .*url=http:\/\/127\.0\.0\.1.*GET .* failed/);
+
+  down = false;
+  await clock.advance(PERIOD);
   const first = await updates.next();
-  assert.deepEqual(first.pods, []);
-  assert.equal(first.problems.length, 1);
-  assert.match(first.problems[0].reason, /GET .* failed/);
+  assert.deepEqual(names(first), ["web-node1"]);
+  assert.deepEqual(first.problems, []);
   await stop();
+  await srv.close();
 });
 
-Deno.test("url source gives up on a request after the timeout", async () => {
+Deno.test("url source gives up on a request after the timeout, keeping the last pods", async () => {
+  const srv = serve();
+  srv.state.reply = { body: podYaml("web") };
+  let hang = false;
   let aborted = false;
-  const hangingFetch: typeof fetch = (_input, init) =>
-    new Promise((_resolve, reject) => {
-      init?.signal?.addEventListener("abort", () => {
-        aborted = true;
-        reject(init.signal?.reason);
-      });
-    });
-  const { clock, updates, stop } = start("http://127.0.0.1:9/pods", { fetch: hangingFetch });
+  const hangingFetch: typeof fetch = (input, init) =>
+    hang
+      ? new Promise((_resolve, reject) => {
+        init?.signal?.addEventListener("abort", () => {
+          aborted = true;
+          reject(init.signal?.reason);
+        });
+      })
+      : fetch(input, init);
+  const { clock, updates, stop } = start(srv.url, { fetch: hangingFetch });
+  assert.deepEqual(names(await updates.next()), ["web-node1"]);
+  hang = true;
+  await clock.advance(PERIOD);
   await settle();
   assert.equal(updates.pending, 0);
   await clock.advance(10_000);
   const timedOut = await updates.next();
   assert.ok(aborted, "the request itself is cancelled");
+  assert.deepEqual(names(timedOut), ["web-node1"]);
   assert.match(timedOut.problems[0].reason, /no response within 10000 ms/);
   await stop();
+  await srv.close();
+});
+
+Deno.test("url source reports a hostile body and keeps the last good pods", async () => {
+  const srv = serve();
+  srv.state.reply = { body: podYaml("web") };
+  const { clock, updates, stop } = start(srv.url);
+  const good = await updates.next();
+  const bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
+  for (let i = 1; i < 8; i++) {
+    bomb.push(
+      `${"abcdefgh"[i]}: &${"abcdefgh"[i]} [${Array(10).fill(`*${"abcdefgh"[i - 1]}`).join(", ")}]`,
+    );
+  }
+  const cases: Array<[string, string | Uint8Array<ArrayBuffer>, RegExp]> = [
+    ["alias bomb", bomb.join("\n"), /excessive aliasing/],
+    [
+      "invalid UTF-8",
+      new Uint8Array([0x6b, 0x69, 0x6e, 0x64, 0x3a, 0x20, 0xff, 0xfe]),
+      /not valid UTF-8/,
+    ],
+    ["deep nesting", `${"[".repeat(10_000)}${"]".repeat(10_000)}`, /nested more than 100 levels/],
+    [
+      "a Deployment",
+      "apiVersion: apps/v1\nkind: Deployment\n",
+      /expected kind "Pod": kind is "Deployment"/,
+    ],
+  ];
+  for (const [what, body, reason] of cases) {
+    srv.state.reply = { body };
+    await clock.advance(PERIOD);
+    const u = await updates.next();
+    assert.deepEqual(names(u), ["web-node1"], what);
+    assert.equal(u.pods[0].metadata?.uid, good.pods[0].metadata?.uid, what);
+    assert.match(u.problems[0].reason, reason, what);
+  }
+  await stop();
+  await srv.close();
+});
+
+Deno.test("url source refuses a body larger than 10 MB", async () => {
+  const srv = serve();
+  srv.state.reply = { body: podYaml("web") };
+  const { clock, updates, stop } = start(srv.url);
+  await updates.next();
+  srv.state.reply = { body: "x".repeat(MAX_MANIFEST_BYTES + 1) };
+  await clock.advance(PERIOD);
+  const u = await updates.next();
+  assert.deepEqual(names(u), ["web-node1"]);
+  assert.match(u.problems[0].reason, /larger than 10485760 bytes/);
+  await stop();
+  await srv.close();
+});
+
+Deno.test("url source logs an error in a poll and carries on at the next check", async () => {
+  const srv = serve();
+  srv.state.reply = { body: podYaml("web") };
+  const { logger, lines } = captureLogger();
+  const updates = new Updates();
+  let calls = 0;
+  const onUpdate = (u: PodSourceUpdate) => {
+    if (++calls === 1) throw new TypeError("consumer bug");
+    updates.push(u);
+  };
+  const { clock, stop } = start(srv.url, { logger, onUpdate });
+  while (srv.state.requests.length < 1) await settle();
+  await settle();
+  await settle();
+  const errors = lines.filter((l) => l.includes("level=error"));
+  assert.equal(errors.length, 1, lines.join("\n"));
+  assert.match(errors[0], /Reading pods from URL failed.*url=http:\/\/127\.0\.0\.1.*consumer bug/);
+  await clock.advance(PERIOD);
+  assert.deepEqual(names(await updates.next()), ["web-node1"], "the snapshot is sent again");
+  await stop();
+  await srv.close();
 });
 
 Deno.test("url source run resolves promptly when aborted mid-request", async () => {
