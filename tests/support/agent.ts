@@ -213,12 +213,15 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
 }
 
 /**
- * Stops and removes every sandbox whose pod name ends in `-<hostname>`: static pod names carry
- * the node name as a suffix, so this finds exactly one agent's pods.
+ * Stops and removes every sandbox of one agent: those it labelled with its node name (every
+ * pod, API pods included) and those whose pod name ends in `-<hostname>` (static pod names
+ * carry the node name as a suffix).
  */
 export async function removeAgentSandboxes(rs: RuntimeService, hostname: string): Promise<number> {
   const sandboxes = await rs.listPodSandbox();
-  const mine = sandboxes.filter((s) => s.metadata.name.endsWith(`-${hostname}`));
+  const mine = sandboxes.filter((s) =>
+    s.labels?.["io.denolet.node-name"] === hostname || s.metadata.name.endsWith(`-${hostname}`)
+  );
   for (const s of mine) {
     await rs.stopPodSandbox(s.id);
     await rs.removePodSandbox(s.id);

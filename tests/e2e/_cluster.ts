@@ -1,0 +1,172 @@
+/**
+ * Set-up for the API-mode end-to-end suites: a real control plane (tests/support/control_plane.ts)
+ * and a denolet agent joined to it with a node kubeconfig, on the dev containerd, plus kubectl
+ * helpers. One control plane per test file: start it once, share it between steps.
+ */
+import { stringify as toYaml } from "yaml";
+import type { V1Pod } from "@kubernetes/client-node";
+import { createCriClient, type CriClient } from "../../src/cri/mod.ts";
+import { type AgentProcess, removeAgentSandboxes, startAgent, waitFor } from "../support/agent.ts";
+import type { WaitOptions } from "../support/wait.ts";
+import { ensureContainerd } from "../support/containerd.ts";
+import {
+  type ControlPlane,
+  type KubectlOptions,
+  startControlPlane,
+} from "../support/control_plane.ts";
+import { BUSYBOX } from "./_helpers.ts";
+
+export { BUSYBOX, E2E_TEST } from "./_helpers.ts";
+
+export interface ClusterOptions {
+  /** Extra agent flags, appended last. */
+  extraArgs?: string[];
+  /** Reuse a running control plane (several agents, or a restart test). */
+  controlPlane?: ControlPlane;
+  /** The node name; default a unique `e2e-node-<pid>-<n>`. */
+  nodeName?: string;
+}
+
+export interface ClusterE2E {
+  readonly cp: ControlPlane;
+  readonly agent: AgentProcess;
+  readonly nodeName: string;
+  readonly cri: CriClient;
+  /** The agent's root dir and static pod dir (kept across `restartAgent`). */
+  readonly rootDir: string;
+  readonly manifestDir: string;
+  /** kubectl as cluster admin; returns stdout. */
+  kubectl(args: string[], opts?: KubectlOptions): Promise<string>;
+  /** `kubectl apply -f -` of objects (YAML). */
+  apply(...objects: unknown[]): Promise<void>;
+  /** `kubectl get <args> -o json`, parsed; undefined when kubectl says NotFound. */
+  getJson<T>(args: string[]): Promise<T | undefined>;
+  /** A pod as the API server has it. */
+  pod(name: string, namespace?: string): Promise<V1Pod | undefined>;
+  /** Polls until `pred` holds for the pod; returns it. */
+  waitPod(
+    name: string,
+    pred: (p: V1Pod) => boolean,
+    opts: WaitOptions & { namespace?: string },
+  ): Promise<V1Pod>;
+  /** Stops the agent (its pods keep running) and starts it again on the same state. */
+  restartAgent(opts?: { extraArgs?: string[] }): Promise<void>;
+  /** Stops the agent, removes its sandboxes, the Node object, and (if it started it) the control plane. */
+  close(): Promise<void>;
+}
+
+let nodeCount = 0;
+
+export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2E> {
+  const runtime = await ensureContainerd();
+  const ownsControlPlane = opts.controlPlane === undefined;
+  const cp = opts.controlPlane ?? await startControlPlane();
+  const nodeName = opts.nodeName ?? `e2e-node-${Deno.pid}-${++nodeCount}`;
+  const kubeconfig = await cp.nodeKubeconfig(nodeName);
+  const tmp = await Deno.makeTempDir({ prefix: "denolet-e2e-cluster-" });
+  const rootDir = `${tmp}/root`;
+  const manifestDir = `${tmp}/manifests`;
+  await Deno.mkdir(manifestDir, { recursive: true });
+  const cri = createCriClient(runtime.endpoint, { timeoutMs: 30_000 });
+  const start = (extra: string[] = []) =>
+    startAgent({
+      runtime,
+      hostname: nodeName,
+      rootDir,
+      manifestDir,
+      extraArgs: [
+        "--kubeconfig",
+        kubeconfig,
+        "--sync-frequency",
+        "10s",
+        "--file-check-frequency",
+        "1s",
+        ...(opts.extraArgs ?? []),
+        ...extra,
+      ],
+    });
+  let agent: AgentProcess;
+  try {
+    agent = await start();
+    await agent.waitHealthy({ timeoutMs: 60_000 });
+  } catch (err) {
+    cri.close();
+    if (ownsControlPlane) await cp.stop();
+    throw err;
+  }
+  const kubectl = (args: string[], o?: KubectlOptions) => cp.kubectl(args, o);
+  const getJson = async <T>(args: string[]): Promise<T | undefined> => {
+    try {
+      return JSON.parse(await kubectl(["get", ...args, "-o", "json"])) as T;
+    } catch (err) {
+      if (/NotFound|not found/.test(String(err))) return undefined;
+      throw err;
+    }
+  };
+  const e2e: ClusterE2E = {
+    cp,
+    get agent() {
+      return agent;
+    },
+    nodeName,
+    cri,
+    rootDir,
+    manifestDir,
+    kubectl,
+    async apply(...objects) {
+      await kubectl(["apply", "-f", "-"], {
+        stdin: objects.map((o) => toYaml(o)).join("---\n"),
+      });
+    },
+    getJson,
+    pod: (name, namespace = "default") => getJson<V1Pod>(["pod", name, "-n", namespace]),
+    waitPod(name, pred, o) {
+      return waitFor(async () => {
+        const p = await e2e.pod(name, o.namespace);
+        return p && pred(p) ? p : undefined;
+      }, { intervalMs: 500, ...o });
+    },
+    async restartAgent(r = {}) {
+      await agent.stop();
+      agent = await start(r.extraArgs);
+      await agent.waitHealthy({ timeoutMs: 60_000 });
+    },
+    async close() {
+      try {
+        await agent.stop();
+        await removeAgentSandboxes(cri.runtime, nodeName);
+        await kubectl(["delete", "node", nodeName, "--ignore-not-found", "--wait=false"])
+          .catch(() => undefined); // the API server may be stopped by the test
+      } finally {
+        cri.close();
+        if (ownsControlPlane) await cp.stop();
+        await Deno.remove(tmp, { recursive: true }).catch(() => undefined);
+      }
+    },
+  };
+  return e2e;
+}
+
+/** A busybox pod bound to `node` (no scheduler needed) running `script`. */
+export function busyboxPod(
+  name: string,
+  script: string,
+  opts: { node?: string; namespace?: string; extra?: Partial<V1Pod["spec"]> } = {},
+): V1Pod {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: opts.namespace ?? "default" },
+    spec: {
+      nodeName: opts.node,
+      terminationGracePeriodSeconds: 5,
+      containers: [{
+        name: "main",
+        image: BUSYBOX,
+        imagePullPolicy: "IfNotPresent",
+        command: ["sh", "-c", script],
+      }],
+      ...opts.extra,
+    },
+  };
+}
