@@ -24,8 +24,12 @@ export interface PermissionSet {
   env: string[];
   run: string[];
   sys: string[];
-  /** Always false: nothing in denolet loads native code. Kept so the decision is visible. */
-  ffi: false;
+  /**
+   * Always true: subPath mounts walk the path with openat(2) O_NOFOLLOW through libc (Deno's FFI),
+   * the only way to open a path component without following a swapped-in symlink. Deno cannot
+   * narrow it to one library named by soname, so it is the whole --allow-ffi.
+   */
+  ffi: true;
   /**
    * Needs Deno can only meet with --allow-all (paths under /proc, /sys, /dev), as "why: path".
    * When not empty, the flags are `--allow-all` and these are the reasons.
@@ -88,7 +92,7 @@ export function permissionSet(config: AgentConfig, opts: PermissionOptions = {})
     env: [...acc.env].sort(),
     run: [...acc.run].sort(),
     sys: [...acc.sys].sort(),
-    ffi: false,
+    ffi: true,
     allowAll: [...new Set(allowAll)],
   };
 }
@@ -105,6 +109,7 @@ export function toFlags(set: PermissionSet): string[] {
     }
     flags.push(values[0] === "*" ? `--allow-${kind}` : `--allow-${kind}=${values.join(",")}`);
   }
+  if (set.ffi) flags.push("--allow-ffi");
   return flags;
 }
 

@@ -44,7 +44,7 @@ Deno.test("permissionSet: defaults grant the kubelet layout, the socket and the 
   assert.deepEqual(set.env, [...GRPC_ENV, "LOG_STREAM", "LOG_TOKENS"].sort());
   assert.deepEqual(set.run, ["mount", "umount"]);
   assert.deepEqual(set.sys, ["hostname", "networkInterfaces", "statfs", "systemMemoryInfo"]);
-  assert.equal(set.ffi, false);
+  assert.equal(set.ffi, true, "subPath mounts open path components through libc");
   // Stats, the Node status, QoS cgroups and tmpfs unmounting read /proc and /sys.
   assert.ok(set.allowAll.some((r) => r.includes("/proc")), set.allowAll.join("\n"));
   assert.ok(set.allowAll.some((r) => r.startsWith("QoS pod cgroups") && r.includes("write")));
@@ -120,7 +120,7 @@ Deno.test("permissionSet: a need Deno meets only with --allow-all collapses the 
   assert.deepEqual(permissionFlags(c), ["--allow-all"]);
 });
 
-Deno.test("toFlags: without /proc or /sys needs, one flag per kind in a fixed order, no --allow-ffi", async () => {
+Deno.test("toFlags: without /proc or /sys needs, one flag per kind in a fixed order, then --allow-ffi", async () => {
   const flags = toFlags({ ...permissionSet(await config([])), allowAll: [] });
   assert.deepEqual(flags.map((f) => f.split("=")[0]), [
     "--allow-read",
@@ -129,8 +129,9 @@ Deno.test("toFlags: without /proc or /sys needs, one flag per kind in a fixed or
     "--allow-env",
     "--allow-run",
     "--allow-sys",
+    "--allow-ffi",
   ]);
-  assert.ok(flags.every((f) => f.includes("=")), "every grant is a list");
+  assert.ok(flags.slice(0, -1).every((f) => f.includes("=")), "every other grant is a list");
 });
 
 Deno.test("missingPermissions: nothing is missing under -A", async () => {
