@@ -345,9 +345,9 @@ export class Kubelet {
     for (const pod of changes.added) {
       if (this.#killIfDeleted(pod)) continue;
       const verdict = admitPod(pod, {
-        activePods: this.podManager.pods().filter((p) => this.#workers.isActive(p.metadata!.uid!))
-          .length,
+        activePods: this.podManager.pods().filter((p) => this.#workers.isActive(p.metadata!.uid!)),
         maxPods: this.#deps.maxPods ?? Infinity,
+        node: this.#deps.admissionNode?.(),
         before: this.#deps.admit,
       });
       if (!verdict.admit) {

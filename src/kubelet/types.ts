@@ -1,5 +1,5 @@
 /** The kubelet core's dependencies and what it reports. */
-import type { V1Pod, V1PodStatus } from "@kubernetes/client-node";
+import type { V1Node, V1Pod, V1PodStatus } from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import type { Pleg, PodStatusCache } from "../pleg/types.ts";
@@ -51,6 +51,11 @@ export interface KubeletDeps {
   statusSink?: PodStatusSink;
   /** --max-pods: pods beyond it are refused (OutOfpods); no limit when unset. */
   maxPods?: number;
+  /**
+   * The Node as the API server has it, for the admission predicates (allocatable, labels,
+   * taints); only the pod count is checked while it is unknown. Cheap, never blocks.
+   */
+  admissionNode?: () => V1Node | undefined;
   /**
    * Pod directories (volumes, /etc/hosts) left on disk, by UID, and their removal: housekeeping
    * removes those of pods that are neither desired, nor being worked on, nor in the runtime
