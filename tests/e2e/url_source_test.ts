@@ -1,12 +1,23 @@
 /**
  * --manifest-url: the agent polls an HTTP endpoint (with the configured headers) for a pod
- * manifest, replaces the pod when the manifest changes, and keeps it when the server fails.
+ * manifest, replaces the pod when the manifest changes, and keeps it when the server fails;
+ * an agent restarted while the server is down touches none of the pods it served.
  */
 import assert from "node:assert/strict";
 import { stringify as toYaml } from "yaml";
 import type { V1Pod } from "@kubernetes/client-node";
-import { waitFor } from "../support/agent.ts";
-import { containerStatus, type E2E, E2E_TEST, isRunning, setupE2E, shellPod } from "./_helpers.ts";
+import { removeAgentSandboxes, waitFor } from "../support/agent.ts";
+import { devRuntime } from "../support/containerd.ts";
+import { createCriClient } from "../../src/cri/mod.ts";
+import {
+  containerStatus,
+  type E2E,
+  E2E_TEST,
+  isRunning,
+  POD_UID_LABEL,
+  setupE2E,
+  shellPod,
+} from "./_helpers.ts";
 
 interface Problem {
   source: string;
@@ -96,6 +107,128 @@ Deno.test({
     } finally {
       await e2e?.close();
       await server.shutdown();
+    }
+  },
+});
+
+/** A manifest server that can go down and come back on the same port. */
+function restartableServer(manifest: () => string) {
+  let requests = 0;
+  const handler = () => {
+    requests++;
+    return new Response(manifest());
+  };
+  let server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, handler);
+  const port = server.addr.port;
+  let up = true;
+  return {
+    url: `http://127.0.0.1:${port}/pod.yaml`,
+    get requests() {
+      return requests;
+    },
+    async down() {
+      if (!up) return;
+      up = false;
+      await server.shutdown();
+    },
+    up() {
+      if (up) return;
+      server = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, handler);
+      up = true;
+    },
+  };
+}
+
+Deno.test({
+  name: "url source: an agent restarted while the URL is down removes and restarts nothing",
+  ...E2E_TEST,
+  async fn(t) {
+    const manifest = toYaml(served("adopt-me"));
+    const server = restartableServer(() => manifest);
+    const base = await Deno.makeTempDir({ prefix: "denolet-e2e-url-restart-" });
+    const shared = {
+      hostname: `e2e-url-restart-${Deno.pid}`,
+      rootDir: `${base}/root`,
+      manifestDir: `${base}/manifests`,
+      podLogsDir: `${base}/pods`,
+      manifestURL: server.url,
+      extraArgs: ["--http-check-frequency", "1s"],
+    };
+    await Deno.mkdir(shared.manifestDir, { recursive: true });
+    let first: E2E | undefined;
+    let second: E2E | undefined;
+    try {
+      first = await setupE2E({ ...shared, removePodsOnStop: false });
+      const before = await first.waitPod("urlpod", isRunning, { what: "urlpod Running" });
+      const uid = before.metadata?.uid ?? "";
+      const containerID = containerStatus(before, "main")?.containerID ?? "";
+      assert.ok(uid && containerID);
+      const sandboxIds = (await first.sandboxes(uid)).map((s) => s.id);
+      assert.equal(sandboxIds.length, 1);
+      const runningContainers = async () =>
+        (await second!.cri.runtime.listContainers({ labelSelector: { [POD_UID_LABEL]: uid } }))
+          .filter((c) => c.state === "CONTAINER_RUNNING")
+          .map((c) => `containerd://${c.id}`);
+
+      await t.step("restart with the URL down: the pod's sandbox and container stay", async () => {
+        first!.agent.kill("SIGKILL");
+        await first!.agent.exited;
+        await first!.close({ keepState: true });
+        first = undefined;
+        await server.down();
+
+        second = await setupE2E(shared);
+        const env = second;
+        // Housekeeping runs every 2 s and the URL is polled every second: an agent that took
+        // the failed read for "no pods" would have removed the sandbox well within this time.
+        const until = Date.now() + 12_000;
+        while (Date.now() < until) {
+          assert.deepEqual(await runningContainers(), [containerID], "the container keeps running");
+          assert.deepEqual((await env.sandboxes(uid)).map((s) => s.id), sandboxIds, "same sandbox");
+          await new Promise((r) => setTimeout(r, 500));
+        }
+        const log = await Deno.readTextFile(env.agent.logFile);
+        assert.match(log, /level=warn msg="Failed to read pods from URL"/);
+        assert.doesNotMatch(log, /Removing|Killing/i, "nothing was stopped or removed");
+      });
+
+      await t.step("the URL comes back: the pod is adopted, nothing restarts", async () => {
+        const env = second!;
+        const polled = server.requests;
+        server.up();
+        await waitFor(() => server.requests > polled, {
+          what: "a poll of the URL",
+          timeoutMs: 15_000,
+        });
+        const adopted = await env.waitPod("urlpod", isRunning, { what: "urlpod Running again" });
+        assert.equal(adopted.metadata?.uid, uid, "same pod uid");
+        assert.equal(containerStatus(adopted, "main")?.containerID, containerID, "same container");
+        assert.equal(containerStatus(adopted, "main")?.restartCount, 0);
+        // A few sync passes later, still the same container and sandbox.
+        await waitFor(() => server.requests >= polled + 5, {
+          what: "five more polls of the URL",
+          timeoutMs: 20_000,
+        });
+        const again = await env.waitPod("urlpod", isRunning, { what: "urlpod Running" });
+        assert.equal(containerStatus(again, "main")?.containerID, containerID);
+        assert.deepEqual((await env.sandboxes(uid)).map((s) => s.id), sandboxIds);
+      });
+    } finally {
+      if (first) {
+        first.agent.kill("SIGKILL");
+        await first.close({ keepState: true });
+      }
+      if (second) await second.close();
+      const cri = createCriClient(devRuntime().endpoint, { timeoutMs: 30_000 });
+      try {
+        await removeAgentSandboxes(cri.runtime, shared.hostname);
+      } finally {
+        cri.close();
+      }
+      await server.down();
+      await Deno.remove(base, { recursive: true }).catch((err) =>
+        console.error(`[denolet-e2e] cannot remove ${base}: ${(err as Error).message}`)
+      );
     }
   },
 });

@@ -1,4 +1,5 @@
-import { dirname } from "node:path";
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
 import type { FileSystemDeps, FsChange, FsStat, FsWatch } from "../../src/sources/mod.ts";
 import type { PodSourceUpdate } from "../../src/sources/mod.ts";
 import { realClock } from "../../src/util/clock.ts";
@@ -170,4 +171,73 @@ spec:
   - name: main
     image: ${image}
 ${extra}`;
+}
+
+/** A document whose aliases expand to 10^8 nodes from a few hundred bytes. */
+export function aliasBomb(): string {
+  const l = "abcdefghi";
+  const lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
+  for (let i = 1; i < l.length; i++) {
+    lines.push(`${l[i]}: &${l[i]} [${Array(10).fill(`*${l[i - 1]}`).join(", ")}]`);
+  }
+  return lines.join("\n");
+}
+
+export async function mkfifo(path: string): Promise<void> {
+  const out = await new Deno.Command("mkfifo", { args: [path] }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+}
+
+/**
+ * Writes every hostile entry of issue 9 into `dir` (an alias bomb, a 20 MB file, invalid UTF-8,
+ * binary bytes, nesting 10 000 deep, a directory, a FIFO, a dangling symlink and a symlink loop
+ * named like manifests, an empty file, a PodList and a Deployment); returns the reason expected
+ * on /sources for each, by entry name.
+ */
+export async function writeHostileEntries(dir: string): Promise<Map<string, RegExp>> {
+  const at = (name: string) => join(dir, name);
+  const enc = new TextEncoder();
+  await Deno.writeTextFile(at("alias-bomb.yaml"), aliasBomb());
+  // Sparse: 20 MB on paper, nothing on disk; it must be refused by its size, unread.
+  await Deno.writeFile(at("huge.yaml"), new Uint8Array());
+  await Deno.truncate(at("huge.yaml"), 20 * 1024 * 1024);
+  await Deno.writeFile(
+    at("invalid-utf8.yaml"),
+    new Uint8Array([...enc.encode(podYaml("latin1")), ...enc.encode("# caf"), 0xe9, 0x0a]),
+  );
+  await Deno.writeFile(at("binary.bin"), Uint8Array.from({ length: 256 }, (_, i) => i));
+  await Deno.writeTextFile(at("control.yaml"), "\u0000\u0001\u0002\u0003binary\u0000");
+  const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
+  await Deno.writeTextFile(at("deep.yaml"), `${podYaml("deep")}foo: ${deep}\n`);
+  await Deno.writeTextFile(at("deep.json"), `{"apiVersion":"v1","kind":"Pod","x":${deep}}`);
+  await Deno.mkdir(at("dir.yaml"));
+  await Deno.writeTextFile(at("dir.yaml/inner.yaml"), podYaml("inner"));
+  await mkfifo(at("fifo.yaml"));
+  await Deno.symlink(at("missing-target.yaml"), at("dangling.yaml"));
+  await Deno.symlink(at("loop.yaml"), at("loop.yaml"));
+  await Deno.writeTextFile(at("empty.yaml"), "");
+  await Deno.writeTextFile(
+    at("podlist.yaml"),
+    `apiVersion: v1\nkind: PodList\nitems:\n- ${podYaml("listed").replaceAll("\n", "\n  ")}`,
+  );
+  await Deno.writeTextFile(
+    at("deployment.yaml"),
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 1}\n",
+  );
+  return new Map([
+    ["alias-bomb.yaml", /document contains excessive aliasing/],
+    ["huge.yaml", /file is 20971520 bytes, larger than the 10485760 bytes allowed/],
+    ["invalid-utf8.yaml", /is not valid UTF-8 text/],
+    ["binary.bin", /is not valid UTF-8 text/],
+    ["control.yaml", /cannot parse as YAML or JSON|must be a YAML or JSON object/],
+    ["deep.yaml", /nested more than 100 levels deep/],
+    ["deep.json", /nested more than 100 levels deep/],
+    ["dir.yaml", /is a directory; manifest directories are not read recursively/],
+    ["fifo.yaml", /^not a regular file$/],
+    ["dangling.yaml", /symbolic link to a file that does not exist/],
+    ["loop.yaml", /cannot read: .*(symbolic links|loop)/i],
+    ["empty.yaml", /manifest is empty/],
+    ["podlist.yaml", /expected kind "Pod": kind is "PodList"/],
+    ["deployment.yaml", /expected kind "Pod": kind is "Deployment"/],
+  ]);
 }

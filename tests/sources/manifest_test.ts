@@ -8,7 +8,7 @@ import {
 } from "../../src/sources/mod.ts";
 import { manifestText } from "../../src/sources/manifest.ts";
 import { InvalidManifestError } from "../../src/util/errors.ts";
-import { podYaml } from "./_support.ts";
+import { aliasBomb, podYaml } from "./_support.ts";
 
 const origin = {
   path: "/etc/kubernetes/manifests/web.yaml",
@@ -311,16 +311,6 @@ Deno.test("staticPodsFromBody decodes a single Pod, a PodList, or nothing", () =
     /items\[1\]\.spec\.containers\[0\]\.image: Required value/,
   );
 });
-
-/** A document whose aliases expand to 10^8 nodes from a few hundred bytes. */
-function aliasBomb(): string {
-  const lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
-  const l = "abcdefghi";
-  for (let i = 1; i < l.length; i++) {
-    lines.push(`${l[i]}: &${l[i]} [${Array(10).fill(`*${l[i - 1]}`).join(", ")}]`);
-  }
-  return lines.join("\n");
-}
 
 Deno.test("hostile manifests are refused as manifest problems, never thrown otherwise", () => {
   const pod = (field: string) => `${podYaml("web")}foo: ${field}\n`;
