@@ -1,4 +1,5 @@
 import { DEFAULT_EVICTION_HARD } from "../eviction/thresholds.ts";
+import { serverDefaults } from "./_server_flags.ts";
 import type { AgentConfig } from "./types.ts";
 
 /** Upstream `ports.KubeletReadOnlyPort`: the flag default, kept for command-line compatibility. */
@@ -70,5 +71,6 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     containerLogMaxSizeBytes: 10 * 1024 * 1024,
     containerLogMaxFiles: 5,
     containerLogMonitorIntervalMs: 10_000,
+    ...serverDefaults(opts),
   };
 }

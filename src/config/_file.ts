@@ -13,6 +13,7 @@ import { checkInt32, closest } from "./_values.ts";
 import { UPSTREAM_FIELDS } from "./_upstream_fields.ts";
 import { parseByteQuantity } from "./_gc_flags.ts";
 import { checkTaint } from "./_cluster_flags.ts";
+import { type FileReaderKit, serverFileFields } from "./_server_flags.ts";
 import { DEFAULT_EVICTION_HARD } from "../eviction/thresholds.ts";
 import type { AgentConfig } from "./types.ts";
 
@@ -191,6 +192,36 @@ const readByteQuantity: Reader = (value, ctx, path) => {
   }
 };
 
+/** A nested struct (authentication, ...): members by JSON name; unknown members are errors. */
+function struct(members: Record<string, Reader>): Reader {
+  return (value, ctx, path) => {
+    if (!isMap(value)) fail(ctx, path, `expected a map, got ${describe(value)}`);
+    for (const [name, v] of Object.entries(value)) {
+      const at = `${path}.${name}`;
+      const read = members[name];
+      if (read === undefined) {
+        const near = closest(name, Object.keys(members));
+        fail(ctx, at, `unknown field "${name}"${near ? ` (did you mean "${near}"?)` : ""}`);
+      }
+      if (v !== null) read(v, ctx, at);
+    }
+  };
+}
+
+/** A string enum; "" keeps the default, as upstream defaulting does. */
+function oneOf(key: KeysOf<string>, values: readonly string[]): Reader {
+  return (value, ctx, path) => {
+    const s = expectString(value, ctx, path);
+    if (s === "") return;
+    if (!values.includes(s)) {
+      fail(ctx, path, `${JSON.stringify(s)} must be one of ${values.join(", ")}`);
+    }
+    set(ctx, key, s, path);
+  };
+}
+
+const KIT: FileReaderKit<Ctx> = { str, bool, duration, stringList, struct, oneOf };
+
 /** The fields denolet implements, by upstream JSON name. */
 const FIELDS: Record<string, Reader> = {
   staticPodPath: str("staticPodPath", { isPath: true }),
@@ -238,6 +269,7 @@ const FIELDS: Record<string, Reader> = {
   containerLogMaxSize: readByteQuantity,
   containerLogMaxFiles: int32("containerLogMaxFiles", { zeroIsUnset: true }),
   containerLogMonitorInterval: duration("containerLogMonitorIntervalMs"),
+  ...serverFileFields(KIT),
 };
 
 const TYPE_META = new Set(["apiVersion", "kind"]);

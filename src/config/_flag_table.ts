@@ -3,6 +3,7 @@ import { parseDuration } from "./duration.ts";
 import { EVICTION_FLAGS } from "./_eviction_flags.ts";
 import { GC_FLAGS } from "./_gc_flags.ts";
 import { CLUSTER_FLAGS } from "./_cluster_flags.ts";
+import { SERVER_FLAGS } from "./_server_flags.ts";
 import { parseBool, parseHeaderPairs, parseInt32, parseList } from "./_values.ts";
 import type { AgentConfig } from "./types.ts";
 
@@ -200,7 +201,7 @@ export const FLAGS: readonly FlagDef[] = [
     name: "port",
     field: "port",
     type: "int32",
-    help: "Port of the node API (plain HTTP until authentication lands; 0 turns it off).",
+    help: "Port of the authenticated HTTPS node API (0 turns it off).",
     parse: parseInt32,
   }),
   field({
@@ -252,5 +253,6 @@ export const FLAGS: readonly FlagDef[] = [
       return n;
     },
   }),
+  ...SERVER_FLAGS,
   control("version", undefined, "Print the version and exit."),
 ];

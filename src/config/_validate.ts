@@ -12,6 +12,7 @@ import type { AgentConfig } from "./types.ts";
 import { parseThresholdConfig } from "../eviction/thresholds.ts";
 import { validateGC } from "./_gc_flags.ts";
 import { validateCluster } from "./_cluster_flags.ts";
+import { validateServer } from "./_server_flags.ts";
 import { isIPv4 } from "node:net";
 
 /** How to name a field whose value is a default (or derived, like the node name). */
@@ -121,6 +122,7 @@ export function validateConfig(
   validateEviction(cfg, where);
   validateGC(cfg, where);
   validateCluster(cfg, where);
+  warnings.push(...validateServer(cfg, where));
 
   if (cfg.nodeName === "") bad("nodeName", "must not be empty");
   if (cfg.nodeName.length > 253 || !DNS_SUBDOMAIN.test(cfg.nodeName)) {

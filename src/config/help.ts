@@ -47,7 +47,8 @@ function flagColumn(f: FlagDef): string {
 function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = "";
-  for (const word of text.split(" ")) {
+  // "(default 1m0s)" stays on one line however wide the flag column grows.
+  for (const word of text.split(/(?<!\(default) /)) {
     if (line !== "" && line.length + 1 + word.length > width) {
       lines.push(line);
       line = word;

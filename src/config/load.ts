@@ -69,6 +69,8 @@ export async function loadConfig(
   if (!origin.has("nodeStatusReportFrequencyMs") && origin.has("nodeStatusUpdateFrequencyMs")) {
     cfg.nodeStatusReportFrequencyMs = cfg.nodeStatusUpdateFrequencyMs;
   }
+  // Upstream's --cert-dir is fixed; denolet keeps it with the rest of the agent's state.
+  if (cfg.certDir === "") cfg.certDir = posix.join(cfg.rootDir, "pki");
   if (cfg.nodeName === "") {
     // Upstream GetHostname: trim, then lowercase, so the node name is a valid object name.
     cfg.nodeName = (deps.hostname ?? Deno.hostname)().trim().toLowerCase();

@@ -119,4 +119,34 @@ export interface AgentConfig {
   containerLogMaxFiles: number;
   /** containerLogMonitorInterval (file only), default 10s. */
   containerLogMonitorIntervalMs: number;
+  /** --tls-cert-file / tlsCertFile: the node API's serving certificate; "" = self-signed. */
+  tlsCertFile: string;
+  /** --tls-private-key-file / tlsPrivateKeyFile. */
+  tlsPrivateKeyFile: string;
+  /** --cert-dir (flag only): the generated or bootstrapped serving pair; default <rootDir>/pki. */
+  certDir: string;
+  /** --tls-min-version / tlsMinVersion (Go names, VersionTLS12 ...); "" = TLS 1.2. */
+  tlsMinVersion: string;
+  /** --tls-cipher-suites / tlsCipherSuites (Go names); empty = the TLS stack's secure set. */
+  tlsCipherSuites: string[];
+  /** --rotate-server-certificates / serverTLSBootstrap: serving certificate through a CSR. */
+  serverTLSBootstrap: boolean;
+  /** --anonymous-auth / authentication.anonymous.enabled (true without a config file). */
+  anonymousAuth: boolean;
+  /** --client-ca-file / authentication.x509.clientCAFile; "" = no client certificates. */
+  clientCAFile: string;
+  /** --authentication-token-webhook / authentication.webhook.enabled (true with a config file). */
+  authenticationTokenWebhook: boolean;
+  /** authentication.webhook.cacheTTL, default 2m. */
+  authenticationTokenWebhookCacheTTLMs: number;
+  /** --authorization-mode / authorization.mode: AlwaysAllow, or Webhook (with a config file). */
+  authorizationMode: "AlwaysAllow" | "Webhook";
+  /** authorization.webhook.cacheAuthorizedTTL, default 5m. */
+  authorizationWebhookCacheAuthorizedTTLMs: number;
+  /** authorization.webhook.cacheUnauthorizedTTL, default 30s. */
+  authorizationWebhookCacheUnauthorizedTTLMs: number;
+  /** --enable-debugging-handlers / enableDebuggingHandlers: logs, exec, attach, port-forward. */
+  enableDebuggingHandlers: boolean;
+  /** enableSystemLogHandler: /logs/ (needs the debugging handlers too). */
+  enableSystemLogHandler: boolean;
 }

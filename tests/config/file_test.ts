@@ -5,6 +5,7 @@ import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
 import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
+import { SERVER_FILE_DEFAULTS } from "./_server_defaults.ts";
 
 const HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n";
 const file = (body: string) => ({ "/etc/kubernetes/kubelet.yaml": HEAD + body });
@@ -65,6 +66,7 @@ logging:
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...CLUSTER_DEFAULTS,
+    ...SERVER_FILE_DEFAULTS,
   });
 });
 
@@ -156,12 +158,12 @@ Deno.test("known upstream fields denolet ignores are accepted with a warning", a
   const { warnings } = await run(
     CONFIG,
     file(
-      "podPidsLimit: 50\nauthentication:\n  anonymous:\n    enabled: true\nlogging:\n  format: json\n",
+      "podPidsLimit: 50\nrotateCertificates: true\nlogging:\n  format: json\n",
     ),
   );
   assert.deepEqual(warnings, [
     "/etc/kubernetes/kubelet.yaml: podPidsLimit: not implemented by denolet; ignored",
-    "/etc/kubernetes/kubelet.yaml: authentication: not implemented by denolet; ignored",
+    "/etc/kubernetes/kubelet.yaml: rotateCertificates: not implemented by denolet; ignored",
     '/etc/kubernetes/kubelet.yaml: logging.format: only the "text" format is supported; ignored',
   ]);
 });

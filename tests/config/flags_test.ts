@@ -4,6 +4,7 @@ import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
 import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
+import { SERVER_FLAG_DEFAULTS } from "./_server_defaults.ts";
 
 Deno.test("loadConfig without arguments gives the upstream flag defaults", async () => {
   const { config, warnings } = await run([]);
@@ -33,6 +34,7 @@ Deno.test("loadConfig without arguments gives the upstream flag defaults", async
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...CLUSTER_DEFAULTS,
+    ...SERVER_FLAG_DEFAULTS,
   });
   assert.deepEqual(warnings, []);
 });
@@ -87,6 +89,8 @@ Deno.test("every flag sets its field, in both --flag=value and --flag value form
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...CLUSTER_DEFAULTS,
+    ...SERVER_FLAG_DEFAULTS,
+    certDir: "/srv/kubelet/pki",
   };
   const joined = await run(pairs.map(([k, v]) => `--${k}=${v}`));
   assert.deepEqual(joined.config, expected);
