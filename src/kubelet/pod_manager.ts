@@ -20,6 +20,12 @@ export class PodManager {
 
   /** Applies a full snapshot from one source. Pods whose full name another source already uses are refused. */
   apply(u: PodSourceUpdate, now: number): PodChanges {
+    if (u.unread) {
+      // Why the source cannot be read yet, for /sources; its pods (none yet) and its unseen
+      // state stay as they are.
+      this.#problems.set(u.source, [...u.problems]);
+      return { added: [], updated: [], removed: [] };
+    }
     this.#seen.add(u.source);
     const prev = this.#bySource.get(u.source) ?? new Map<string, V1Pod>();
     const next = new Map<string, V1Pod>();

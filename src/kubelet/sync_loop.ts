@@ -329,14 +329,8 @@ export class Kubelet {
   }
 
   #onSource(update: PodSourceUpdate): void {
+    // The sources log their problems when they appear; here they only reach /sources.
     const changes = this.podManager.apply(update, this.#deps.clock.now());
-    for (const p of update.problems) {
-      this.#log.warn("Ignoring invalid manifest", {
-        source: p.source,
-        path: p.path,
-        reason: p.reason,
-      });
-    }
     for (const pod of changes.removed) {
       this.#log.info("Pod removed from its source; stopping it", this.#fields(pod));
       this.#workQueue.delete(pod.metadata!.uid!);

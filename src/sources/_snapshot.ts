@@ -63,6 +63,24 @@ export class SnapshotEmitter {
     return true;
   }
 
+  /**
+   * Reports why the source cannot be read before it ever was: an `unread` update with these
+   * problems (emitted when they changed), which leaves the source unseen.
+   */
+  offerUnread(problems: readonly Problem[]): boolean {
+    const key = stableStringify({ unread: problems.map((p) => [p.path, p.reason]) });
+    if (key === this.#lastKey) return false;
+    const now = this.deps.clock.now();
+    this.deps.onUpdate({
+      source: this.source,
+      pods: [],
+      problems: problems.map((p) => ({ source: this.source, ...p, seenAt: now })),
+      unread: true,
+    });
+    this.#lastKey = key;
+    return true;
+  }
+
   #logNewProblems(problems: readonly Problem[]): void {
     const current = new Set<string>();
     for (const p of problems) {

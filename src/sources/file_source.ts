@@ -116,6 +116,7 @@ class FileSource implements PodSource {
       if (result.pods) this.#lastPods = result.pods;
       if (this.#lastPods === undefined) {
         this.#logUnsent(result.problems);
+        emitter.offerUnread(result.problems);
         return;
       }
       emitter.offer(this.#lastPods, result.problems);

@@ -21,6 +21,11 @@ export interface PodSourceUpdate {
   source: SourceName;
   pods: V1Pod[];
   problems: ManifestProblem[];
+  /**
+   * The source has not been read successfully yet: only `problems` (why not) count; `pods` is
+   * empty and means nothing, and the source stays unseen, so clean-up still waits for it.
+   */
+  unread?: boolean;
 }
 
 /**
@@ -30,7 +35,8 @@ export interface PodSourceUpdate {
  * until a read succeeds: the first snapshot tells the consumer the source has been read, which
  * lets it remove runtime pods the source does not list. Resolves when the signal aborts.
  * Never throws for bad manifests, unreadable paths or unreachable URLs: once the source has been
- * read those become `problems` next to the last good pods (before, they are only logged). An
+ * read those become `problems` next to the last good pods (before, they are sent as an `unread`
+ * update, which reports them without marking the source read). An
  * unexpected error in one read, or thrown by `onUpdate`, is logged and the next check goes on.
  */
 export interface PodSource {

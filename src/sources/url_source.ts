@@ -69,8 +69,12 @@ class UrlSource implements PodSource {
   async #pollAndOffer(emitter: SnapshotEmitter, signal: AbortSignal): Promise<void> {
     try {
       const problem = await this.#poll(signal);
-      // Before the first usable response there is nothing to say (#failed logged why).
-      if (signal.aborted || this.#lastPods === undefined) return;
+      if (signal.aborted) return;
+      // Before the first usable response, only why (#failed logged it too).
+      if (this.#lastPods === undefined) {
+        if (problem) emitter.offerUnread([problem]);
+        return;
+      }
       emitter.offer(this.#lastPods, problem ? [problem] : []);
     } catch (error) {
       if (signal.aborted) return;

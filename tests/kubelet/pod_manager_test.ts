@@ -36,3 +36,20 @@ Deno.test("podManager knows when every source has reported once", () => {
   pm.apply({ source: "http", pods: [], problems: [] }, 0);
   assertEquals(pm.allSourcesSeen(["file", "http"]), true);
 });
+
+Deno.test("podManager records why an unread source cannot be read, leaving it unseen", () => {
+  const pm = new PodManager();
+  const why = {
+    source: "http" as const,
+    path: "http://x/pods",
+    reason: "connection refused",
+    seenAt: 1,
+  };
+  const ch = pm.apply({ source: "http", pods: [], problems: [why], unread: true }, 1);
+  assertEquals(ch, { added: [], updated: [], removed: [] });
+  assertEquals(pm.problems(), [why]);
+  assertEquals(pm.allSourcesSeen(["http"]), false, "clean-up still waits for it");
+  pm.apply({ source: "http", pods: [pod("1", "a")], problems: [] }, 2);
+  assertEquals(pm.problems(), []);
+  assertEquals(pm.allSourcesSeen(["http"]), true);
+});

@@ -234,7 +234,7 @@ Deno.test("file source notices changes in a real directory through a real watche
   }
 });
 
-Deno.test("file source sends nothing until the path can be read, then reads it", async () => {
+Deno.test("file source sends only why until the path can be read, then reads it", async () => {
   // A snapshot marks the source as read, after which housekeeping removes every runtime pod it
   // does not list: an unreadable path must not pass for "no pods".
   const fs = dirFs();
@@ -245,7 +245,12 @@ Deno.test("file source sends nothing until the path can be read, then reads it",
   await settle();
   await clock.advance(PERIOD);
   await settle();
-  assert.equal(updates.pending, 0, "no snapshot while the path cannot be stat'ed");
+  // One `unread` report (for /sources), which does not count as a read; no pods.
+  assert.equal(updates.pending, 1, "one report while the path cannot be stat'ed");
+  const why = await updates.next();
+  assert.equal(why.unread, true);
+  assert.deepEqual(why.pods, []);
+  assert.match(why.problems[0].reason, /permission denied/);
   const warned = lines.filter((l) => l.includes("Cannot read static pod path"));
   assert.equal(warned.length, 1, "logged once, not at every check");
   assert.match(warned[0], /level=warn .*permission denied/);
@@ -253,12 +258,13 @@ Deno.test("file source sends nothing until the path can be read, then reads it",
   fs.failures.delete(DIR);
   await clock.advance(PERIOD);
   const first = await updates.next();
+  assert.equal(first.unread, undefined);
   assert.deepEqual(names(first), ["a-node1"]);
   assert.deepEqual(first.problems, []);
   await stop();
 });
 
-Deno.test("file source sends nothing while the directory cannot be listed at start", async () => {
+Deno.test("file source sends only why while the directory cannot be listed at start", async () => {
   const fs = dirFs();
   fs.write(`${DIR}/a.yaml`, podYaml("a"));
   const listDir = fs.readDirNames.bind(fs);
@@ -269,7 +275,10 @@ Deno.test("file source sends nothing while the directory cannot be listed at sta
   await settle();
   await clock.advance(PERIOD);
   await settle();
-  assert.equal(updates.pending, 0, "no snapshot while the directory cannot be listed");
+  assert.equal(updates.pending, 1, "only the unread report while the directory cannot be listed");
+  const why = await updates.next();
+  assert.equal(why.unread, true);
+  assert.match(why.problems[0].reason, /cannot list directory/);
 
   failing = false;
   await clock.advance(PERIOD);

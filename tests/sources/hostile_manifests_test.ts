@@ -62,7 +62,7 @@ Deno.test("file source reports each hostile entry of a real directory and keeps 
   }
 });
 
-Deno.test("a FIFO as the manifest path is reported, never opened, and sends nothing", async () => {
+Deno.test("a FIFO as the manifest path is reported, never opened, and sends no pods", async () => {
   const dir = await Deno.makeTempDir({ prefix: "denolet-hostile-" });
   const ctrl = new AbortController();
   let done: Promise<void> | undefined;
@@ -83,7 +83,11 @@ Deno.test("a FIFO as the manifest path is reported, never opened, and sends noth
       { what: "the warning about the FIFO", timeoutMs: 20_000 },
     );
     assert.match(warned, /reason="not a directory or regular file"/);
-    assert.equal(updates.pending, 0, "nothing read: no snapshot");
+    // Nothing read: only the unread report for /sources, no snapshot.
+    const why = await updates.next();
+    assert.equal(why.unread, true);
+    assert.deepEqual(why.pods, []);
+    assert.equal(updates.pending, 0);
   } finally {
     ctrl.abort();
     await done;

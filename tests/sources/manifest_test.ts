@@ -403,3 +403,11 @@ Deno.test("manifest bytes must be UTF-8; a byte order mark is dropped", () => {
     "web-node-1",
   );
 });
+
+Deno.test("unquoted dates stay strings, as Kubernetes' YAML decoding keeps them", () => {
+  const pod = staticPodFromManifest(
+    podYaml("web").replace("metadata:", "metadata:\n  labels:\n    released: 2024-01-01"),
+    origin,
+  );
+  assert.equal(pod.metadata?.labels?.released, "2024-01-01");
+});

@@ -149,7 +149,7 @@ Deno.test("url source keeps the last good pods and reports a problem on errors",
   await srv.close();
 });
 
-Deno.test("url source sends nothing while the server is unreachable at start", async () => {
+Deno.test("url source sends only why while the server is unreachable at start", async () => {
   // An empty snapshot would mark the source as read, and housekeeping would then remove the
   // pods a restarted agent has just adopted. Upstream sends nothing on error either.
   const srv = serve();
@@ -164,7 +164,12 @@ Deno.test("url source sends nothing while the server is unreachable at start", a
     await clock.advance(PERIOD);
     await settle();
   }
-  assert.equal(updates.pending, 0, "no snapshot before a usable response");
+  // Reports for /sources (unread: the source stays unseen), never a snapshot of no pods.
+  const reports = [];
+  while (updates.pending > 0) reports.push(await updates.next());
+  assert.ok(reports.length >= 1);
+  assert.ok(reports.every((r) => r.unread === true && r.pods.length === 0));
+  assert.match(reports[0].problems[0].reason, /connection refused/);
   const warned = lines.filter((l) => l.includes("Failed to read pods from URL"));
   assert.ok(warned.length >= 1, "the failure is logged");
   assert.match(warned[0], /level=warn .*url=http:\/\/127\.0\.0\.1.*GET .* failed/);
