@@ -8,8 +8,8 @@ import { type Clock, realClock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { createMetricsRegistry } from "../util/metrics.ts";
 import { createCriClient } from "../cri/mod.ts";
-import { createRuntimeManager } from "../runtime/mod.ts";
-import { createVolumeManager } from "../volumes/mod.ts";
+import { createRuntimeManager, downwardAPIValues } from "../runtime/mod.ts";
+import { createVolumeManager, downwardAPIPlugin } from "../volumes/mod.ts";
 import { openPodCgroups } from "../cm/mod.ts";
 import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
 import { createProbeManager } from "../prober/mod.ts";
@@ -67,7 +67,13 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger,
     onCall: (method, ms, err) => metrics.runtimeCall(method, ms, err),
   });
-  const volumes = createVolumeManager({ rootDir: config.rootDir, logger });
+  // downwardAPI needs no API server; configMap, secret and projected come with the cluster.
+  const volumes = createVolumeManager({
+    rootDir: config.rootDir,
+    logger,
+    clock,
+    plugins: [downwardAPIPlugin(downwardAPIValues()), ...(cluster?.volumePlugins ?? [])],
+  });
   const podCgroups = await openPodCgroups({
     cgroupsPerQOS: config.cgroupsPerQOS,
     cgroupRoot: config.cgroupRoot,
@@ -98,6 +104,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     probeFailure: (id) => prober.probeFailure(id),
     startupSucceeded: (id) => prober.startupSucceeded(id),
     podCgroups,
+    envObjects: cluster?.objects,
     sandboxOptions: {
       podLogsDir: config.podLogsDir,
       clusterDNS: config.clusterDNS,

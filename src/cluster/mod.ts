@@ -3,6 +3,9 @@
  * --kubeconfig is given, so the standalone agent never loads any of it.
  */
 import { createApiClient, loadKubeconfig } from "../apiclient/mod.ts";
+import { createObjectManagers } from "../objects/mod.ts";
+import { downwardAPIValues } from "../runtime/mod.ts";
+import { configMapPlugin, projectedPlugin, secretPlugin } from "../volumes/mod.ts";
 import type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
 
 export type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
@@ -23,8 +26,26 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   });
   logger.info("API-server mode", { server: connection.server, node: config.nodeName });
   const loops: Array<(parts: AgentParts, signal: AbortSignal) => Promise<void>> = [];
+  // ConfigMaps, Secrets and tokens: a change syncs the pods using it, so their volumes follow.
+  const synced: { kubelet?: AgentParts["kubelet"] } = {};
+  const objects = createObjectManagers({
+    client,
+    clock,
+    logger,
+    onPodsChanged: (uids) => uids.forEach((uid) => synced.kubelet?.requestSync(uid)),
+  });
+  loops.push(async (parts, signal) => {
+    synced.kubelet = parts.kubelet;
+    await objects.run(() => parts.kubelet.podManager.pods(), { signal });
+  });
   return {
     client,
+    objects,
+    volumePlugins: [
+      configMapPlugin(objects),
+      secretPlugin(objects),
+      projectedPlugin({ objects, downward: downwardAPIValues() }),
+    ],
     async run(parts, { signal }) {
       await Promise.all(loops.map((loop) => loop(parts, signal)));
     },

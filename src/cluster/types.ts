@@ -4,6 +4,8 @@ import type { AgentConfig } from "../config/types.ts";
 import type { CriClient } from "../cri/mod.ts";
 import type { Kubelet, PodStatusSink } from "../kubelet/mod.ts";
 import type { NodeStatusProvider } from "../node/mod.ts";
+import type { PodObjects } from "../objects/mod.ts";
+import type { VolumePlugin } from "../volumes/mod.ts";
 import type { PodSource } from "../sources/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
@@ -35,6 +37,10 @@ export interface ClusterMode {
   readonly podSource?: PodSource;
   /** Writes pod statuses to the API server; deletes pods whose graceful deletion finished. */
   readonly statusSink?: PodStatusSink;
+  /** ConfigMaps, Secrets and tokens for the pods' env and volumes (watch-based caches). */
+  readonly objects?: PodObjects;
+  /** Volume kinds that need the API server: configMap, secret, projected. */
+  readonly volumePlugins?: VolumePlugin[];
   /**
    * Runs the cluster loops (node registration and status, lease, mirror pods, object watches)
    * until the signal aborts. Never rejects.

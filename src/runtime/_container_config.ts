@@ -16,7 +16,8 @@ import {
   type MountedVolume,
   writeEtcHosts,
 } from "../volumes/mod.ts";
-import { buildEnv, type EnvContext, expandCommand, expandVars } from "./_env.ts";
+import type { Logger } from "../util/log.ts";
+import { buildEnv, type EnvContext, type EnvObjects, expandCommand, expandVars } from "./_env.ts";
 import {
   containerAnnotations,
   containerLabels,
@@ -52,6 +53,12 @@ export interface ContainerConfigOptions {
    * runAsUser it is checked as upstream does; without it that check is skipped.
    */
   imageUser?: string;
+  /** ConfigMaps and Secrets for env references (API mode); standalone they are refused. */
+  envObjects?: EnvObjects;
+  /** The pod's or container's logger, for env warnings. */
+  logger?: Logger;
+  /** Ends a wait for the API server while resolving env references. */
+  signal?: AbortSignal;
 }
 
 const DEFAULT_MASKED_PATHS = [
@@ -214,9 +221,10 @@ async function buildMounts(
 }
 
 /**
- * Everything CreateContainer needs for this instance of `container`. Throws ConfigError (the
- * caller reports CreateContainerConfigError) for unresolvable env, bad quantities, unknown
- * volumes, escaping or unpreparable subPaths or a violated runAsNonRoot. May create subPath
+ * Everything CreateContainer needs for this instance of `container`. Throws (the caller reports
+ * CreateContainerConfigError) ConfigError for unresolvable env, bad quantities, unknown
+ * volumes, escaping or unpreparable subPaths or a violated runAsNonRoot, a NotFoundError for a
+ * missing ConfigMap or Secret, EnvSourceError for a missing key. May create subPath
  * directories and their bind mounts, the pod's etc-hosts and a termination-message file.
  */
 export async function buildContainerConfig(
@@ -224,12 +232,15 @@ export async function buildContainerConfig(
   container: V1Container,
   opts: ContainerConfigOptions,
 ): Promise<ContainerConfig> {
-  const envs = buildEnv(pod, container, {
+  const envs = await buildEnv(pod, container, {
     podIP: opts.podIPs[0],
     podIPs: opts.podIPs,
     hostIP: opts.hostIP,
     nodeName: opts.nodeName,
     nodeAllocatable: opts.nodeAllocatable,
+    objects: opts.envObjects,
+    logger: opts.logger,
+    signal: opts.signal,
   });
   // Everything that can fail without side effects first, so a bad spec leaves no files behind.
   const linux = {

@@ -1,11 +1,21 @@
 /**
  * Container environment: `$(VAR)` expansion and the env list the kubelet hands the runtime
- * (kubelet_pods.go makeEnvironmentVariables, third_party/forked/golang/expansion).
+ * (kubelet_pods.go makeEnvironmentVariables, third_party/forked/golang/expansion), and the
+ * downward API's values, which downwardAPI and projected volumes share.
  */
-import type { V1Container, V1EnvVarSource, V1Pod } from "@kubernetes/client-node";
+import type {
+  V1ConfigMap,
+  V1Container,
+  V1Pod,
+  V1ResourceFieldSelector,
+  V1Secret,
+} from "@kubernetes/client-node";
 import { availableParallelism, totalmem } from "node:os";
 import type { KeyValue } from "../cri/types.ts";
-import { ConfigError } from "../util/errors.ts";
+import type { PodObjects } from "../objects/mod.ts";
+import type { DownwardAPIValues } from "../volumes/mod.ts";
+import { ConfigError, DenoletError, isKind, NotFoundError } from "../util/errors.ts";
+import type { Logger } from "../util/log.ts";
 import { quantityMilliValue, quantityValue } from "../util/quantity.ts";
 import {
   cpuLimitMilli,
@@ -49,6 +59,9 @@ export function expandVars(input: string, lookup: (name: string) => string | und
   return out + input.slice(checkpoint);
 }
 
+/** ConfigMaps and Secrets for env `valueFrom` and `envFrom` (the API mode's object caches). */
+export type EnvObjects = Pick<PodObjects, "configMap" | "secret">;
+
 /** Pod facts that env `fieldRef`s read and that the spec does not hold. */
 export interface EnvContext {
   podIP?: string;
@@ -61,9 +74,47 @@ export interface EnvContext {
   serviceAccountName?: string;
   /** For resourceFieldRef limits when the container sets none; defaults to this machine. */
   nodeAllocatable?: { cpuMilli: number; memoryBytes: number };
+  /**
+   * ConfigMaps and Secrets (API mode). Without them, references to either fail with a clear
+   * error unless optional.
+   */
+  objects?: EnvObjects;
+  /** Warnings (envFrom keys skipped); default none. */
+  logger?: Logger;
+  signal?: AbortSignal;
+}
+
+/**
+ * A reference the env cannot satisfy: upstream's CreateContainerConfigError message as is
+ * (`couldn't find key k in ConfigMap ns/name`), with the field it came from for logs.
+ */
+export class EnvSourceError extends DenoletError {
+  constructor(readonly field: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+  }
 }
 
 const LABEL_REF = /^metadata\.(labels|annotations)\['(.+)'\]$/;
+
+/** Go's %q for the downward API's map files: a double-quoted string with Go's escapes. */
+function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"' || ch === "\\") out += "\\" + ch;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\t") out += "\\t";
+    else if (ch === "\r") out += "\\r";
+    else if (c < 0x20 || c === 0x7f) out += "\\x" + c.toString(16).padStart(2, "0");
+    else out += ch;
+  }
+  return out + '"';
+}
+
+/** fieldpath.FormatMap: `key="value"` lines sorted by key, no trailing newline. */
+function formatMap(m: Record<string, string> | undefined): string {
+  return Object.keys(m ?? {}).sort().map((k) => `${k}=${goQuote(m![k])}`).join("\n");
+}
 
 function fieldRefValue(pod: V1Pod, fieldPath: string, ctx: EnvContext, field: string): string {
   const m = LABEL_REF.exec(fieldPath);
@@ -82,6 +133,10 @@ function fieldRefValue(pod: V1Pod, fieldPath: string, ctx: EnvContext, field: st
       return pod.metadata?.namespace ?? "";
     case "metadata.uid":
       return pod.metadata?.uid ?? "";
+    case "metadata.labels":
+      return formatMap(pod.metadata?.labels);
+    case "metadata.annotations":
+      return formatMap(pod.metadata?.annotations);
     case "spec.nodeName":
       return ctx.nodeName;
     case "spec.serviceAccountName":
@@ -100,23 +155,23 @@ function fieldRefValue(pod: V1Pod, fieldPath: string, ctx: EnvContext, field: st
 
 function resourceFieldValue(
   pod: V1Pod,
-  container: V1Container,
-  src: NonNullable<V1EnvVarSource["resourceFieldRef"]>,
-  ctx: EnvContext,
-  field: string,
+  container: V1Container | undefined,
+  src: V1ResourceFieldSelector,
+  ctx: EnvContext & { field: string },
 ): string {
+  const field = ctx.field;
   let target = container;
   if (src.containerName) {
     const all = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-    const found = all.find((c) => c.name === src.containerName);
-    if (!found) {
+    target = all.find((c) => c.name === src.containerName);
+    if (!target) {
       throw new ConfigError(
         field,
         `resourceFieldRef names unknown container ${JSON.stringify(src.containerName)}`,
       );
     }
-    target = found;
   }
+  if (!target) throw new ConfigError(field, "resourceFieldRef needs a containerName");
   const alloc = ctx.nodeAllocatable ??
     { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem() };
   const divisor = src.divisor ?? "1";
@@ -147,22 +202,181 @@ function resourceFieldValue(
 }
 
 /**
+ * The downward API for volumes: the same values as env, with the pod's own node name and no
+ * IPs (upstream allows only metadata fields and resources in volumes).
+ */
+export function downwardAPIValues(
+  opts: { nodeAllocatable?: EnvContext["nodeAllocatable"] } = {},
+): DownwardAPIValues {
+  const ctx = (pod: V1Pod): EnvContext => ({
+    nodeName: pod.spec?.nodeName ?? "",
+    nodeAllocatable: opts.nodeAllocatable,
+  });
+  return {
+    fieldValue: (pod, ref) => fieldRefValue(pod, ref.fieldPath, ctx(pod), ref.field),
+    resourceValue: (pod, ref) =>
+      resourceFieldValue(pod, ref.container, ref.selector, { ...ctx(pod), field: ref.field }),
+  };
+}
+
+/**
+ * Upstream's relaxed environment variable names (RelaxedEnvironmentVariableValidation, GA):
+ * printable ASCII without `=`. An envFrom key outside that would break the runtime's
+ * `NAME=value` list.
+ */
+function isEnvVarName(name: string): boolean {
+  return /^[\x20-\x3c\x3e-\x7e]+$/.test(name);
+}
+
+/** A Secret value as text (the API sends them base64-encoded). */
+function secretText(value: string): string {
+  const bin = atob(value);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return new TextDecoder().decode(bytes);
+}
+
+interface ObjectRef {
+  optional: boolean;
+  field: string;
+  /** Names the reference in the standalone error, e.g. `configMap "x" key "k"`. */
+  what: string;
+}
+
+/** The ConfigMaps and Secrets one container's env reads, each fetched once. */
+class EnvObjectReader {
+  readonly #found = new Map<string, V1ConfigMap | V1Secret>();
+
+  constructor(readonly pod: V1Pod, readonly ctx: EnvContext) {}
+
+  /** The ConfigMap, or undefined when it does not exist and the reference is optional. */
+  configMap(name: string, ref: ObjectRef): Promise<V1ConfigMap | undefined> {
+    return this.#get("configMap", name, ref);
+  }
+
+  secret(name: string, ref: ObjectRef): Promise<V1Secret | undefined> {
+    return this.#get("secret", name, ref) as Promise<V1Secret | undefined>;
+  }
+
+  async #get(
+    kind: "configMap" | "secret",
+    name: string,
+    ref: ObjectRef,
+  ): Promise<V1ConfigMap | V1Secret | undefined> {
+    const cached = this.#found.get(`${kind}/${name}`);
+    if (cached) return cached;
+    const objects = this.ctx.objects;
+    if (!objects) {
+      if (ref.optional) return undefined;
+      throw new ConfigError(ref.field, `${ref.what} cannot be read: no API server is configured`);
+    }
+    try {
+      const obj = await objects[kind](this.pod, name, { signal: this.ctx.signal });
+      this.#found.set(`${kind}/${name}`, obj);
+      return obj;
+    } catch (err) {
+      // A later reference to the same missing object that is not optional must still fail.
+      if (ref.optional && isKind(err, NotFoundError)) return undefined;
+      throw err;
+    }
+  }
+}
+
+/** envFrom's variables, prefixed; keys that cannot be variable names are left out and logged. */
+async function envFromValues(
+  reader: EnvObjectReader,
+  from: NonNullable<V1Container["envFrom"]>[number],
+  ctx: { field: string; container: string; logger?: Logger },
+): Promise<[string, string][]> {
+  const ns = reader.pod.metadata?.namespace ?? "";
+  let values: [string, string][] = [];
+  let what = "";
+  if (from.configMapRef) {
+    const name = from.configMapRef.name ?? "";
+    what = `configMap ${ns}/${name}`;
+    const cm = await reader.configMap(name, {
+      optional: from.configMapRef.optional === true,
+      field: ctx.field,
+      what: `configMap ${JSON.stringify(name)}`,
+    });
+    values = Object.entries(cm?.data ?? {});
+  } else if (from.secretRef) {
+    const name = from.secretRef.name ?? "";
+    what = `secret ${ns}/${name}`;
+    const secret = await reader.secret(name, {
+      optional: from.secretRef.optional === true,
+      field: ctx.field,
+      what: `secret ${JSON.stringify(name)}`,
+    });
+    values = Object.entries(secret?.data ?? {}).map(([k, v]) => [k, secretText(v)]);
+  }
+  const out: [string, string][] = [];
+  const invalid: string[] = [];
+  for (const [k, v] of values) {
+    const name = (from.prefix ?? "") + k;
+    if (isEnvVarName(name)) out.push([name, v]);
+    else invalid.push(name);
+  }
+  if (invalid.length) {
+    ctx.logger?.warn("Skipped envFrom keys that are not valid variable names", {
+      reason: "InvalidEnvironmentVariableNames",
+      container: ctx.container,
+      message: `Keys [${invalid.sort().join(", ")}] from the EnvFrom ${what} were skipped ` +
+        "since they are considered invalid environment variable names.",
+    });
+  }
+  return out;
+}
+
+/** A `configMapKeyRef` or `secretKeyRef` value; undefined when optional and missing. */
+async function keyRefValue(
+  reader: EnvObjectReader,
+  src: NonNullable<NonNullable<V1Container["env"]>[number]["valueFrom"]>,
+  field: string,
+): Promise<string | undefined> {
+  const ns = reader.pod.metadata?.namespace ?? "";
+  const isSecret = !src.configMapKeyRef;
+  const { name = "", key, optional = false } = (src.configMapKeyRef ?? src.secretKeyRef)!;
+  const ref = {
+    optional,
+    field,
+    what: `${isSecret ? "secret" : "configMap"} ${JSON.stringify(name)} key ${JSON.stringify(key)}`,
+  };
+  const obj = isSecret ? await reader.secret(name, ref) : await reader.configMap(name, ref);
+  if (!obj) return undefined;
+  const raw = obj.data?.[key];
+  if (raw !== undefined) return isSecret ? secretText(raw) : raw;
+  if (optional) return undefined;
+  throw new EnvSourceError(
+    field,
+    `couldn't find key ${key} in ${isSecret ? "Secret" : "ConfigMap"} ${ns}/${name}`,
+  );
+}
+
+/**
  * The container's environment in declaration order (envFrom first, then env), each `value`
  * expanded against the variables before it; a later duplicate overrides the earlier value.
- * configMap/secret references need an API server: they throw ConfigError (which the caller
- * reports as CreateContainerConfigError) unless marked optional, in which case they are skipped.
+ * ConfigMap and Secret references read `ctx.objects`: a missing object fails with upstream's
+ * message (`configmap "x" not found`, a NotFoundError) and a missing key with
+ * `couldn't find key k in ConfigMap ns/x` (an EnvSourceError), unless the reference is optional,
+ * which skips it. envFrom keys that cannot be variable names are skipped with a warning.
+ * Without `ctx.objects` (standalone) such references throw ConfigError unless optional.
  */
-export function buildEnv(pod: V1Pod, container: V1Container, ctx: EnvContext): KeyValue[] {
+export async function buildEnv(
+  pod: V1Pod,
+  container: V1Container,
+  ctx: EnvContext,
+): Promise<KeyValue[]> {
   const env = new Map<string, string>();
   const where = `containers[${container.name}]`;
+  const reader = new EnvObjectReader(pod, ctx);
   for (const [i, from] of (container.envFrom ?? []).entries()) {
-    const ref = from.configMapRef ?? from.secretRef;
-    const kind = from.configMapRef ? "configMap" : "secret";
-    if (ref?.optional) continue;
-    throw new ConfigError(
-      `${where}.envFrom[${i}]`,
-      `${kind} ${JSON.stringify(ref?.name ?? "")} cannot be read: no API server is configured`,
-    );
+    const pairs = await envFromValues(reader, from, {
+      field: `${where}.envFrom[${i}]`,
+      container: container.name,
+      logger: ctx.logger,
+    });
+    for (const [k, v] of pairs) env.set(k, v);
   }
   const lookup = (name: string) => env.get(name);
   for (const v of container.env ?? []) {
@@ -175,19 +389,13 @@ export function buildEnv(pod: V1Pod, container: V1Container, ctx: EnvContext): K
       if (src.fieldRef) {
         value = fieldRefValue(pod, src.fieldRef.fieldPath, ctx, field);
       } else if (src.resourceFieldRef) {
-        value = resourceFieldValue(pod, container, src.resourceFieldRef, ctx, field);
+        value = resourceFieldValue(pod, container, src.resourceFieldRef, { ...ctx, field });
+      } else if (src.configMapKeyRef || src.secretKeyRef) {
+        const found = await keyRefValue(reader, src, field);
+        if (found === undefined) continue;
+        value = found;
       } else {
-        const ref = src.configMapKeyRef ?? src.secretKeyRef;
-        const kind = src.configMapKeyRef ? "configMap" : src.secretKeyRef ? "secret" : "source";
-        if (ref?.optional) continue;
-        throw new ConfigError(
-          field,
-          ref
-            ? `${kind} ${JSON.stringify(ref.name ?? "")} key ${
-              JSON.stringify(ref.key)
-            } cannot be read: no API server is configured`
-            : "unsupported valueFrom source",
-        );
+        throw new ConfigError(field, "unsupported valueFrom source");
       }
     }
     env.set(v.name, value);

@@ -10,6 +10,7 @@ import { Backoff } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import type { ContainerConfigOptions } from "./_container_config.ts";
+import type { EnvObjects } from "./_env.ts";
 import { ImagePuller } from "./_image_puller.ts";
 import { killPod, removeAll } from "./_kill.ts";
 import type { ProbeFailure } from "./_pod_actions.ts";
@@ -63,6 +64,8 @@ export interface RuntimeManagerDeps {
    * sandboxes are removed. None by default.
    */
   podCgroups?: PodCgroupHooks;
+  /** ConfigMaps and Secrets for container env (API mode); standalone, references are refused. */
+  envObjects?: EnvObjects;
 }
 
 /** The part of src/cm's PodCgroups the runtime manager calls (structural, to avoid a cycle). */
@@ -140,6 +143,7 @@ export class RuntimeManager implements PodRuntime {
         nodeName: d.nodeName,
         podLogsDir: d.podLogsDir,
         clusterDomain: d.sandboxOptions.clusterDomain,
+        envObjects: d.envObjects,
         ...d.node,
       },
       rootDir: d.rootDir,

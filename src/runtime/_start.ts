@@ -27,7 +27,7 @@ export type MountedVolumes = Awaited<ReturnType<VolumeManager["setUpPod"]>>;
 /** Per-node parts of the container config; the per-container parts come from the target. */
 export type NodeConfigOptions = Omit<
   ContainerConfigOptions,
-  "restartCount" | "podIPs" | "hostIP" | "volumes" | "imageRef"
+  "restartCount" | "podIPs" | "hostIP" | "volumes" | "imageRef" | "logger" | "signal"
 >;
 
 /** Upstream default of --runtime-request-timeout, for the stop after a failed postStart. */
@@ -105,6 +105,8 @@ export async function startContainer(
       hostIP: target.hostIP,
       volumes: target.volumes,
       imageRef,
+      logger: log,
+      signal,
     });
   } catch (err) {
     return fail("CreateContainerConfigError", err);

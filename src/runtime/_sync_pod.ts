@@ -105,9 +105,8 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     if (pod.spec?.hostNetwork !== true) podIPs = created.ips;
   }
 
-  const inits = actions.initContainersToStart;
-  if (inits.length === 0 && actions.containersToStart.length === 0) return { errors, acted };
-
+  // Every sync, as upstream's WaitForAttachAndMount: running containers see configMap,
+  // secret, token and downward API updates (the writes happen only when content changed).
   let volumes: MountedVolumes;
   try {
     volumes = await deps.volumes.setUpPod(pod, { signal });
@@ -119,6 +118,9 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     );
     return { errors, acted };
   }
+
+  const inits = actions.initContainersToStart;
+  if (inits.length === 0 && actions.containersToStart.length === 0) return { errors, acted };
 
   const startDeps: StartDeps = {
     runtime: deps.runtime,

@@ -1,19 +1,36 @@
 /**
- * The volume manager: sets up a pod's emptyDir and hostPath volumes before its containers start,
- * binds their subPaths for containers, and removes the pod's directory after it is gone. Volumes
- * that need an API server (configMap, secret, projected, downwardAPI, PVCs, ...) are refused by
- * name.
+ * The volume manager: sets up a pod's volumes before its containers start and on every sync —
+ * emptyDir and hostPath itself, the kinds whose files the kubelet writes (configMap, secret,
+ * downwardAPI, projected) through the plugins it is given — binds their subPaths for containers,
+ * and removes the pod's directory after it is gone. Kinds without a plugin (configMap, secret
+ * and projected need the API server; PVCs and the rest are not supported) are refused by name.
  */
 import type { V1Pod, V1Volume } from "@kubernetes/client-node";
+import { type Clock, realClock } from "../util/clock.ts";
 import { ConfigError, DenoletError } from "../util/errors.ts";
-import type { Logger } from "../util/log.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
+import { writeAtomically } from "./_atomic_writer.ts";
 import { EMPTY_DIR_PLUGIN_DIR, setUpEmptyDir } from "./_empty_dir.ts";
 import { type FdFs, libcFdFs } from "./_fd_fs.ts";
 import { setUpHostPath } from "./_host_path.ts";
 import { type Mounter, systemMounter } from "./_mounter.ts";
 import { podDir } from "./_pod_files.ts";
 import { bindSubPath, cleanSubPaths } from "./_subpath_mounts.ts";
-import type { MountedVolume, SubPathMountOptions, VolumeManager } from "./_types.ts";
+import type { MountedVolume, SubPathMountOptions, VolumeManager, VolumePlugin } from "./_types.ts";
+
+/**
+ * A plugin volume's content could not be had or written; the message is upstream's FailedMount
+ * text, `MountVolume.SetUp failed for volume "x" : configmap "y" not found`, and the cause the
+ * plugin's error (a NotFoundError for a missing object).
+ */
+export class VolumeSetUpError extends DenoletError {
+  constructor(readonly volumeName: string, message: string, options?: ErrorOptions) {
+    super(
+      `MountVolume.SetUp failed for volume ${JSON.stringify(volumeName)} : ${message}`,
+      options,
+    );
+  }
+}
 
 export interface VolumeManagerDeps {
   /** --root-dir, e.g. /var/lib/kubelet. */
@@ -23,7 +40,14 @@ export interface VolumeManagerDeps {
   mounter?: Mounter;
   /** Descriptor-based path walking for subPath mounts; defaults to libc, loaded on first use. */
   fdFs?: FdFs;
+  /** Volume kinds whose files the kubelet writes (downwardAPI; the API mode adds the rest). */
+  plugins?: VolumePlugin[];
+  /** For the names of the timestamped data directories; default the real clock. */
+  clock?: Clock;
 }
+
+/** Kinds a plugin serves in the API-server mode; standalone, their refusal says why. */
+const API_KINDS = new Set(["configMap", "secret", "projected"]);
 
 /** The volume source key of a V1Volume ("emptyDir", "secret", ...), or undefined if none. */
 function volumeKind(v: V1Volume): string | undefined {
@@ -37,6 +61,45 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
   const mounter = deps.mounter ?? systemMounter();
   const fs = deps.fdFs ?? libcFdFs();
   const volumesDir = (uid: string) => `${podDir(deps.rootDir, uid)}/volumes`;
+  const plugins = new Map((deps.plugins ?? []).map((p) => [p.kind as string, p]));
+  const clock = deps.clock ?? realClock;
+
+  /**
+   * A plugin volume: its directory (a tmpfs for medium Memory, made as an emptyDir is), then
+   * its files, rewritten only when they changed. Upstream mounts these read-only.
+   */
+  async function setUpPluginVolume(
+    plugin: VolumePlugin,
+    ctx: { pod: V1Pod; volume: V1Volume; uid: string; log: Logger; signal?: AbortSignal },
+  ): Promise<MountedVolume> {
+    const { pod, volume, uid, log, signal } = ctx;
+    const dir = `${volumesDir(uid)}/${plugin.dirName}/${volume.name}`;
+    let payload;
+    try {
+      payload = await plugin.payload(pod, volume, { signal });
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      throw new VolumeSetUpError(volume.name, errorMessage(err), { cause: err });
+    }
+    await setUpEmptyDir(volume.name, dir, { medium: plugin.medium }, { mounter, signal });
+    let written;
+    try {
+      written = await writeAtomically(dir, payload, { now: clock.now(), signal });
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      throw new VolumeSetUpError(volume.name, errorMessage(err), { cause: err });
+    }
+    if (written) {
+      log.debug(3, "Volume content written", { volume: volume.name, files: payload.size });
+    }
+    return {
+      hostPath: dir,
+      readOnly: true,
+      kind: plugin.kind,
+      medium: plugin.medium,
+      bindSubPath: subPathBinder({ uid, name: volume.name, hostPath: dir }, log),
+    };
+  }
 
   /** MountedVolume.bindSubPath for one volume of one pod. */
   function subPathBinder(
@@ -108,9 +171,14 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
         });
       } else {
         const kind = volumeKind(v) ?? "unknown";
-        throw new ConfigError(
-          field,
-          `${kind} volumes are not supported (no API server is configured)`,
+        const plugin = plugins.get(kind);
+        if (!plugin) {
+          const why = API_KINDS.has(kind) ? " (no API server is configured)" : "";
+          throw new ConfigError(field, `${kind} volumes are not supported${why}`);
+        }
+        out.set(
+          v.name,
+          await setUpPluginVolume(plugin, { pod, volume: v, uid, log, signal: opts.signal }),
         );
       }
       log.debug(4, "Volume set up", { volume: v.name, path: out.get(v.name)?.hostPath });
@@ -120,18 +188,15 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
 
   async function tearDownPod(uid: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
     const dir = podDir(deps.rootDir, uid);
-    const emptyDirs = `${volumesDir(uid)}/${EMPTY_DIR_PLUGIN_DIR}`;
     // SubPath bind mounts go first, as upstream unmounts them before the volume itself; the
     // removal below must never reach through one into volume or host contents.
     await cleanSubPaths(dir, { mounter, signal: opts.signal });
-    try {
-      for await (const e of Deno.readDir(emptyDirs)) {
-        opts.signal?.throwIfAborted();
-        const path = `${emptyDirs}/${e.name}`;
-        if (await mounter.isMountPoint(path)) await mounter.unmount(path, { signal: opts.signal });
-      }
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    // Then the volumes' own mounts (the tmpfs of emptyDir Memory, secret and projected
+    // volumes), deepest first; a mount listed twice is stacked and popped twice.
+    const mounts = await mounter.mountPointsUnder(volumesDir(uid));
+    for (const m of mounts.sort((x, y) => y.length - x.length)) {
+      opts.signal?.throwIfAborted();
+      await mounter.unmount(m, { signal: opts.signal });
     }
     opts.signal?.throwIfAborted();
     // Recursive removal would empty anything still mounted below (a leaked bind mount of a

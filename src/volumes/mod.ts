@@ -1,10 +1,29 @@
 /**
- * Pod volumes (emptyDir, hostPath), the kubelet-managed pod files (/etc/hosts, termination
- * message) and how volumeMounts become CRI mounts, subPaths through bind mounts that a symlink
- * swap cannot redirect.
+ * Pod volumes (emptyDir, hostPath, and through plugins the kinds whose files the kubelet writes
+ * atomically: downwardAPI, configMap, secret, projected), the kubelet-managed pod files
+ * (/etc/hosts, termination message) and how volumeMounts become CRI mounts, subPaths through
+ * bind mounts that a symlink swap cannot redirect.
  */
-export type { MountedVolume, SubPathMountOptions, VolumeManager } from "./_types.ts";
-export { createVolumeManager, type VolumeManagerDeps } from "./_manager.ts";
+export type {
+  DownwardAPIValues,
+  MountedVolume,
+  PluginVolumeKind,
+  SubPathMountOptions,
+  VolumeManager,
+  VolumePlugin,
+} from "./_types.ts";
+export { createVolumeManager, type VolumeManagerDeps, VolumeSetUpError } from "./_manager.ts";
+export {
+  type AtomicWriteOptions,
+  type FileProjection,
+  validatePayloadPath,
+  writeAtomically,
+} from "./_atomic_writer.ts";
+export { configMapPayload, configMapPlugin } from "./_configmap.ts";
+export { secretPayload, secretPlugin } from "./_secret.ts";
+export { downwardAPIPayload, downwardAPIPlugin } from "./_downward_api.ts";
+export { projectedPlugin, type ProjectedPluginDeps } from "./_projected.ts";
+export { DEFAULT_FILE_MODE } from "./_payload.ts";
 export { type Mounter, MountError, parseMountInfo, systemMounter } from "./_mounter.ts";
 export { containerMounts } from "./_container_mounts.ts";
 export { type FdFs, type FdInfo, type FileKind, FsCallError, libcFdFs } from "./_fd_fs.ts";
