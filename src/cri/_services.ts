@@ -17,6 +17,7 @@ import type {
   PodSandboxStatus,
   RuntimeService,
   RuntimeStatus,
+  StreamingService,
   VersionResponse,
 } from "./types.ts";
 import { DenoletError } from "../util/errors.ts";
@@ -120,6 +121,19 @@ export function runtimeService(deps: ServiceDeps): RuntimeService {
       (await call<{ stats: ContainerStats[] }>("ListContainerStats", { filter }, o)).stats,
     listPodSandboxStats: async (filter, o) =>
       (await call<{ stats: PodSandboxStats[] }>("ListPodSandboxStats", { filter }, o)).stats,
+  };
+}
+
+/** Exec, Attach and PortForward share RuntimeService's channel and definitions. */
+export function streamingService(deps: ServiceDeps): StreamingService {
+  const call = caller(deps, criServices().runtime);
+  return {
+    exec: async (containerId, cmd, f, o) =>
+      (await call<{ url: string }>("Exec", { containerId, cmd, ...f }, o)).url,
+    attach: async (containerId, f, o) =>
+      (await call<{ url: string }>("Attach", { containerId, ...f }, o)).url,
+    portForward: async (podSandboxId, port, o) =>
+      (await call<{ url: string }>("PortForward", { podSandboxId, port }, o)).url,
   };
 }
 

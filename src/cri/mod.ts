@@ -3,9 +3,9 @@
  */
 import { type Clock, realClock } from "../util/clock.ts";
 import { type Logger, nullLogger } from "../util/log.ts";
-import type { ImageService, RuntimeService } from "./types.ts";
+import type { ImageService, RuntimeService, StreamingService } from "./types.ts";
 import { openChannel } from "./_proto.ts";
-import { imageService, runtimeService } from "./_services.ts";
+import { imageService, runtimeService, streamingService } from "./_services.ts";
 import type { OnCall } from "./_unary.ts";
 
 export type * from "./types.ts";
@@ -14,6 +14,8 @@ export type { OnCall } from "./_unary.ts";
 export interface CriClient {
   runtime: RuntimeService;
   image: ImageService;
+  /** Exec, Attach and PortForward on the runtime's channel. */
+  streaming: StreamingService;
   /** Closes the channels; calls made afterwards fail. Idempotent. */
   close(): void;
 }
@@ -48,6 +50,11 @@ export function createCriClient(endpoint: string, opts: CriClientOptions): CriCl
       logger: logger.child({ cri: "runtime" }),
     }),
     image: imageService({ ...base, channel: imageChannel, logger: logger.child({ cri: "image" }) }),
+    streaming: streamingService({
+      ...base,
+      channel: runtimeChannel,
+      logger: logger.child({ cri: "runtime" }),
+    }),
     close() {
       runtimeChannel.close();
       if (imageChannel !== runtimeChannel) imageChannel.close();

@@ -351,6 +351,26 @@ export interface RuntimeService {
   ): Promise<PodSandboxStats[]>;
 }
 
+/** Which streams an exec or attach session carries (CRI ExecRequest/AttachRequest). */
+export interface StreamFlags {
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+  /** With a TTY there is no separate stderr: the runtime merges it into stdout. */
+  tty: boolean;
+}
+
+/**
+ * The CRI's streaming calls: each prepares a session on the runtime's streaming server and
+ * returns its one-shot URL, to which the caller then connects (or proxies a client's upgraded
+ * connection). Same error and cancellation contract as RuntimeService.
+ */
+export interface StreamingService {
+  exec(containerId: string, cmd: string[], flags: StreamFlags, opts?: CallOptions): Promise<string>;
+  attach(containerId: string, flags: StreamFlags, opts?: CallOptions): Promise<string>;
+  portForward(podSandboxId: string, ports: number[], opts?: CallOptions): Promise<string>;
+}
+
 /** CRI ImageService. Same error and cancellation contract as RuntimeService. */
 export interface ImageService {
   listImages(opts?: CallOptions): Promise<Image[]>;
