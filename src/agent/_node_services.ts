@@ -10,6 +10,7 @@ import { createEvictionManager, evictionConfigFrom } from "../eviction/mod.ts";
 import { GarbageCollector } from "../gc/mod.ts";
 import { createNodeStatusProvider } from "../node/mod.ts";
 import { createStatsProvider } from "../stats/mod.ts";
+import { statfs } from "../util/statfs.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import type { MetricsRegistry } from "../util/metrics.ts";
@@ -111,8 +112,17 @@ export function buildNodeServices(deps: NodeServicesDeps) {
       const v = await cri.runtime.version({ signal });
       return `${v.runtimeName}://${v.runtimeVersion}`;
     },
-    nodeFsCapacityBytes: () => stats.latest()?.node.fs?.capacityBytes,
+    // The first stats sample may not be there yet; statfs keeps the Node from waiting for it.
+    nodeFsCapacityBytes: async ({ signal }) =>
+      stats.latest()?.node.fs?.capacityBytes ??
+        (await statfs(config.rootDir, { signal })).capacityBytes,
     hardThresholds: evictionConfig.thresholds,
+    kubeReserved: config.kubeReserved,
+    systemReserved: config.systemReserved,
+    nodeLabels: config.nodeLabels,
+    taints: config.registerWithTaints,
+    listImages: ({ signal }) => cri.image.listImages({ signal }),
+    maxImages: config.nodeStatusMaxImages,
   });
   return {
     stats,

@@ -3,6 +3,8 @@
  * --kubeconfig is given, so the standalone agent never loads any of it.
  */
 import { createApiClient, loadKubeconfig } from "../apiclient/mod.ts";
+import { createNodeLeaseController } from "../node/lease.ts";
+import { createNodeRegistrar } from "../node/registrar.ts";
 import { createObjectManagers } from "../objects/mod.ts";
 import { downwardAPIValues } from "../runtime/mod.ts";
 import { configMapPlugin, projectedPlugin, secretPlugin } from "../volumes/mod.ts";
@@ -26,6 +28,24 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   });
   logger.info("API-server mode", { server: connection.server, node: config.nodeName });
   const loops: Array<(parts: AgentParts, signal: AbortSignal) => Promise<void>> = [];
+  // The Node and its Lease. As upstream, status and lease run with --register-node=false too:
+  // the flag only decides whether the agent creates the Node or expects someone else to.
+  loops.push(async (parts, signal) => {
+    const node = { client, nodeName: config.nodeName, clock, logger };
+    await Promise.all([
+      createNodeRegistrar({
+        ...node,
+        node: (o) => parts.nodeStatus.node(o),
+        register: config.registerNode,
+        updateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
+        reportFrequencyMs: config.nodeStatusReportFrequencyMs,
+      }).run({ signal }),
+      createNodeLeaseController({
+        ...node,
+        leaseDurationSeconds: config.nodeLeaseDurationSeconds,
+      }).run({ signal }),
+    ]);
+  });
   // ConfigMaps, Secrets and tokens: a change syncs the pods using it, so their volumes follow.
   const synced: { kubelet?: AgentParts["kubelet"] } = {};
   const objects = createObjectManagers({

@@ -1,19 +1,28 @@
 /**
- * The v1 Node object a standalone agent would register: metadata and labels, capacity and
- * allocatable, conditions (the eviction manager's pressure conditions plus Ready), addresses,
- * nodeInfo and the daemon endpoint. Without an API server, `/node` is where it is seen.
+ * The v1 Node object the agent registers: metadata, labels (the defaults plus --node-labels),
+ * taints (--register-with-taints), capacity and allocatable (minus the reserved resources and
+ * hard eviction thresholds), conditions (the eviction manager's pressure conditions plus
+ * Ready), addresses, nodeInfo, images and the daemon endpoint. Standalone, `/node` serves it;
+ * in API mode the registrar posts it.
  */
-import type { V1Node, V1NodeCondition } from "@kubernetes/client-node";
+import type { V1ContainerImage, V1Node, V1NodeCondition, V1Taint } from "@kubernetes/client-node";
+import type { Image } from "../cri/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { errorMessage } from "../util/log.ts";
-import { formatQuantity, type QuantityFormat } from "../util/quantity.ts";
 import type { NodeConditionSnapshot, Threshold } from "../eviction/mod.ts";
-import { thresholdQuantity } from "../eviction/mod.ts";
 import { type MachineInfo, type MachineRoots, readMachineInfo } from "./_machine.ts";
+import { allocatable, type Amounts, capacityOf, formatAmounts } from "./_allocatable.ts";
+import { DEFAULT_MAX_IMAGES, nodeImages } from "./_images.ts";
 
 /** upstream default maxPods. */
 export const DEFAULT_MAX_PODS = 110;
+
+/** How long the image list is reused (upstream's image manager refreshes its cache every 30 s). */
+export const IMAGE_LIST_PERIOD_MS = 30_000;
+
+/** Capacities a Node must report to be Ready (upstream ReadyCondition, local storage isolation on). */
+const REQUIRED_CAPACITY = ["cpu", "memory", "pods", "ephemeral-storage"];
 
 export interface NodeStatusDeps {
   nodeName: string;
@@ -35,9 +44,22 @@ export interface NodeStatusDeps {
   /** The runtime as `<name>://<version>`; may block on the CRI, honours `signal`. */
   runtimeVersion?: (opts: { signal?: AbortSignal }) => Promise<string>;
   /** Bytes of the filesystem holding the root dir (ephemeral-storage capacity), if known. */
-  nodeFsCapacityBytes?: () => number | undefined;
+  nodeFsCapacityBytes?: (
+    opts: { signal?: AbortSignal },
+  ) => number | undefined | Promise<number | undefined>;
   /** Hard thresholds: memory.available and nodefs.available are withheld from allocatable. */
   hardThresholds?: readonly Threshold[];
+  /** --kube-reserved / --system-reserved (name -> quantity), withheld from allocatable. */
+  kubeReserved?: Readonly<Record<string, string>>;
+  systemReserved?: Readonly<Record<string, string>>;
+  /** --node-labels: added to the default labels, overriding any of the same key. */
+  nodeLabels?: Readonly<Record<string, string>>;
+  /** --register-with-taints: the Node's spec.taints. */
+  taints?: readonly V1Taint[];
+  /** The runtime's images (CRI ListImages); asked at most every IMAGE_LIST_PERIOD_MS. */
+  listImages?: (opts: { signal?: AbortSignal }) => Promise<Image[]>;
+  /** nodeStatusMaxImages (default 50); -1 reports every image. */
+  maxImages?: number;
   /** Where /proc, /sys and /etc are (tests). */
   roots?: MachineRoots;
 }
@@ -48,6 +70,11 @@ export interface NodeStatusProvider {
    * for its version until it answers; never fails for a missing fact, the field is left empty.
    */
   node(opts?: { signal?: AbortSignal }): Promise<V1Node>;
+  /**
+   * The Node the last `node()` call built (allocatable, labels, taints for pod admission);
+   * undefined before the first. Cheap, never blocks.
+   */
+  lastNode(): V1Node | undefined;
 }
 
 const ARCH: Record<string, string> = { x86_64: "amd64", aarch64: "arm64" };
@@ -57,10 +84,16 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
   let machine: Promise<MachineInfo> | undefined;
   let runtimeVersion = "";
   let ready: { on: boolean; since: number } | undefined;
+  let images: { at: number; list: V1ContainerImage[] } | undefined;
+  let last: V1Node | undefined;
   const arch = ARCH[Deno.build.arch] ?? Deno.build.arch;
 
-  const readyCondition = (now: number): V1NodeCondition => {
-    const errors = deps.readinessErrors();
+  const readyCondition = (now: number, capacity: Amounts): V1NodeCondition => {
+    const errors = [...deps.readinessErrors()];
+    const missing = REQUIRED_CAPACITY.filter((r) => !capacity.has(r));
+    if (missing.length > 0) {
+      errors.push(`missing node capacity for resources: ${missing.join(", ")}`);
+    }
     const on = errors.length === 0;
     if (ready === undefined || ready.on !== on) ready = { on, since: now };
     return {
@@ -78,7 +111,37 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
     };
   };
 
+  const imageList = async (signal?: AbortSignal): Promise<V1ContainerImage[]> => {
+    const now = deps.clock.now();
+    if (!deps.listImages || (images && now - images.at < IMAGE_LIST_PERIOD_MS)) {
+      return images?.list ?? [];
+    }
+    try {
+      const list = nodeImages(
+        await deps.listImages({ signal }),
+        deps.maxImages ?? DEFAULT_MAX_IMAGES,
+      );
+      images = { at: now, list };
+    } catch (err) {
+      // The last list stands until the runtime answers again.
+      deps.logger.debug(2, "Cannot list images for the node status", { err: errorMessage(err) });
+    }
+    return images?.list ?? [];
+  };
+
+  const nodeFsBytes = async (signal?: AbortSignal): Promise<number | undefined> => {
+    try {
+      return await deps.nodeFsCapacityBytes?.({ signal });
+    } catch (err) {
+      deps.logger.debug(2, "Cannot read the node filesystem's capacity", {
+        err: errorMessage(err),
+      });
+      return undefined;
+    }
+  };
+
   return {
+    lastNode: () => last,
     async node(opts = {}) {
       machine ??= readMachineInfo(deps.roots, { logger: deps.logger });
       const info = await machine;
@@ -89,12 +152,12 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
           deps.logger.debug(2, "Cannot get the runtime version", { err: errorMessage(err) });
         }
       }
+      const [nodeImageList, fsBytes] = await Promise.all([
+        imageList(opts.signal),
+        nodeFsBytes(opts.signal),
+      ]);
       const now = deps.clock.now();
-      const capacity = capacityOf(
-        info,
-        deps.maxPods ?? DEFAULT_MAX_PODS,
-        deps.nodeFsCapacityBytes?.(),
-      );
+      const capacity = capacityOf(info, deps.maxPods ?? DEFAULT_MAX_PODS, fsBytes);
       const pressure = (deps.pressureConditions?.() ?? []).map((c): V1NodeCondition => ({
         type: c.type,
         status: c.status,
@@ -103,25 +166,29 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
         lastHeartbeatTime: new Date(now),
         lastTransitionTime: new Date(c.lastTransitionTime),
       }));
-      return {
+      const labels: Record<string, string> = {
+        "beta.kubernetes.io/arch": arch,
+        "beta.kubernetes.io/os": "linux",
+        "kubernetes.io/arch": arch,
+        "kubernetes.io/hostname": deps.hostname,
+        "kubernetes.io/os": "linux",
+        ...deps.nodeLabels,
+      };
+      last = {
         apiVersion: "v1",
         kind: "Node",
-        metadata: {
-          name: deps.nodeName,
-          creationTimestamp: created,
-          labels: {
-            "beta.kubernetes.io/arch": arch,
-            "beta.kubernetes.io/os": "linux",
-            "kubernetes.io/arch": arch,
-            "kubernetes.io/hostname": deps.hostname,
-            "kubernetes.io/os": "linux",
-          },
-        },
-        spec: {},
+        metadata: { name: deps.nodeName, creationTimestamp: created, labels },
+        spec: deps.taints?.length ? { taints: deps.taints.map((t) => ({ ...t })) } : {},
         status: {
-          capacity: format(capacity),
-          allocatable: format(allocatable(capacity, deps.hardThresholds ?? [])),
-          conditions: [...pressure, readyCondition(now)],
+          capacity: formatAmounts(capacity),
+          allocatable: formatAmounts(
+            allocatable(capacity, {
+              hard: deps.hardThresholds,
+              kubeReserved: deps.kubeReserved,
+              systemReserved: deps.systemReserved,
+            }),
+          ),
+          conditions: [...pressure, readyCondition(now, capacity)],
           addresses: [
             ...deps.nodeIPs.map((address) => ({ type: "InternalIP", address })),
             { type: "Hostname", address: deps.hostname },
@@ -142,54 +209,10 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
             operatingSystem: "linux",
             architecture: arch,
           },
+          images: nodeImageList,
         },
       };
+      return last;
     },
   };
-}
-
-type Amounts = Map<string, { value: number; format: QuantityFormat }>;
-
-/** Node capacity as the kubelet reports it (cpu, memory, pods, ephemeral-storage, hugepages-*). */
-export function capacityOf(info: MachineInfo, maxPods: number, nodeFsBytes?: number): Amounts {
-  const out: Amounts = new Map();
-  out.set("cpu", { value: info.cpus, format: "DecimalSI" });
-  if (nodeFsBytes !== undefined) {
-    out.set("ephemeral-storage", { value: nodeFsBytes, format: "BinarySI" });
-  }
-  for (const h of info.hugePages) {
-    out.set(`hugepages-${formatQuantity(h.sizeKiB * 1024, "BinarySI")}`, {
-      value: h.bytes,
-      format: "BinarySI",
-    });
-  }
-  out.set("memory", { value: info.memoryBytes, format: "BinarySI" });
-  out.set("pods", { value: maxPods, format: "DecimalSI" });
-  return out;
-}
-
-/**
- * Capacity minus the hard eviction reservation (upstream hardEvictionReservation): the
- * memory.available and nodefs.available thresholds. No kube/system reserved in denolet.
- */
-export function allocatable(capacity: Amounts, hard: readonly Threshold[]): Amounts {
-  const out: Amounts = new Map(capacity);
-  const reserve = (resource: string, t: Threshold) => {
-    const cap = capacity.get(resource);
-    if (!cap) return;
-    const value = Math.max(0, cap.value - thresholdQuantity(t.value, cap.value));
-    out.set(resource, { ...cap, value });
-  };
-  for (const t of hard) {
-    if (t.gracePeriodMs !== 0) continue;
-    if (t.signal === "memory.available") reserve("memory", t);
-    if (t.signal === "nodefs.available") reserve("ephemeral-storage", t);
-  }
-  return out;
-}
-
-function format(amounts: Amounts): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of amounts) out[k] = formatQuantity(v.value, v.format);
-  return out;
 }

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { createNodeStatusProvider, readMachineInfo } from "../../src/node/mod.ts";
+import {
+  createNodeStatusProvider,
+  type NodeStatusDeps,
+  readMachineInfo,
+} from "../../src/node/mod.ts";
+import type { Image } from "../../src/cri/types.ts";
 import { parseThresholdConfig } from "../../src/eviction/mod.ts";
 import { createNodeApiHandler } from "../../src/server/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
@@ -87,7 +92,8 @@ Deno.test("the Node has conditions, capacity, allocatable minus hard eviction, a
       memory: "2000Mi",
       pods: "110",
     });
-    assert.equal(node.status?.allocatable?.memory, "1900Mi");
+    // 2000Mi - 100Mi (memory.available) - 8Mi of huge pages.
+    assert.equal(node.status?.allocatable?.memory, "1892Mi");
     assert.equal(node.status?.allocatable?.["ephemeral-storage"], "96636764000"); // 100Gi - float32 10%
     assert.deepEqual(node.status?.conditions?.map((c) => [c.type, c.status, c.reason]), [
       ["MemoryPressure", "True", "KubeletHasInsufficientMemory"],
@@ -115,6 +121,146 @@ Deno.test("the Node has conditions, capacity, allocatable minus hard eviction, a
     const body = await res.json();
     assert.equal(body.status.conditions[0].type, "MemoryPressure");
     assert.match(body.status.conditions[0].lastTransitionTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+function provider(root: string, over: Partial<NodeStatusDeps> = {}) {
+  return createNodeStatusProvider({
+    nodeName: "edge-1",
+    hostname: "edge-1",
+    nodeIPs: ["10.0.0.5"],
+    clock: new FakeClock(),
+    logger: nullLogger,
+    agentVersion: "0.1.0",
+    port: 10250,
+    readinessErrors: () => [],
+    nodeFsCapacityBytes: () => 100 * 2 ** 30,
+    roots: roots(root),
+    ...over,
+  });
+}
+
+Deno.test("allocatable takes kube-reserved, system-reserved and hard eviction off capacity", async () => {
+  const root = await fixtureRoot();
+  try {
+    const node = await provider(root, {
+      kubeReserved: { cpu: "100m", memory: "100Mi", pid: "1000" },
+      systemReserved: { cpu: "0.15", memory: "50Mi", "ephemeral-storage": "1Gi" },
+      hardThresholds: parseThresholdConfig({
+        hard: { "memory.available": "100Mi", "nodefs.available": "10Gi" },
+      }),
+    }).node();
+    assert.equal(node.status?.capacity?.cpu, "2");
+    assert.deepEqual(node.status?.allocatable, {
+      cpu: "1750m",
+      "ephemeral-storage": "89Gi",
+      "hugepages-1Gi": "0",
+      "hugepages-2Mi": "8Mi",
+      memory: "1742Mi", // 2000Mi - 100Mi - 50Mi - 100Mi - 8Mi
+      pods: "110",
+    });
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("reservations larger than capacity leave zero, not a negative allocatable", async () => {
+  const root = await fixtureRoot();
+  try {
+    const node = await provider(root, { kubeReserved: { cpu: "3", memory: "4Gi" } }).node();
+    assert.equal(node.status?.allocatable?.cpu, "0");
+    assert.equal(node.status?.allocatable?.memory, "0");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("--node-labels join and override the default labels; taints are the spec's", async () => {
+  const root = await fixtureRoot();
+  try {
+    const node = await provider(root, {
+      nodeLabels: { "denolet.test/role": "edge", "kubernetes.io/hostname": "other" },
+      taints: [{ key: "dedicated", value: "edge", effect: "NoSchedule" }, {
+        key: "x",
+        effect: "NoExecute",
+      }],
+    }).node();
+    assert.equal(node.metadata?.labels?.["denolet.test/role"], "edge");
+    assert.equal(node.metadata?.labels?.["kubernetes.io/hostname"], "other");
+    assert.equal(node.metadata?.labels?.["kubernetes.io/os"], "linux");
+    assert.ok(node.metadata?.labels?.["kubernetes.io/arch"]);
+    assert.deepEqual(node.spec?.taints, [
+      { key: "dedicated", value: "edge", effect: "NoSchedule" },
+      { key: "x", effect: "NoExecute" },
+    ]);
+    const plain = await provider(root).node();
+    assert.equal(plain.spec?.taints, undefined);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("images: largest first, capped, five names each, listed again only after 30 s", async () => {
+  const root = await fixtureRoot();
+  const clock = new FakeClock();
+  let calls = 0;
+  const image = (id: string, size: number, tags: string[] = [`${id}:1`]): Image => ({
+    id,
+    size,
+    repoTags: tags,
+    repoDigests: [`${id}@sha256:1`],
+  });
+  let list = [
+    image("small", 10),
+    image("big", 300, ["big:1", "big:2", "big:3", "big:4", "big:5"]),
+    image("mid-a", 200),
+    image("mid-b", 200),
+  ];
+  try {
+    const p = provider(root, {
+      clock,
+      maxImages: 3,
+      listImages: () => {
+        calls++;
+        return Promise.resolve(list);
+      },
+    });
+    const node = await p.node();
+    assert.deepEqual(node.status?.images, [
+      { names: ["big@sha256:1", "big:1", "big:2", "big:3", "big:4"], sizeBytes: 300 },
+      { names: ["mid-b@sha256:1", "mid-b:1"], sizeBytes: 200 },
+      { names: ["mid-a@sha256:1", "mid-a:1"], sizeBytes: 200 },
+    ]);
+    list = [image("new", 5)];
+    await clock.advance(29_000);
+    assert.equal((await p.node()).status?.images?.length, 3);
+    assert.equal(calls, 1);
+    await clock.advance(1_000);
+    assert.deepEqual((await p.node()).status?.images, [
+      { names: ["new@sha256:1", "new:1"], sizeBytes: 5 },
+    ]);
+    assert.equal(p.lastNode()?.status?.images?.length, 1);
+    const all = await provider(root, { maxImages: -1, listImages: () => Promise.resolve(list) })
+      .node();
+    assert.equal(all.status?.images?.length, 1);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a Node without an ephemeral-storage capacity is not Ready, as upstream", async () => {
+  const root = await fixtureRoot();
+  try {
+    const node = await provider(root, { nodeFsCapacityBytes: () => undefined }).node();
+    const ready = node.status?.conditions?.find((c) => c.type === "Ready");
+    assert.equal(ready?.status, "False");
+    assert.equal(ready?.message, "missing node capacity for resources: ephemeral-storage");
+    const failing = await provider(root, {
+      nodeFsCapacityBytes: () => Promise.reject(new Error("statfs failed")),
+    }).node();
+    assert.equal(failing.status?.capacity?.["ephemeral-storage"], undefined);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -1,0 +1,236 @@
+/**
+ * The registrar's comparisons and patches: the Node the agent computed against the one the API
+ * server holds. As upstream's nodeStatusHasChanged, heartbeat times are not a change; a
+ * condition keeps the server's transition time while its status stays the same; quantities are
+ * compared by value (the server prints `96636764000` as `96636764k`). Patches are strategic
+ * merges of `nodes/<name>/status`, so conditions and fields other components own are kept.
+ */
+import type { V1Node, V1NodeCondition } from "@kubernetes/client-node";
+import { quantityMilliValue } from "../util/quantity.ts";
+
+type Json = Record<string, unknown>;
+
+/** The annotation that hands volume attach/detach to the controller (upstream's default). */
+export const CONTROLLER_MANAGED_ATTACH = "volumes.kubernetes.io/controller-managed-attach-detach";
+
+/** Labels the kubelet sets on every registration and puts back on an adopted Node. */
+const DEFAULT_LABELS = [
+  "kubernetes.io/hostname",
+  "kubernetes.io/os",
+  "kubernetes.io/arch",
+  "beta.kubernetes.io/os",
+  "beta.kubernetes.io/arch",
+];
+
+/** Labels whose absence or change is itself a reason to patch (upstream updateNode). */
+const REQUIRED_LABELS = ["kubernetes.io/os", "kubernetes.io/arch"];
+
+export interface StatusUpdate {
+  /** True when anything but heartbeat times differs from the server's Node. */
+  changed: boolean;
+  /** The strategic merge patch for `nodes/<name>/status` that makes the server's Node ours. */
+  patch: Json;
+  /** Conditions whose status differs from the server's (or that it lacks, Ready aside). */
+  transitions: Array<{ type: string; status: string }>;
+}
+
+/** The Node to create on registration: metadata, taints and the computed status. */
+export function initialNode(ours: V1Node): Json {
+  const taints = ours.spec?.taints ?? [];
+  return {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: {
+      name: ours.metadata?.name,
+      labels: { ...ours.metadata?.labels },
+      annotations: { [CONTROLLER_MANAGED_ATTACH]: "true" },
+    },
+    spec: taints.length > 0 ? { taints } : {},
+    status: {
+      ...ours.status,
+      conditions: (ours.status?.conditions ?? []).map((c) => wireCondition(c)),
+    },
+  };
+}
+
+/**
+ * What registration changes on a Node that already exists (upstream tryRegisterWithAPIServer):
+ * the default labels, the attach/detach annotation, huge page sizes, and capacity or
+ * allocatable when missing. --node-labels and taints count only at creation, as upstream (and
+ * NodeRestriction refuses a kubelet's taint changes). Undefined when nothing differs.
+ */
+export function reconcileExisting(existing: V1Node, ours: V1Node): Json | undefined {
+  const labels: Record<string, string | null> = {};
+  for (const key of DEFAULT_LABELS) {
+    const want = ours.metadata?.labels?.[key];
+    if (want === undefined) continue;
+    const have = existing.metadata?.labels?.[key];
+    if (want === "" && have !== undefined) labels[key] = null;
+    else if (want !== "" && have !== want) labels[key] = want;
+  }
+  const metadata: Json = {};
+  if (Object.keys(labels).length > 0) metadata.labels = labels;
+  if (existing.metadata?.annotations?.[CONTROLLER_MANAGED_ATTACH] !== "true") {
+    metadata.annotations = { [CONTROLLER_MANAGED_ATTACH]: "true" };
+  }
+  const status: Json = {};
+  for (const field of ["capacity", "allocatable"] as const) {
+    const have = existing.status?.[field];
+    const want = ours.status?.[field] ?? {};
+    if (have === undefined) {
+      status[field] = want;
+      continue;
+    }
+    const diff: Record<string, string | null> = {};
+    for (const [name, q] of Object.entries(want)) {
+      if (name.startsWith("hugepages-") && !sameQuantity(have[name], q)) diff[name] = q;
+    }
+    for (const name of Object.keys(have)) {
+      if (name.startsWith("hugepages-") && !(name in want)) diff[name] = null;
+    }
+    if (Object.keys(diff).length > 0) status[field] = diff;
+  }
+  if (Object.keys(metadata).length === 0 && Object.keys(status).length === 0) return undefined;
+  return {
+    ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
+    ...(Object.keys(status).length > 0 ? { status } : {}),
+  };
+}
+
+/** Compares the server's Node with the computed one and builds the status patch. */
+export function statusUpdate(server: V1Node, ours: V1Node, now: number): StatusUpdate {
+  let changed = false;
+  const transitions: StatusUpdate["transitions"] = [];
+  const serverConditions = server.status?.conditions ?? [];
+  const conditions = (ours.status?.conditions ?? []).map((c) => {
+    const had = serverConditions.find((s) => s.type === c.type);
+    if (!had || had.reason !== c.reason || had.message !== c.message) changed = true;
+    if (had?.status === c.status) {
+      return wireCondition(c, { heartbeat: now, transition: timeMs(had.lastTransitionTime) });
+    }
+    changed = true;
+    // As upstream's setters: a new pressure condition is news, a new Ready is not.
+    if (had || c.type !== "Ready") transitions.push({ type: c.type, status: c.status });
+    return wireCondition(c, { heartbeat: now, transition: now });
+  });
+
+  const patch: Json = {};
+  const labels: Record<string, string> = {};
+  for (const key of REQUIRED_LABELS) {
+    const want = ours.metadata?.labels?.[key];
+    if (want !== undefined && server.metadata?.labels?.[key] !== want) labels[key] = want;
+  }
+  if (Object.keys(labels).length > 0) {
+    changed = true;
+    patch.metadata = { labels };
+  }
+
+  const status: Json = { conditions };
+  for (const field of ["capacity", "allocatable"] as const) {
+    const want = ours.status?.[field] ?? {};
+    const have = server.status?.[field] ?? {};
+    const out: Record<string, string | null> = { ...want };
+    for (const [name, q] of Object.entries(want)) {
+      if (!sameQuantity(have[name], q)) changed = true;
+    }
+    // Our own resources that we no longer report (a huge page size gone) are removed.
+    for (const name of Object.keys(have)) {
+      if (!(name in want) && isOwnResource(name)) {
+        out[name] = null;
+        changed = true;
+      }
+    }
+    status[field] = out;
+  }
+
+  const addresses = ours.status?.addresses ?? [];
+  const haveAddresses = server.status?.addresses ?? [];
+  if (
+    addresses.length !== haveAddresses.length ||
+    addresses.some((a, i) =>
+      a.type !== haveAddresses[i].type || a.address !== haveAddresses[i].address
+    )
+  ) {
+    changed = true;
+  }
+  // NodeStatus.addresses merges by type on the wire, which cannot express a removed or a
+  // second address of one type: replace the list, as upstream's PatchNodeStatus does.
+  status.addresses = [...addresses, { $patch: "replace" }];
+
+  const port = ours.status?.daemonEndpoints?.kubeletEndpoint?.Port;
+  if (server.status?.daemonEndpoints?.kubeletEndpoint?.Port !== port) changed = true;
+  status.daemonEndpoints = ours.status?.daemonEndpoints;
+
+  const info = (ours.status?.nodeInfo ?? {}) as unknown as Record<string, string>;
+  const haveInfo = (server.status?.nodeInfo ?? {}) as unknown as Record<string, string>;
+  for (const [k, v] of Object.entries(info)) {
+    if ((haveInfo[k] ?? "") !== (v ?? "")) changed = true;
+  }
+  status.nodeInfo = info;
+
+  const images = ours.status?.images ?? [];
+  if (!sameImages(server.status?.images ?? [], images)) changed = true;
+  status.images = images;
+
+  patch.status = status;
+  return { changed, patch, transitions };
+}
+
+/** The Ready condition's status in a Node ("Unknown" when it has none). */
+export function readyStatus(node: V1Node | undefined): string {
+  return node?.status?.conditions?.find((c) => c.type === "Ready")?.status ?? "Unknown";
+}
+
+/** A condition with RFC 3339 times (whole seconds, as metav1.Time keeps them). */
+function wireCondition(
+  c: V1NodeCondition,
+  times: { heartbeat?: number; transition?: number } = {},
+): Json {
+  const heartbeat = times.heartbeat ?? timeMs(c.lastHeartbeatTime);
+  const transition = times.transition ?? timeMs(c.lastTransitionTime);
+  return {
+    type: c.type,
+    status: c.status,
+    reason: c.reason,
+    message: c.message,
+    lastHeartbeatTime: heartbeat === undefined ? undefined : rfc3339(heartbeat),
+    lastTransitionTime: transition === undefined ? undefined : rfc3339(transition),
+  };
+}
+
+/** A time as parsed JSON gives it (a string) or as the agent builds it (a Date). */
+function timeMs(t: Date | string | undefined): number | undefined {
+  if (t === undefined) return undefined;
+  const ms = new Date(t).getTime();
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+function rfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}
+
+function isOwnResource(name: string): boolean {
+  return ["cpu", "memory", "pods", "ephemeral-storage"].includes(name) ||
+    name.startsWith("hugepages-");
+}
+
+function sameQuantity(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  try {
+    return quantityMilliValue(a) === quantityMilliValue(b);
+  } catch {
+    // Not a quantity we can read: only the same text is the same.
+    return a === b;
+  }
+}
+
+function sameImages(
+  a: ReadonlyArray<{ names?: string[]; sizeBytes?: number }>,
+  b: ReadonlyArray<{ names?: string[]; sizeBytes?: number }>,
+): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((img, i) =>
+    (img.sizeBytes ?? 0) === (b[i].sizeBytes ?? 0) &&
+    (img.names ?? []).join("\n") === (b[i].names ?? []).join("\n")
+  );
+}
