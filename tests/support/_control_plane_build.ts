@@ -75,9 +75,16 @@ export async function buildControlPlane(
   try {
     // flock(2): released by the kernel if this process dies mid-build.
     await file.lock(true);
+    let built = false;
     for (const b of builds) {
-      if (!(await allPresent([b]))) await goBuild(l, b, opts);
+      if (await allPresent([b])) continue;
+      await goBuild(l, b, opts);
+      built = true;
     }
+    // The build cache (4 GB after kubernetes; etcd, built next, reuses its gRPC and etcd client
+    // packages) is worth nothing once the binaries are cached by version. The module cache
+    // (under 1 GB) stays for the next version's download.
+    if (built) await Deno.remove(goEnv(l).GOCACHE, { recursive: true }).catch(ignoreNotFound);
   } finally {
     file.close();
   }
@@ -262,9 +269,6 @@ async function goBuild(
   if (await exists(b.bin)) await Deno.rename(b.bin, old);
   await Deno.rename(tmpBin, b.bin);
   await Deno.remove(old, { recursive: true }).catch(ignoreNotFound);
-  // The build cache (4 GB for kubernetes) is worth nothing once the binaries are cached by
-  // version; the module cache (under 1 GB) stays for the next version's download.
-  await Deno.remove(env.GOCACHE, { recursive: true }).catch(ignoreNotFound);
   opts.log(`built ${b.what} into ${b.bin} in ${since(started)}`);
 }
 
