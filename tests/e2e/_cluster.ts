@@ -6,6 +6,7 @@
 import { stringify as toYaml } from "yaml";
 import type { V1Pod } from "@kubernetes/client-node";
 import { createCriClient, type CriClient } from "../../src/cri/mod.ts";
+import { systemMounter } from "../../src/volumes/mod.ts";
 import { type AgentProcess, removeAgentSandboxes, startAgent, waitFor } from "../support/agent.ts";
 import type { WaitOptions } from "../support/wait.ts";
 import { ensureContainerd } from "../support/containerd.ts";
@@ -140,11 +141,27 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
       } finally {
         cri.close();
         if (ownsControlPlane) await cp.stop();
+        await unmountUnder(tmp);
         await Deno.remove(tmp, { recursive: true }).catch(() => undefined);
       }
     },
   };
   return e2e;
+}
+
+/**
+ * A stopped agent leaves its pods' tmpfs volumes (secret, projected: every API pod has one)
+ * mounted, as a kubelet does; once the pods are gone they are unmounted so nothing outlives
+ * the test.
+ */
+async function unmountUnder(dir: string): Promise<void> {
+  const mounter = systemMounter();
+  const mounts = await mounter.mountPointsUnder(dir);
+  for (const m of mounts.sort((a, b) => b.length - a.length)) {
+    await mounter.unmount(m).catch((err) =>
+      console.error(`[denolet-e2e] cannot unmount ${m}: ${err}`)
+    );
+  }
 }
 
 /** A busybox pod bound to `node` (no scheduler needed) running `script`. */

@@ -1,0 +1,287 @@
+/**
+ * ConfigMaps, Secrets, service-account tokens and the downward API in API mode, against the real
+ * control plane and containerd: a configMap volume with items and modes, secret env
+ * (secretKeyRef, envFrom), secret and projected volumes on tmpfs, the `kube-api-access-*` volume
+ * the API server injects (the API server itself reviews the token the pod read), a ConfigMap
+ * update reaching the running container, and missing objects holding a pod back with
+ * upstream's messages until they are created.
+ */
+import assert from "node:assert/strict";
+import type { V1Container, V1Pod } from "@kubernetes/client-node";
+import { waitFor } from "../support/agent.ts";
+import { busyboxPod, type ClusterE2E, E2E_TEST, setupCluster } from "./_cluster.ts";
+
+const TIMEOUT = 120_000;
+const TOKEN_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/** The pod's running `main` container, from the runtime. */
+async function runningContainer(c: ClusterE2E, pod: string): Promise<string | undefined> {
+  const list = await c.cri.runtime.listContainers({
+    labelSelector: { "io.kubernetes.pod.name": pod, "io.kubernetes.container.name": "main" },
+    state: { state: "CONTAINER_RUNNING" },
+  });
+  return list[0]?.id;
+}
+
+function waitRunning(c: ClusterE2E, pod: string): Promise<string> {
+  return waitFor(() => runningContainer(c, pod), {
+    timeoutMs: TIMEOUT,
+    intervalMs: 500,
+    what: `pod ${pod}'s container to run`,
+  });
+}
+
+/** Runs `script` in the pod's container; its stdout (trimmed) and exit code. */
+async function exec(c: ClusterE2E, pod: string, script: string) {
+  const id = await runningContainer(c, pod);
+  if (!id) throw new Error(`pod ${pod} has no running container`);
+  const res = await c.cri.runtime.execSync(id, ["sh", "-c", script], 30);
+  return {
+    out: new TextDecoder().decode(res.stdout).trim(),
+    err: new TextDecoder().decode(res.stderr).trim(),
+    code: res.exitCode,
+  };
+}
+
+async function read(c: ClusterE2E, pod: string, script: string): Promise<string> {
+  const r = await exec(c, pod, script);
+  assert.equal(r.code, 0, `${script}: ${r.err}`);
+  return r.out;
+}
+
+function podWith(
+  c: ClusterE2E,
+  name: string,
+  main: Partial<V1Container>,
+  spec: Partial<V1Pod["spec"]> = {},
+) {
+  const pod = busyboxPod(name, "sleep 3600", { node: c.nodeName, extra: spec });
+  Object.assign(pod.spec!.containers[0], main);
+  return pod;
+}
+
+/** Mount points under the pod's directory (relative to it) with their file system type. */
+async function podMounts(c: ClusterE2E, uid: string): Promise<Map<string, string>> {
+  const base = `${await Deno.realPath(c.rootDir)}/pods/${uid}/`;
+  const out = new Map<string, string>();
+  for (const line of (await Deno.readTextFile("/proc/self/mountinfo")).split("\n")) {
+    const f = line.split(" ");
+    const sep = f.indexOf("-");
+    if (f[4]?.startsWith(base)) out.set(f[4].slice(base.length), f[sep + 1]);
+  }
+  return out;
+}
+
+Deno.test({
+  name: "API mode: configMaps, secrets, tokens and the downward API reach the pods",
+  ...E2E_TEST,
+  async fn(t) {
+    const c = await setupCluster();
+    try {
+      await t.step("configMap volume with items and modes, secret env, tmpfs, token", async () => {
+        await c.apply(
+          {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: "app-config", namespace: "default" },
+            data: { "app.conf": "greeting=hello", mode: "fast", unused: "x" },
+          },
+          {
+            apiVersion: "v1",
+            kind: "Secret",
+            metadata: { name: "app-secret", namespace: "default" },
+            stringData: { password: "s3cr3t", user: "admin" },
+          },
+        );
+        const pod = podWith(c, "objects", {
+          env: [{
+            name: "PASSWORD",
+            valueFrom: { secretKeyRef: { name: "app-secret", key: "password" } },
+          }],
+          envFrom: [{ prefix: "SEC_", secretRef: { name: "app-secret" } }],
+          volumeMounts: [
+            { name: "cfg", mountPath: "/etc/cfg" },
+            { name: "sec", mountPath: "/etc/sec" },
+            { name: "info", mountPath: "/etc/info" },
+            { name: "cfg", mountPath: "/etc/app.conf", subPath: "conf/app.conf" },
+          ],
+        }, {
+          volumes: [
+            {
+              name: "cfg",
+              configMap: {
+                name: "app-config",
+                defaultMode: 0o440,
+                items: [
+                  { key: "app.conf", path: "conf/app.conf" },
+                  { key: "mode", path: "mode", mode: 0o400 },
+                ],
+              },
+            },
+            { name: "sec", secret: { secretName: "app-secret" } },
+            {
+              name: "info",
+              downwardAPI: {
+                items: [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }],
+              },
+            },
+          ],
+        });
+        pod.metadata!.labels = { app: "objects" };
+        await c.apply(pod);
+        await waitRunning(c, "objects");
+
+        assert.equal(await read(c, "objects", "cat /etc/cfg/conf/app.conf"), "greeting=hello");
+        assert.equal(await read(c, "objects", "cat /etc/app.conf"), "greeting=hello");
+        assert.equal(await read(c, "objects", "stat -L -c %a /etc/cfg/conf/app.conf"), "440");
+        assert.equal(await read(c, "objects", "stat -L -c %a /etc/cfg/mode"), "400");
+        assert.deepEqual(
+          (await read(c, "objects", "ls -A /etc/cfg")).split(/\s+/).filter((n) =>
+            !n.startsWith("..2")
+          ),
+          ["..data", "conf", "mode"],
+        );
+        const touched = await exec(c, "objects", "touch /etc/cfg/new");
+        assert.notEqual(touched.code, 0, "configMap volumes are mounted read-only");
+        assert.equal(await read(c, "objects", "cat /etc/sec/user"), "admin");
+        assert.equal(
+          await read(c, "objects", 'echo "$PASSWORD|$SEC_user|$SEC_password"'),
+          "s3cr3t|admin|s3cr3t",
+        );
+        assert.equal(await read(c, "objects", "cat /etc/info/labels"), 'app="objects"');
+
+        // The API server injected kube-api-access-*: a bound token, the cluster CA, the namespace.
+        const apiPod = await c.pod("objects");
+        const access = apiPod?.spec?.volumes?.find((v) => v.name.startsWith("kube-api-access-"));
+        assert.ok(access?.projected, "the API server injects the projected volume");
+        assert.equal(await read(c, "objects", `cat ${TOKEN_DIR}/namespace`), "default");
+        assert.match(
+          await read(c, "objects", `cat ${TOKEN_DIR}/ca.crt`),
+          /^-----BEGIN CERTIFICATE-----/,
+        );
+        const token = await read(c, "objects", `cat ${TOKEN_DIR}/token`);
+        const review = JSON.parse(
+          await c.kubectl(["create", "-f", "-", "-o", "json"], {
+            stdin: JSON.stringify({
+              apiVersion: "authentication.k8s.io/v1",
+              kind: "TokenReview",
+              spec: { token },
+            }),
+          }),
+        );
+        assert.equal(review.status?.authenticated, true, JSON.stringify(review.status));
+        assert.equal(review.status.user.username, "system:serviceaccount:default:default");
+        assert.deepEqual(review.status.user.extra?.["authentication.kubernetes.io/pod-name"], [
+          "objects",
+        ]);
+
+        // Secrets and tokens never touch the node's disk.
+        const mounts = await podMounts(c, apiPod!.metadata!.uid!);
+        assert.equal(
+          mounts.get("volumes/kubernetes.io~secret/sec"),
+          "tmpfs",
+          [...mounts].join(" "),
+        );
+        assert.equal(mounts.get(`volumes/kubernetes.io~projected/${access.name}`), "tmpfs");
+        assert.equal(mounts.has("volumes/kubernetes.io~configmap/cfg"), false);
+      });
+
+      await t.step("a configMap update reaches the running container", async () => {
+        const before = await runningContainer(c, "objects");
+        await c.apply({
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "app-config", namespace: "default" },
+          data: { "app.conf": "greeting=bonjour", mode: "fast", unused: "x" },
+        });
+        await waitFor(
+          async () =>
+            (await read(c, "objects", "cat /etc/cfg/conf/app.conf")) === "greeting=bonjour",
+          { timeoutMs: 60_000, intervalMs: 500, what: "the new configMap content in the pod" },
+        );
+        assert.equal(
+          await runningContainer(c, "objects"),
+          before,
+          "the container was not restarted",
+        );
+        // As upstream, a subPath mount keeps the file it was given when the container started.
+        assert.equal(await read(c, "objects", "cat /etc/app.conf"), "greeting=hello");
+      });
+
+      await t.step("a missing configMap for env holds the container until it exists", async () => {
+        await c.apply(podWith(c, "late-env", {
+          env: [{
+            name: "K",
+            valueFrom: { configMapKeyRef: { name: "late-env-config", key: "k" } },
+          }],
+        }));
+        const waiting = await c.waitPod(
+          "late-env",
+          (p) =>
+            p.status?.containerStatuses?.[0]?.state?.waiting?.reason ===
+              "CreateContainerConfigError",
+          {
+            timeoutMs: TIMEOUT,
+            what: "late-env to report CreateContainerConfigError",
+          },
+        );
+        assert.equal(
+          waiting.status?.containerStatuses?.[0]?.state?.waiting?.message,
+          'configmap "late-env-config" not found',
+        );
+        await c.apply({
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "late-env-config", namespace: "default" },
+          data: { k: "arrived" },
+        });
+        await waitRunning(c, "late-env");
+        assert.equal(await read(c, "late-env", "echo $K"), "arrived");
+      });
+
+      await t.step(
+        "a missing configMap volume fails the mount, naming it, until it exists",
+        async () => {
+          await c.apply(
+            podWith(c, "late-vol", { volumeMounts: [{ name: "cfg", mountPath: "/etc/cfg" }] }, {
+              volumes: [{ name: "cfg", configMap: { name: "late-vol-config" } }],
+            }),
+          );
+          // The log quotes the message as a JSON string, so its quotes come escaped.
+          const failedMount = new RegExp(
+            String.raw`reason=FailedMount .*MountVolume\.SetUp failed for volume \\?"cfg\\?" : ` +
+              String.raw`configmap \\?"late-vol-config\\?" not found`,
+          );
+          await waitFor(async () => failedMount.test(await c.agent.logTail(5000)), {
+            timeoutMs: TIMEOUT,
+            intervalMs: 500,
+            what: "the FailedMount message in the agent's log",
+          });
+          assert.equal(await runningContainer(c, "late-vol"), undefined);
+          await c.apply({
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: "late-vol-config", namespace: "default" },
+            data: { "settings.ini": "ready=yes" },
+          });
+          await waitRunning(c, "late-vol");
+          assert.equal(await read(c, "late-vol", "cat /etc/cfg/settings.ini"), "ready=yes");
+        },
+      );
+
+      await t.step("a deleted pod's tmpfs and subPath mounts go with it", async () => {
+        const uid = (await c.pod("objects"))!.metadata!.uid!;
+        // secret and projected tmpfs, and the subPath's bind mount.
+        assert.equal((await podMounts(c, uid)).size, 3, [...await podMounts(c, uid)].join(" "));
+        await c.kubectl(["delete", "pod", "objects", "--wait=false"]);
+        await waitFor(async () => (await podMounts(c, uid)).size === 0, {
+          timeoutMs: TIMEOUT,
+          intervalMs: 500,
+          what: "the deleted pod's volumes to be unmounted",
+        });
+      });
+    } finally {
+      await c.close();
+    }
+  },
+});
