@@ -4,12 +4,14 @@
  * (secretKeyRef, envFrom), secret and projected volumes on tmpfs, the `kube-api-access-*` volume
  * the API server injects (the API server itself reviews the token the pod read), a ConfigMap
  * update reaching the running container, and missing objects holding a pod back with
- * upstream's messages until they are created.
+ * upstream's messages until they are created. The downward API needs no API server: a static
+ * pod of a standalone agent has it too.
  */
 import assert from "node:assert/strict";
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import { waitFor } from "../support/agent.ts";
 import { busyboxPod, type ClusterE2E, E2E_TEST, setupCluster } from "./_cluster.ts";
+import { BUSYBOX, setupE2E } from "./_helpers.ts";
 
 const TIMEOUT = 120_000;
 const TOKEN_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -282,6 +284,64 @@ Deno.test({
       });
     } finally {
       await c.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "standalone: a static pod's downwardAPI volume holds its fields and resources",
+  ...E2E_TEST,
+  async fn() {
+    const e = await setupE2E();
+    try {
+      const pod: V1Pod = {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "downward", namespace: "default", labels: { app: "downward" } },
+        spec: {
+          terminationGracePeriodSeconds: 2,
+          volumes: [{
+            name: "info",
+            downwardAPI: {
+              items: [
+                { path: "name", fieldRef: { fieldPath: "metadata.name" } },
+                { path: "labels", fieldRef: { fieldPath: "metadata.labels" } },
+                {
+                  path: "mem",
+                  resourceFieldRef: {
+                    containerName: "main",
+                    resource: "limits.memory",
+                    divisor: "1Mi",
+                  },
+                },
+              ],
+            },
+          }],
+          containers: [{
+            name: "main",
+            image: BUSYBOX,
+            imagePullPolicy: "IfNotPresent",
+            resources: { limits: { memory: "32Mi" } },
+            volumeMounts: [{ name: "info", mountPath: "/etc/info" }],
+            command: ["sh", "-c"],
+            args: [
+              'echo "name=$(cat /etc/info/name) labels=$(cat /etc/info/labels) ' +
+              'mem=$(cat /etc/info/mem)"; sleep 3600',
+            ],
+          }],
+        },
+      };
+      await e.writePod("downward.yaml", pod);
+      const running = await e.waitPod(
+        "downward",
+        (p) => p.status?.containerStatuses?.[0]?.state?.running !== undefined,
+        { what: "the downward pod to run", timeoutMs: TIMEOUT },
+      );
+      await e.waitLog(running, "main", [
+        `name=${e.podName("downward")} labels=app="downward" mem=32`,
+      ], { timeoutMs: TIMEOUT });
+    } finally {
+      await e.close();
     }
   },
 });
