@@ -107,7 +107,11 @@ export function createObjectManagers(deps: ObjectManagersDeps): ObjectManagers {
       ensure(pod);
       return secrets.get(pod.metadata?.namespace ?? "default", name, opts);
     },
-    serviceAccountToken: (pod, spec, opts) => tokens.get(pod, spec, opts),
+    serviceAccountToken(pod, spec, opts) {
+      // Registered so its tokens are dropped with it, even before the next periodic sync.
+      ensure(pod);
+      return tokens.get(pod, spec, opts);
+    },
     syncPods,
     async run(pods, opts) {
       const { signal } = opts;

@@ -117,3 +117,17 @@ Deno.test("object managers follow the desired pods and report changes and due to
   assert.deepEqual(api.watches(), [], "stopping ends every watch");
   assert.equal(clock.pendingTimers, 0);
 });
+
+Deno.test("object managers drop the tokens of a pod that is gone, even one never synced", async () => {
+  const { api, objects } = setup();
+  const tokenOnly = pod("t", {});
+  await objects.serviceAccountToken(tokenOnly, { expirationSeconds: 3600 });
+  await objects.serviceAccountToken(tokenOnly, { expirationSeconds: 3600 });
+  assert.equal(api.tokenCalls, 1, "cached");
+  objects.syncPods([]);
+  await objects.serviceAccountToken(tokenOnly, { expirationSeconds: 3600 });
+  assert.equal(api.tokenCalls, 2, "the gone pod's token was dropped");
+  const ac = new AbortController();
+  ac.abort();
+  await objects.run(() => [], { signal: ac.signal });
+});
