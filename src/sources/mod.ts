@@ -1,7 +1,7 @@
 /**
- * Pod sources: where desired pods come from besides the API server. Static pods from
- * `--pod-manifest-path` (a directory or a file) and `--manifest-url`, each producing full
- * snapshots (`PodSourceUpdate`) for the pod manager to diff.
+ * Pod sources: where desired pods come from. Static pods from `--pod-manifest-path` (a directory
+ * or a file) and `--manifest-url`, and in API-server mode the pods bound to the node (`api`),
+ * each producing full snapshots (`PodSourceUpdate`) for the pod manager to diff.
  */
 export type { ManifestProblem, PodSource, PodSourceUpdate, SourceName } from "./types.ts";
 export { createFileSource, type FileSourceOptions } from "./file_source.ts";
@@ -13,3 +13,13 @@ export {
   CONFIG_SEEN_ANNOTATION,
   CONFIG_SOURCE_ANNOTATION,
 } from "./_static_pod.ts";
+export {
+  type ApiPodSource,
+  type ApiPodStore,
+  type ApiSourceOptions,
+  CONFIG_MIRROR_ANNOTATION,
+  createApiSource,
+  isMirrorPod,
+  type PodName,
+  type Reflector,
+} from "./api_source.ts";

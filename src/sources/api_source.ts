@@ -1,0 +1,295 @@
+/**
+ * Pods bound to this node, from the API server (pkg/kubelet/config/apiserver.go, with the pod
+ * config's rules from config.go): a list and watch of `/api/v1/pods` with
+ * `fieldSelector=spec.nodeName=<node>` kept in an `ApiPodStore`, and full snapshots (`SET`) for the
+ * kubelet. Nothing is sent before the first list succeeds, so the source stays unseen and
+ * clean-up waits while the API server is unreachable at start; during an outage the last
+ * snapshot stands. Mirror pods are the agent's own reflection of its static pods: they stay in
+ * the store (for the mirror pod manager and the status writer) and never reach the kubelet.
+ *
+ * The kubelet is sent a new version of a pod only when it changed in a way that matters to it
+ * (metadata, spec, conditions others own): the status the agent itself writes comes back through
+ * the watch, and upstream's pod config treats that as a reconcile, not an update. A pod that
+ * leaves the API server without the agent's final delete (force deletion) is killed at once.
+ *
+ * The API client's code is injected (`reflector`), so a standalone agent that imports the
+ * sources module loads none of it.
+ */
+import type { V1Pod } from "@kubernetes/client-node";
+import type { ApiClient } from "../apiclient/types.ts";
+import type { ReflectorOptions } from "../apiclient/reflector.ts";
+import type { Clock } from "../util/clock.ts";
+import type { Logger } from "../util/log.ts";
+import { SnapshotEmitter } from "./_snapshot.ts";
+import { stableStringify } from "./_stable.ts";
+import { CONFIG_SOURCE_ANNOTATION } from "./_static_pod.ts";
+import type { PodSource, PodSourceUpdate } from "./types.ts";
+
+/** Marks a mirror pod; its value is the static pod's `kubernetes.io/config.hash`. */
+export const CONFIG_MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
+
+/** Conditions the kubelet computes itself; a change to them is no news to it. */
+const KUBELET_CONDITIONS = new Set([
+  "PodReadyToStartContainers",
+  "Initialized",
+  "Ready",
+  "ContainersReady",
+]);
+
+export function isMirrorPod(pod: V1Pod): boolean {
+  return pod.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] !== undefined;
+}
+
+/** The API server's pods bound to this node, as last seen (watch events and write answers). */
+export interface ApiPodStore {
+  /** True once a list succeeded: the store then holds every pod bound to the node. */
+  readonly synced: boolean;
+  get(namespace: string, name: string): V1Pod | undefined;
+  byUid(uid: string): V1Pod | undefined;
+  pods(): V1Pod[];
+  /**
+   * Takes in an object the API server returned for a write, which may be newer than what the
+   * watch has shown so far. A version older than the one held is ignored.
+   */
+  observe(pod: V1Pod): void;
+  /** This agent deleted the pod (with a UID precondition): drop that incarnation. */
+  forget(namespace: string, name: string, uid: string): void;
+  /**
+   * `fn` hears the name of every pod that changed, or nothing after a complete list (any pod
+   * may have changed). Returns the unsubscribe. Never blocks.
+   */
+  subscribe(fn: (changed?: PodName) => void): () => void;
+}
+
+export interface PodName {
+  namespace: string;
+  name: string;
+}
+
+/** The function that lists and watches (apiclient's `runReflector`). */
+export type Reflector = (
+  opts: ReflectorOptions<V1Pod>,
+  run: { signal: AbortSignal },
+) => Promise<void>;
+
+export interface ApiSourceOptions {
+  client: ApiClient;
+  reflector: Reflector;
+  nodeName: string;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The `api` pod source; its store is shared with the status writer and the mirror pods. */
+export interface ApiPodSource extends PodSource {
+  readonly store: ApiPodStore;
+}
+
+export function createApiSource(opts: ApiSourceOptions): ApiPodSource {
+  return new ApiSource(opts);
+}
+
+const keyOf = (namespace: string | undefined, name: string | undefined) =>
+  `${namespace ?? ""}/${name ?? ""}`;
+const podKey = (p: V1Pod) => keyOf(p.metadata?.namespace, p.metadata?.name);
+
+/** etcd revisions are numbers; compare them when both are, else the latest arrival wins. */
+function isOlder(pod: V1Pod, than: V1Pod): boolean {
+  if (pod.metadata?.uid !== than.metadata?.uid) return false;
+  const a = Number(pod.metadata?.resourceVersion);
+  const b = Number(than.metadata?.resourceVersion);
+  return Number.isSafeInteger(a) && Number.isSafeInteger(b) && a < b;
+}
+
+class Store implements ApiPodStore {
+  synced = false;
+  readonly #pods = new Map<string, V1Pod>();
+  readonly #listeners = new Set<(changed?: PodName) => void>();
+
+  get(namespace: string, name: string): V1Pod | undefined {
+    return this.#pods.get(keyOf(namespace, name));
+  }
+
+  byUid(uid: string): V1Pod | undefined {
+    for (const p of this.#pods.values()) if (p.metadata?.uid === uid) return p;
+    return undefined;
+  }
+
+  pods(): V1Pod[] {
+    return [...this.#pods.values()];
+  }
+
+  observe(pod: V1Pod): void {
+    const key = podKey(pod);
+    const held = this.#pods.get(key);
+    if (held && isOlder(pod, held)) return;
+    this.#pods.set(key, pod);
+    this.#notify(pod);
+  }
+
+  forget(namespace: string, name: string, uid: string): void {
+    const key = keyOf(namespace, name);
+    if (this.#pods.get(key)?.metadata?.uid !== uid) return;
+    this.#pods.delete(key);
+    this.#notifyKey(namespace, name);
+  }
+
+  /** A watch deletion: the incarnation it names is gone. */
+  deleted(pod: V1Pod): void {
+    this.forget(pod.metadata?.namespace ?? "", pod.metadata?.name ?? "", pod.metadata?.uid ?? "");
+  }
+
+  /**
+   * A complete list at `rv`. Objects this agent wrote after that version (newer versions, or
+   * pods it created since) are kept; the watch from `rv` brings them again anyway.
+   */
+  replace(items: V1Pod[], rv: string): void {
+    const listed = new Map(items.map((p) => [podKey(p), p]));
+    const listRv = Number(rv);
+    const before = new Map(this.#pods);
+    this.#pods.clear();
+    for (const [key, p] of listed) {
+      const held = before.get(key);
+      this.#pods.set(key, held && isOlder(p, held) ? held : p);
+    }
+    for (const [key, held] of before) {
+      if (listed.has(key)) continue;
+      const heldRv = Number(held.metadata?.resourceVersion);
+      if (Number.isSafeInteger(listRv) && Number.isSafeInteger(heldRv) && heldRv > listRv) {
+        this.#pods.set(key, held);
+      }
+    }
+    this.synced = true;
+    for (const fn of this.#listeners) fn();
+  }
+
+  subscribe(fn: (changed?: PodName) => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  #notify(pod: V1Pod): void {
+    this.#notifyKey(pod.metadata?.namespace ?? "", pod.metadata?.name ?? "");
+  }
+
+  #notifyKey(namespace: string, name: string): void {
+    for (const fn of this.#listeners) fn({ namespace, name });
+  }
+}
+
+class ApiSource implements ApiPodSource {
+  readonly name = "api" as const;
+  readonly store: ApiPodStore;
+  readonly #store = new Store();
+  readonly #log: Logger;
+  /** The version last sent to the kubelet, by UID, with the key that decides "changed". */
+  readonly #sent = new Map<string, { key: string; pod: V1Pod }>();
+
+  constructor(readonly opts: ApiSourceOptions) {
+    this.store = this.#store;
+    this.#log = opts.logger.child({ source: "api" });
+  }
+
+  async run(onUpdate: (u: PodSourceUpdate) => void, run: { signal: AbortSignal }): Promise<void> {
+    const { clock, nodeName } = this.opts;
+    const emitter = new SnapshotEmitter("api", { clock, logger: this.#log, onUpdate });
+    const emit = () => {
+      if (!this.#store.synced || run.signal.aborted) return;
+      try {
+        const { pods, vanished } = this.#snapshot(clock.now());
+        // Pods the API server dropped without the agent's final delete (a force deletion) are
+        // first shown deleted with grace 0, so the kubelet kills them at once, then removed.
+        if (vanished.length > 0) emitter.offer([...pods, ...vanished].sort(byCreation), []);
+        emitter.offer(pods, []);
+      } catch (err) {
+        // The kubelet's inbox does not throw; if it ever does, the next change offers again.
+        this.#log.error("Cannot hand pods from the API server to the kubelet", { err });
+      }
+    };
+    const unsubscribe = this.#store.subscribe(() => emit());
+    this.#log.info("Watching pods bound to this node", { node: nodeName });
+    try {
+      await this.opts.reflector({
+        client: this.opts.client,
+        path: "/api/v1/pods",
+        fieldSelector: `spec.nodeName=${nodeName}`,
+        clock,
+        logger: this.#log,
+        onList: (items, rv) => this.#store.replace(items, rv),
+        onEvent: (type, pod) => {
+          if (type === "DELETED") this.#store.deleted(pod);
+          else this.#store.observe(pod);
+        },
+      }, run);
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  /**
+   * Pods for the kubelet: no mirror pods, oldest first (upstream admits by creation time); and
+   * the pods sent before that are gone now, marked as deleted with grace 0.
+   */
+  #snapshot(now: number): { pods: V1Pod[]; vanished: V1Pod[] } {
+    const live = new Set<string>();
+    const pods: V1Pod[] = [];
+    for (const p of this.#store.pods()) {
+      if (isMirrorPod(p)) continue;
+      const uid = p.metadata?.uid ?? "";
+      live.add(uid);
+      const key = semanticKey(p);
+      let sent = this.#sent.get(uid);
+      if (!sent || sent.key !== key) {
+        sent = { key, pod: forKubelet(p) };
+        this.#sent.set(uid, sent);
+      }
+      pods.push(sent.pod);
+    }
+    const vanished: V1Pod[] = [];
+    for (const [uid, { pod }] of this.#sent) {
+      if (live.has(uid)) continue;
+      this.#sent.delete(uid);
+      if (pod.metadata?.deletionGracePeriodSeconds === 0) continue;
+      vanished.push({
+        ...pod,
+        metadata: {
+          ...pod.metadata,
+          deletionTimestamp: (pod.metadata?.deletionTimestamp ??
+            new Date(now).toISOString()) as unknown as Date,
+          deletionGracePeriodSeconds: 0,
+        },
+      });
+    }
+    return { pods: pods.sort(byCreation), vanished };
+  }
+}
+
+/** What decides whether the kubelet hears of a new version (upstream podsDifferSemantically). */
+function semanticKey(pod: V1Pod): string {
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = pod.metadata ?? {};
+  const foreign = (pod.status?.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
+  return stableStringify({ metadata, spec: pod.spec, foreign });
+}
+
+function forKubelet(pod: V1Pod): V1Pod {
+  const { managedFields: _mf, ...metadata } = pod.metadata ?? {};
+  return {
+    ...pod,
+    metadata: {
+      ...metadata,
+      annotations: { ...metadata.annotations, [CONFIG_SOURCE_ANNOTATION]: "api" },
+    },
+  };
+}
+
+function createdAt(pod: V1Pod): number {
+  // JSON gives the RFC 3339 string the client-node type calls a Date.
+  const t = new Date(pod.metadata?.creationTimestamp ?? 0).getTime();
+  return Number.isNaN(t) ? 0 : t;
+}
+
+function byCreation(a: V1Pod, b: V1Pod): number {
+  const d = createdAt(a) - createdAt(b);
+  if (d !== 0) return d;
+  return podKey(a) < podKey(b) ? -1 : podKey(a) > podKey(b) ? 1 : 0;
+}
