@@ -14,7 +14,7 @@ import { openPodCgroups } from "../cm/mod.ts";
 import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
 import { createProbeManager } from "../prober/mod.ts";
 import { Kubelet } from "../kubelet/mod.ts";
-import { createNodeApiHandler, serveNodeApi } from "../server/mod.ts";
+import { createNodeApiHandler, serveAuthenticatedNodeApi, serveNodeApi } from "../server/mod.ts";
 import { createAgentObservers } from "./_metrics.ts";
 import { detectNodeIP } from "./_node_ip.ts";
 import { listPodDirs, readResolvConf } from "./_host.ts";
@@ -157,22 +157,44 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   const node = buildNodeServices({ config, nodeIP, cri, kubelet, clock, logger, registry, signal });
   late.admit = (pod) => node.eviction.admit(pod);
 
-  const handler = createNodeApiHandler({
+  const api = {
     nodeName: config.nodeName,
     pods: () => kubelet.podsWithStatus(),
-    runningPods: (o) => runtime.getPods({ all: false, signal: o?.signal }),
+    runningPods: (o: { signal?: AbortSignal }) =>
+      runtime.getPods({ all: false, signal: o?.signal }),
     healthChecks: () => kubelet.healthChecks(),
     manifestProblems: () => kubelet.manifestProblems(),
     metrics: registry,
     stats: node.stats,
-    node: (o) => node.nodeStatus.node(o),
+    node: (o: { signal?: AbortSignal }) => node.nodeStatus.node(o),
     logger,
-  });
-  // Bind before anything runs, so a taken port fails the start cleanly.
+  };
+  // Bind before anything runs, so a taken port fails the start cleanly. The read-only port is
+  // plain HTTP without authentication; --port is HTTPS with authentication and authorization.
   const servers = [];
-  for (const port of new Set([config.port, config.readOnlyPort])) {
-    if (port === 0) continue;
-    servers.push(await serveNodeApi(handler, { address: config.address, port, logger, signal }));
+  if (config.readOnlyPort !== 0) {
+    servers.push(
+      await serveNodeApi(createNodeApiHandler(api), {
+        address: config.address,
+        port: config.readOnlyPort,
+        logger,
+        signal,
+      }),
+    );
+  }
+  if (config.port !== 0) {
+    servers.push(
+      await serveAuthenticatedNodeApi({
+        config,
+        nodeIPs: nodeIP ? [nodeIP] : [],
+        api,
+        cri,
+        clock,
+        logger,
+        apiClient: cluster?.client,
+        signal,
+      }),
+    );
   }
 
   const background = Promise.all([

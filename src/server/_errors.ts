@@ -15,9 +15,17 @@ export class MethodNotAllowedError extends DenoletError {
   }
 }
 
+/** The request is malformed: a missing parameter, a bad value, an upgrade that is not one. */
+export class BadRequestError extends DenoletError {}
+
+/** The request is well-formed but asks for something that cannot be done now (a container
+ * that is not running, no previous instance): upstream answers these with 400 as well. */
+export class UnavailableStateError extends DenoletError {}
+
 /** The one place that maps error kinds to HTTP status codes. */
 export function statusForError(err: unknown): number {
   if (findCause(err, MethodNotAllowedError)) return 405;
+  if (findCause(err, BadRequestError) || findCause(err, UnavailableStateError)) return 400;
   if (findCause(err, NotFoundError)) return 404;
   if (findCause(err, InvalidManifestError) || findCause(err, ConfigError)) return 400;
   if (findCause(err, RuntimeUnavailableError) || findCause(err, BackOffError)) return 503;

@@ -1,7 +1,21 @@
 /**
- * The read-only node API: `/healthz`, `/pods`, `/runningpods/`, `/sources`, `/metrics`.
- * `createNodeApiHandler` is socket-free (tests call it directly); `serveNodeApi` binds it.
+ * The node API: the read-only port (plain HTTP, `createNodeApiHandler`/`serveNodeApi`) and the
+ * authenticated HTTPS port with logs and streaming (`serveAuthenticatedNodeApi`). Handlers are
+ * socket-free (tests call them directly); the serve functions bind them.
  */
 export { createNodeApiHandler } from "./handler.ts";
 export { type NodeApiServer, serveNodeApi, type ServeNodeApiOptions } from "./serve.ts";
-export type { HealthCheckResult, NodeApiDeps, NodeApiHandler } from "./types.ts";
+export { type AuthenticatedApiDeps, serveAuthenticatedNodeApi } from "./node_api.ts";
+export {
+  type ConnectionInfo,
+  createSecureNodeApiHandler,
+  type SecureApiDeps,
+  type SecureHandler,
+} from "./secure_handler.ts";
+export { type SecureServer, serveSecureNodeApi, type ServingCertificate } from "./secure_serve.ts";
+export type {
+  HealthCheckResult,
+  NodeApiDeps,
+  NodeApiHandler,
+  UpgradedConnection,
+} from "./types.ts";

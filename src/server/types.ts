@@ -44,3 +44,17 @@ export interface NodeApiDeps {
 
 /** A plain fetch-style handler, testable without a socket. */
 export type NodeApiHandler = (req: Request) => Promise<Response>;
+
+/**
+ * A connection the client asked to upgrade (SPDY/3.1, WebSocket), handed to the route as raw
+ * bytes. A route that takes it answers 101 (nothing more is written for it); any other answer
+ * is sent as a plain HTTP response and the connection closed.
+ */
+export interface UpgradedConnection {
+  /** The request's header lines as received, in order (names as the client spelled them). */
+  rawHeaders: [string, string][];
+  /** Bytes the client sent after the request head, already read by the server. */
+  head: Uint8Array;
+  readable: ReadableStream<Uint8Array>;
+  writable: WritableStream<Uint8Array>;
+}

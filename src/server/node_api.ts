@@ -1,0 +1,165 @@
+/**
+ * Assembles the authenticated node API on --port from the configuration, as upstream's
+ * InitializeTLS, BuildAuth and ListenAndServeKubeletServer do: the serving certificate (the
+ * configured files, a bootstrapped one, or a self-signed pair generated once), the client CA,
+ * the authenticators and the authorizer, then the HTTPS server.
+ */
+import type { ApiClient } from "../apiclient/types.ts";
+import type { AgentConfig } from "../config/types.ts";
+import type { CriClient } from "../cri/mod.ts";
+import type { Clock } from "../util/clock.ts";
+import { DenoletError } from "../util/errors.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
+import {
+  alwaysAllow,
+  type AuthenticatorFn,
+  type Authorizer,
+  createAuthenticator,
+  tokenAuthenticator,
+  webhookAuthorizer,
+  x509Authenticator,
+} from "./auth/mod.ts";
+import { configzView } from "./_configz.ts";
+import { createSecureNodeApiHandler } from "./secure_handler.ts";
+import {
+  nodeMinVersion,
+  type SecureServer,
+  serveSecureNodeApi,
+  type ServingCertificate,
+} from "./secure_serve.ts";
+import { ensureSelfSignedFiles } from "./tls/mod.ts";
+import type { NodeApiDeps } from "./types.ts";
+
+export interface AuthenticatedApiDeps {
+  config: AgentConfig;
+  /** The node's IPs, for the self-signed certificate's names. */
+  nodeIPs: string[];
+  /** The read-only API's deps (pods, stats, metrics, ...). */
+  api: NodeApiDeps;
+  cri: CriClient;
+  clock: Clock;
+  logger: Logger;
+  /** The API-server mode's client: TokenReview, SubjectAccessReview, serving CSRs. */
+  apiClient?: ApiClient;
+  signal: AbortSignal;
+}
+
+/** The node's log directory upstream's /logs/ serves. */
+const SYSTEM_LOG_DIR = "/var/log";
+
+/**
+ * Binds --port and serves until the signal aborts. Throws DenoletError naming what is wrong
+ * (unreadable certificate or CA files, a Webhook mode without an API server, a taken port), so
+ * the agent fails at start instead of serving less securely than configured.
+ */
+export async function serveAuthenticatedNodeApi(deps: AuthenticatedApiDeps): Promise<SecureServer> {
+  const { config, logger } = deps;
+  const reviews = deps.apiClient ? await import("./auth/reviews.ts") : undefined;
+  const needsApi = (what: string): never => {
+    throw new DenoletError(
+      `${what} needs --kubeconfig: a standalone node has no API server to ask. Turn it off ` +
+        "(--authentication-token-webhook=false, --authorization-mode=AlwaysAllow) and use " +
+        "--client-ca-file, --anonymous-auth or a loopback --address instead",
+    );
+  };
+
+  const methods: AuthenticatorFn[] = [];
+  let clientCA: string | undefined;
+  if (config.clientCAFile !== "") {
+    clientCA = await readPem(config.clientCAFile, "client CA file");
+    methods.push(x509Authenticator());
+  }
+  if (config.authenticationTokenWebhook) {
+    if (!reviews || !deps.apiClient) {
+      needsApi("authentication.webhook.enabled (--authentication-token-webhook)");
+    }
+    methods.push(tokenAuthenticator({
+      review: reviews!.tokenReviewer(deps.apiClient!, deps.clock),
+      cacheTTLMs: config.authenticationTokenWebhookCacheTTLMs,
+      clock: deps.clock,
+    }));
+  }
+  let authenticate: AuthenticatorFn;
+  try {
+    authenticate = createAuthenticator({ methods, anonymous: config.anonymousAuth });
+  } catch (err) {
+    throw new DenoletError(`Cannot serve the node API: ${errorMessage(err)}`, { cause: err });
+  }
+  let authorizer: Authorizer = alwaysAllow;
+  if (config.authorizationMode === "Webhook") {
+    if (!reviews || !deps.apiClient) needsApi("authorization.mode Webhook (--authorization-mode)");
+    authorizer = webhookAuthorizer({
+      review: reviews!.accessReviewer(deps.apiClient!, deps.clock),
+      allowedTTLMs: config.authorizationWebhookCacheAuthorizedTTLMs,
+      deniedTTLMs: config.authorizationWebhookCacheUnauthorizedTTLMs,
+      clock: deps.clock,
+    });
+  }
+
+  const certificate = await servingCertificate(deps);
+  const handler = createSecureNodeApiHandler({
+    ...deps.api,
+    authenticate,
+    authorizer,
+    configz: () => configzView(config),
+    debugging: config.enableDebuggingHandlers
+      ? {
+        clock: deps.clock,
+        runtime: deps.cri.runtime,
+        streaming: deps.cri.streaming,
+        runningPods: deps.api.runningPods,
+        logDir: config.enableSystemLogHandler ? SYSTEM_LOG_DIR : undefined,
+      }
+      : undefined,
+  });
+  logger.info("Node API authentication and authorization", {
+    clientCertificates: clientCA !== undefined,
+    tokenWebhook: config.authenticationTokenWebhook,
+    anonymous: config.anonymousAuth,
+    authorization: config.authorizationMode,
+  });
+  return await serveSecureNodeApi(handler, {
+    address: config.address,
+    port: config.port,
+    certificate,
+    clientCA,
+    minVersion: nodeMinVersion(config.tlsMinVersion),
+    cipherSuites: config.tlsMinVersion === "VersionTLS13" ? [] : config.tlsCipherSuites,
+    logger,
+    signal: deps.signal,
+  });
+}
+
+/** The configured pair, else the self-signed one under --cert-dir (generated on first start). */
+async function servingCertificate(deps: AuthenticatedApiDeps): Promise<ServingCertificate> {
+  const { config } = deps;
+  let files = { certFile: config.tlsCertFile, keyFile: config.tlsPrivateKeyFile };
+  if (files.certFile === "") {
+    const made = await ensureSelfSignedFiles(config.certDir, {
+      host: config.nodeName,
+      ips: deps.nodeIPs,
+      nowMs: deps.clock.now(),
+    });
+    if (made.generated) {
+      deps.logger.info("Generated a self-signed serving certificate", { cert: made.certFile });
+    }
+    files = made;
+  }
+  return {
+    cert: await readPem(files.certFile, "serving certificate"),
+    key: await readPem(files.keyFile, "serving key"),
+  };
+}
+
+async function readPem(path: string, what: string): Promise<string> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    throw new DenoletError(`Cannot read the ${what} ${path}: ${errorMessage(err)}`, { cause: err });
+  }
+  if (!text.includes("-----BEGIN ")) {
+    throw new DenoletError(`The ${what} ${path} holds no PEM block`);
+  }
+  return text;
+}

@@ -1,0 +1,284 @@
+/**
+ * The HTTPS server on real sockets: the serving certificate, client certificate verification
+ * against the client CA, the TLS version floor, the cipher suite list, certificate rotation and
+ * the raw relay of an upgraded connection.
+ */
+import assert from "node:assert/strict";
+import { alwaysAllow, createAuthenticator, x509Authenticator } from "../../src/server/auth/mod.ts";
+import {
+  type ConnectionInfo,
+  createSecureNodeApiHandler,
+  type SecureHandler,
+} from "../../src/server/secure_handler.ts";
+import { serveSecureNodeApi } from "../../src/server/secure_serve.ts";
+import { generateSelfSignedPair } from "../../src/server/tls/mod.ts";
+import { createLogger } from "../../src/util/log.ts";
+import { testCA } from "./_certs.ts";
+import { fakeDeps, staticPod } from "./_fakes.ts";
+
+const logger = createLogger({ verbosity: 0, write: () => {} });
+
+async function start(
+  handler: SecureHandler,
+  opts: { clientCA?: string; minVersion?: "TLSv1.2" | "TLSv1.3"; cipherSuites?: string[] } = {},
+) {
+  const pair = await generateSelfSignedPair("node-a", { ips: ["127.0.0.1"], nowMs: Date.now() });
+  const ac = new AbortController();
+  const server = await serveSecureNodeApi(handler, {
+    address: "127.0.0.1",
+    port: 0,
+    certificate: { cert: pair.certPem, key: pair.keyPem },
+    logger,
+    signal: ac.signal,
+    ...opts,
+  });
+  // The CA is the second certificate of the file, as upstream writes it.
+  const servingCA = pair.certPem.slice(pair.certPem.indexOf("-----END CERTIFICATE-----") + 26);
+  return {
+    server,
+    servingCA,
+    url: `https://127.0.0.1:${server.port}`,
+    async stop() {
+      ac.abort();
+      await server.finished;
+    },
+  };
+}
+
+const echoPeer: SecureHandler = (req: Request, conn?: ConnectionInfo) =>
+  Promise.resolve(Response.json({ path: new URL(req.url).pathname, peer: conn?.peer ?? null }));
+
+async function get(url: string, client: Deno.HttpClient): Promise<Response> {
+  try {
+    return await fetch(url, { client });
+  } finally {
+    client.close();
+  }
+}
+
+Deno.test("TLS: the generated serving certificate verifies against its own CA, for the node's IP", async () => {
+  const s = await start(echoPeer);
+  try {
+    const res = await get(`${s.url}/healthz`, Deno.createHttpClient({ caCerts: [s.servingCA] }));
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { path: "/healthz", peer: null });
+    // Without that CA the certificate is not trusted.
+    await assert.rejects(get(`${s.url}/healthz`, Deno.createHttpClient({})));
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("TLS: client certificates are verified against the client CA; only trusted ones authenticate", async () => {
+  const ca = await testCA("clients");
+  const other = await testCA("someone-else");
+  const alice = await ca.issue({
+    commonName: "alice",
+    organizations: ["devs", "ops"],
+    usages: ["clientAuth"],
+  });
+  const mallory = await other.issue({ commonName: "mallory", usages: ["clientAuth"] });
+  const serverOnly = await ca.issue({ commonName: "web", usages: ["serverAuth"] });
+  const expired = await ca.issue({
+    commonName: "old",
+    usages: ["clientAuth"],
+    notAfterMs: Date.now() - 60_000,
+  });
+  const s = await start(echoPeer, { clientCA: ca.certPem });
+  const as = (c: { certPem: string; keyPem: string }) =>
+    Deno.createHttpClient({ caCerts: [s.servingCA], cert: c.certPem, key: c.keyPem });
+  try {
+    const ok = await (await get(`${s.url}/pods`, as(alice))).json();
+    assert.deepEqual(ok.peer, {
+      verified: true,
+      commonName: "alice",
+      organizations: ["devs", "ops"],
+    });
+    for (const bad of [mallory, serverOnly, expired]) {
+      const seen = await (await get(`${s.url}/pods`, as(bad))).json();
+      assert.equal(seen.peer.verified, false, JSON.stringify(seen.peer));
+    }
+    const none =
+      await (await get(`${s.url}/pods`, Deno.createHttpClient({ caCerts: [s.servingCA] })))
+        .json();
+    assert.equal(none.peer, null);
+  } finally {
+    await s.stop();
+  }
+
+  // Through the real gate: trusted 200, untrusted 401 even with anonymous requests allowed.
+  const handler = createSecureNodeApiHandler({
+    ...fakeDeps({ pods: () => [staticPod()] }),
+    authenticate: createAuthenticator({ methods: [x509Authenticator()], anonymous: true }),
+    authorizer: alwaysAllow,
+  });
+  const gated = await start(handler, { clientCA: ca.certPem });
+  try {
+    const client = (c: { certPem: string; keyPem: string }) =>
+      Deno.createHttpClient({ caCerts: [gated.servingCA], cert: c.certPem, key: c.keyPem });
+    const res = await get(`${gated.url}/pods`, client(alice));
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).items.length, 1);
+    const refused = await get(`${gated.url}/pods`, client(mallory));
+    assert.equal(refused.status, 401);
+    assert.equal(await refused.text(), "Unauthorized");
+  } finally {
+    await gated.stop();
+  }
+});
+
+/** One TLS handshake with the openssl client; resolves its output. */
+async function opensslConnect(port: number, args: string[]): Promise<string> {
+  const out = await new Deno.Command("openssl", {
+    // -ign_eof: keep reading the answer after our request (stdin) has ended.
+    args: ["s_client", "-ign_eof", "-connect", `127.0.0.1:${port}`, ...args],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const w = out.stdin.getWriter();
+  await w.write(
+    new TextEncoder().encode("GET /x HTTP/1.1\r\nHost: n\r\nConnection: close\r\n\r\n"),
+  );
+  await w.close();
+  const r = await out.output();
+  return new TextDecoder().decode(r.stdout) + new TextDecoder().decode(r.stderr);
+}
+
+Deno.test("TLS: a client below --tls-min-version is refused", async () => {
+  const s = await start(echoPeer, { minVersion: "TLSv1.3" });
+  try {
+    const tls12 = await opensslConnect(s.server.port, ["-tls1_2"]);
+    assert.match(tls12, /alert protocol version|no protocols available|wrong version/i);
+    assert.doesNotMatch(tls12, /"path":"\/x"/);
+    const tls13 = await opensslConnect(s.server.port, ["-tls1_3"]);
+    assert.match(tls13, /"path":"\/x"/);
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("TLS: a TLS 1.2 suite not in --tls-cipher-suites gets no answer", async () => {
+  const s = await start(echoPeer, { cipherSuites: ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"] });
+  try {
+    const listed = await opensslConnect(s.server.port, [
+      "-tls1_2",
+      "-cipher",
+      "ECDHE-RSA-AES128-GCM-SHA256",
+    ]);
+    assert.match(listed, /"path":"\/x"/);
+    const other = await opensslConnect(s.server.port, [
+      "-tls1_2",
+      "-cipher",
+      "ECDHE-RSA-AES256-GCM-SHA384",
+    ]);
+    assert.doesNotMatch(other, /"path":"\/x"/);
+    // TLS 1.3 suites are not configurable, as upstream.
+    assert.match(await opensslConnect(s.server.port, ["-tls1_3"]), /"path":"\/x"/);
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("TLS: a rotated certificate serves new connections", async () => {
+  const s = await start(echoPeer);
+  try {
+    const next = await generateSelfSignedPair("node-a", { ips: ["127.0.0.1"], nowMs: Date.now() });
+    s.server.setCertificate({ cert: next.certPem, key: next.keyPem });
+    const nextCA = next.certPem.slice(next.certPem.indexOf("-----END CERTIFICATE-----") + 26);
+    const res = await get(`${s.url}/after`, Deno.createHttpClient({ caCerts: [nextCA] }));
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    await assert.rejects(get(`${s.url}/after`, Deno.createHttpClient({ caCerts: [s.servingCA] })));
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("TLS: an upgraded connection is handed over raw and relayed both ways", async () => {
+  // A stand-in for the runtime's stream server: answers 101, then echoes in upper case.
+  const backend = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const served = (async () => {
+    const conn = await backend.accept();
+    const buf = new Uint8Array(4096);
+    let got = "";
+    while (!got.includes("\r\n\r\n")) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      got += new TextDecoder().decode(buf.subarray(0, n));
+    }
+    await conn.write(new TextEncoder().encode("HTTP/1.1 101 Switching Protocols\r\n\r\n"));
+    const rest = got.split("\r\n\r\n")[1];
+    if (rest) await conn.write(new TextEncoder().encode(rest.toUpperCase()));
+    for (;;) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      await conn.write(
+        new TextEncoder().encode(new TextDecoder().decode(buf.subarray(0, n)).toUpperCase()),
+      );
+    }
+    conn.close();
+    return got;
+  })();
+  const handler = createSecureNodeApiHandler({
+    ...fakeDeps({
+      pods: () => {
+        const p = staticPod();
+        p.status!.containerStatuses![0].containerID = "containerd://c2";
+        return [p];
+      },
+    }),
+    authenticate: createAuthenticator({ methods: [], anonymous: true }),
+    authorizer: alwaysAllow,
+    debugging: {
+      clock: { now: Date.now, sleep: () => Promise.resolve(), every: () => () => {} },
+      runtime: {
+        containerStatus: () => Promise.reject(new Error("unused")),
+        execSync: () => Promise.reject(new Error("unused")),
+      },
+      streaming: {
+        exec: () =>
+          Promise.resolve(`http://127.0.0.1:${(backend.addr as Deno.NetAddr).port}/exec/t`),
+        attach: () => Promise.reject(new Error("unused")),
+        portForward: () => Promise.reject(new Error("unused")),
+      },
+      runningPods: () => Promise.resolve([]),
+    },
+  });
+  const s = await start(handler);
+  try {
+    const conn = await Deno.connectTls({
+      hostname: "127.0.0.1",
+      port: s.server.port,
+      caCerts: [s.servingCA],
+    });
+    await conn.write(new TextEncoder().encode(
+      "POST /exec/default/web-node-a/web?command=sh&input=1&output=1 HTTP/1.1\r\nHost: node-a\r\n" +
+        "Connection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\nhello",
+    ));
+    const buf = new Uint8Array(4096);
+    let got = "";
+    while (!got.includes("HELLO")) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      got += new TextDecoder().decode(buf.subarray(0, n));
+    }
+    await conn.write(new TextEncoder().encode("more"));
+    while (!got.includes("MORE")) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      got += new TextDecoder().decode(buf.subarray(0, n));
+    }
+    assert.equal(got, "HTTP/1.1 101 Switching Protocols\r\n\r\nHELLOMORE");
+    conn.close();
+    const head = await served;
+    assert.match(
+      head,
+      /^POST \/exec\/t HTTP\/1\.1\r\nHost: 127\.0\.0\.1:\d+\r\nConnection: Upgrade\r\n/,
+    );
+    assert.match(head, /X-Stream-Protocol-Version: v4\.channel\.k8s\.io\r\n\r\nhello$/);
+  } finally {
+    backend.close();
+    await s.stop();
+  }
+});
