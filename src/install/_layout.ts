@@ -28,19 +28,65 @@ export const MODES = {
   podLogsDir: 0o755,
 } as const;
 
-/** The KubeletConfiguration `denolet install` writes (kept if one exists). */
-export function defaultConfigYaml(): string {
-  return "# denolet configuration (KubeletConfiguration, kubelet.config.k8s.io/v1beta1).\n" +
+/** How an installed node is reached, which decides how its node API is protected. */
+export interface ConfigOptions {
+  /**
+   * The node's kubeconfig (API-server mode): the node API listens on every interface with
+   * Webhook authentication and authorization, client certificates checked against
+   * `clientCAFile`. Without it (standalone) the node API listens on loopback only.
+   */
+  kubeconfig?: string;
+  /** The cluster CA that signs the API server's client certificate (kubeadm's path). */
+  clientCAFile?: string;
+}
+
+/** kubeadm keeps the cluster CA here; the API server's kubelet client certificate chains to it. */
+export const DEFAULT_CLIENT_CA_FILE = "/etc/kubernetes/pki/ca.crt";
+
+/**
+ * The KubeletConfiguration `denolet install` writes (kept if one exists). Nothing is served
+ * without authentication: the read-only port is off, and --port either checks every request
+ * with the API server (API-server mode) or is bound to loopback (standalone).
+ */
+export function defaultConfigYaml(opts: ConfigOptions = {}): string {
+  const common = {
+    apiVersion: "kubelet.config.k8s.io/v1beta1",
+    kind: "KubeletConfiguration",
+    staticPodPath: LAYOUT.manifestDir,
+    containerRuntimeEndpoint: "unix:///run/containerd/containerd.sock",
+    podLogsDir: LAYOUT.podLogsDir,
+  };
+  const header =
+    "# denolet configuration (KubeletConfiguration, kubelet.config.k8s.io/v1beta1).\n" +
     "# Paths, ports and endpoints here are baked into the binary's permissions: changing them\n" +
-    "# needs a binary built for them (deno task compile -- --config <this file>).\n" +
+    "# needs a binary built for them (deno task compile -- --config <this file>).\n";
+  if (opts.kubeconfig) {
+    return header +
+      "# API-server mode: every node API request is authenticated (client certificates signed\n" +
+      "# by the cluster CA, bearer tokens through TokenReview) and authorized by the API server.\n" +
+      stringify({
+        ...common,
+        address: "0.0.0.0",
+        port: 10250,
+        readOnlyPort: 0,
+        authentication: {
+          anonymous: { enabled: false },
+          webhook: { enabled: true, cacheTTL: "2m0s" },
+          x509: { clientCAFile: opts.clientCAFile ?? DEFAULT_CLIENT_CA_FILE },
+        },
+        authorization: { mode: "Webhook" },
+      });
+  }
+  return header +
+    "# Standalone: no API server can vouch for callers, so the node API answers on loopback\n" +
+    "# only. To open it to the network, require client certificates: set\n" +
+    "# authentication.x509.clientCAFile, authentication.anonymous.enabled: false and address.\n" +
     stringify({
-      apiVersion: "kubelet.config.k8s.io/v1beta1",
-      kind: "KubeletConfiguration",
-      staticPodPath: LAYOUT.manifestDir,
-      containerRuntimeEndpoint: "unix:///run/containerd/containerd.sock",
-      podLogsDir: LAYOUT.podLogsDir,
-      address: "0.0.0.0",
+      ...common,
+      address: "127.0.0.1",
       port: 10250,
-      readOnlyPort: 10255,
+      readOnlyPort: 0,
+      authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
+      authorization: { mode: "AlwaysAllow" },
     });
 }

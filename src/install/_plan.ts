@@ -4,7 +4,7 @@
  * as a shell script for a compiled binary, which only holds the agent's permissions.
  */
 import { posix } from "node:path";
-import { defaultConfigYaml, LAYOUT, MODES } from "./_layout.ts";
+import { type ConfigOptions, defaultConfigYaml, LAYOUT, MODES } from "./_layout.ts";
 import { renderUnit } from "./_unit.ts";
 
 export type Step =
@@ -22,7 +22,7 @@ export interface PlanOptions {
   binDir?: string;
 }
 
-export interface InstallPlanOptions extends PlanOptions {
+export interface InstallPlanOptions extends PlanOptions, ConfigOptions {
   /** The binary to install (the running compiled binary, or --binary). */
   binary: string;
 }
@@ -46,7 +46,7 @@ export function installPlan(opts: InstallPlanOptions): Step[] {
       op: "file",
       path: LAYOUT.configFile,
       mode: MODES.config,
-      content: defaultConfigYaml(),
+      content: defaultConfigYaml(opts),
       keep: true,
     },
     { op: "dir", path: LAYOUT.manifestDir, mode: MODES.manifestDir },
@@ -57,7 +57,11 @@ export function installPlan(opts: InstallPlanOptions): Step[] {
       op: "file",
       path: LAYOUT.unitFile,
       mode: MODES.unit,
-      content: renderUnit({ binary: bin, configFile: LAYOUT.configFile }),
+      content: renderUnit({
+        binary: bin,
+        configFile: LAYOUT.configFile,
+        kubeconfig: opts.kubeconfig,
+      }),
     },
   ];
 }

@@ -8,12 +8,14 @@ export interface UnitOptions {
   binary: string;
   /** Absolute path of the config file on the node. */
   configFile: string;
+  /** The node's kubeconfig (API-server mode); absent for a standalone node. */
+  kubeconfig?: string;
 }
 
 export function renderUnit(opts: UnitOptions): string {
   return [
     "[Unit]",
-    "Description=denolet: a Kubernetes node agent for static pods",
+    "Description=denolet: a Kubernetes node agent",
     "Documentation=https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/",
     // Wants, not Requires: a containerd restart must not stop the agent. It reports the runtime
     // as down and resumes when the socket is back, as the kubelet does.
@@ -21,7 +23,8 @@ export function renderUnit(opts: UnitOptions): string {
     "After=network-online.target containerd.service",
     "",
     "[Service]",
-    `ExecStart=${opts.binary} --config ${opts.configFile}`,
+    `ExecStart=${opts.binary} --config ${opts.configFile}` +
+    (opts.kubeconfig ? ` --kubeconfig ${opts.kubeconfig}` : ""),
     "Restart=on-failure",
     // kubeadm's kubelet.service: retry every 10 s forever, never enter the failed state.
     "RestartSec=10",

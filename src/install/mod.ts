@@ -11,7 +11,13 @@ import { applyPlan, InstallError, renderScript } from "./_apply.ts";
 import { installPlan, type Step, uninstallPlan } from "./_plan.ts";
 
 export { applyPlan, InstallError, renderScript } from "./_apply.ts";
-export { defaultConfigYaml, LAYOUT, MODES } from "./_layout.ts";
+export {
+  type ConfigOptions,
+  DEFAULT_CLIENT_CA_FILE,
+  defaultConfigYaml,
+  LAYOUT,
+  MODES,
+} from "./_layout.ts";
 export {
   binaryPath,
   installPlan,
@@ -33,12 +39,18 @@ export interface InstallCommandDeps {
 
 const USAGE = [
   "Usage:",
-  "  denolet install   [--prefix DIR] [--bin-dir DIR] [--binary FILE] [--script]",
+  "  denolet install   [--prefix DIR] [--bin-dir DIR] [--binary FILE] [--kubeconfig FILE]",
+  "                    [--client-ca-file FILE] [--script]",
   "  denolet uninstall [--prefix DIR] [--bin-dir DIR] [--purge] [--script]",
   "",
   "  --prefix DIR   install under DIR instead of / (default /)",
   "  --bin-dir DIR  where the binary goes (default /usr/local/bin)",
   "  --binary FILE  the compiled denolet to install (default: this executable when compiled)",
+  "  --kubeconfig FILE      install: join the cluster with this kubeconfig (path on the node);",
+  "                         the node API then authenticates and authorizes through the API",
+  "                         server. Without it the node is standalone and its API loopback-only",
+  "  --client-ca-file FILE  install, with --kubeconfig: CA of the API server's client",
+  "                         certificate (default /etc/kubernetes/pki/ca.crt)",
   "  --purge        uninstall: also remove the config, manifests, pod directories and logs",
   "  --script       print a shell script doing the same instead (pipe it to `sudo sh`)",
 ].join("\n");
@@ -47,6 +59,8 @@ interface Args {
   prefix: string;
   binDir?: string;
   binary?: string;
+  kubeconfig?: string;
+  clientCAFile?: string;
   purge: boolean;
   script: boolean;
   help: boolean;
@@ -79,7 +93,12 @@ export async function runInstallCommand(
       );
       return 1;
     }
-    steps = installPlan({ binary, binDir: args.binDir });
+    steps = installPlan({
+      binary,
+      binDir: args.binDir,
+      kubeconfig: args.kubeconfig,
+      clientCAFile: args.clientCAFile,
+    });
   } else {
     steps = uninstallPlan({ binDir: args.binDir, purge: args.purge });
   }
@@ -133,6 +152,12 @@ function parseArgs(command: string, argv: readonly string[]): Args {
         if (command !== "install") throw new Error("--binary is for install");
         args.binary = value();
         break;
+      case "--kubeconfig":
+      case "--client-ca-file":
+        if (command !== "install") throw new Error(`${name} is for install`);
+        if (name === "--kubeconfig") args.kubeconfig = value();
+        else args.clientCAFile = value();
+        break;
       case "--purge":
         if (command !== "uninstall") throw new Error("--purge is for uninstall");
         args.purge = true;
@@ -148,7 +173,16 @@ function parseArgs(command: string, argv: readonly string[]): Args {
         throw new Error(`unknown argument ${JSON.stringify(argv[i])}`);
     }
   }
-  for (const [flag, v] of [["--prefix", args.prefix], ["--bin-dir", args.binDir]] as const) {
+  if (args.clientCAFile !== undefined && args.kubeconfig === undefined) {
+    throw new Error("--client-ca-file goes with --kubeconfig");
+  }
+  const paths = [
+    ["--prefix", args.prefix],
+    ["--bin-dir", args.binDir],
+    ["--kubeconfig", args.kubeconfig],
+    ["--client-ca-file", args.clientCAFile],
+  ] as const;
+  for (const [flag, v] of paths) {
     if (v !== undefined && !v.startsWith("/")) throw new Error(`${flag} must be absolute`);
   }
   return args;
