@@ -96,7 +96,6 @@ export async function serveAuthenticatedNodeApi(deps: AuthenticatedApiDeps): Pro
     });
   }
 
-  const certificate = await servingCertificate(deps);
   const handler = createSecureNodeApiHandler({
     ...deps.api,
     authenticate,
@@ -118,16 +117,66 @@ export async function serveAuthenticatedNodeApi(deps: AuthenticatedApiDeps): Pro
     anonymous: config.anonymousAuth,
     authorization: config.authorizationMode,
   });
-  return await serveSecureNodeApi(handler, {
-    address: config.address,
-    port: config.port,
-    certificate,
-    clientCA,
-    minVersion: nodeMinVersion(config.tlsMinVersion),
-    cipherSuites: config.tlsMinVersion === "VersionTLS13" ? [] : config.tlsCipherSuites,
-    logger,
-    signal: deps.signal,
+  const serve = (certificate: ServingCertificate) =>
+    serveSecureNodeApi(handler, {
+      address: config.address,
+      port: config.port,
+      certificate,
+      clientCA,
+      minVersion: nodeMinVersion(config.tlsMinVersion),
+      cipherSuites: config.tlsMinVersion === "VersionTLS13" ? [] : config.tlsCipherSuites,
+      logger,
+      signal: deps.signal,
+    });
+  if (config.serverTLSBootstrap && config.tlsCertFile === "") {
+    if (!deps.apiClient) needsApi("serverTLSBootstrap (--rotate-server-certificates)");
+    return await serveBootstrapped(deps, serve);
+  }
+  return await serve(await servingCertificate(deps));
+}
+
+/**
+ * With serverTLSBootstrap the certificate comes from a CSR. A stored one still valid is served
+ * at once; otherwise nothing is served until the first is issued (as upstream, which cannot
+ * complete a handshake before that), and each renewal replaces it for new connections.
+ */
+async function serveBootstrapped(
+  deps: AuthenticatedApiDeps,
+  serve: (c: ServingCertificate) => Promise<SecureServer>,
+): Promise<SecureServer> {
+  const { ServingCertManager } = await import("./tls/serving_cert.ts");
+  const manager = new ServingCertManager({
+    client: deps.apiClient!,
+    clock: deps.clock,
+    logger: deps.logger,
+    nodeName: deps.config.nodeName,
+    certDir: deps.config.certDir,
+    hosts: [deps.config.nodeName, ...deps.nodeIPs],
   });
+  const stored = await manager.load();
+  let server = stored ? await serve(stored) : undefined;
+  let starting: Promise<void> | undefined;
+  let pending: ServingCertificate | undefined;
+  const loop = manager.run((c) => {
+    if (server) return server.setCertificate(c);
+    pending = c;
+    starting ??= serve(c).then((s) => {
+      server = s;
+      if (pending !== c && pending) s.setCertificate(pending);
+    }, (err) => {
+      deps.logger.error("Cannot serve the node API", { err: errorMessage(err) });
+    });
+  }, { signal: deps.signal });
+  if (!stored) deps.logger.info("Node API waits for its serving certificate (serverTLSBootstrap)");
+  return {
+    port: deps.config.port,
+    finished: (async () => {
+      await loop;
+      await starting;
+      await server?.finished;
+    })(),
+    setCertificate: (c) => server?.setCertificate(c),
+  };
 }
 
 /** The configured pair, else the self-signed one under --cert-dir (generated on first start). */
