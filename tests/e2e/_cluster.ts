@@ -7,7 +7,13 @@ import { stringify as toYaml } from "yaml";
 import type { V1Pod } from "@kubernetes/client-node";
 import { createCriClient, type CriClient } from "../../src/cri/mod.ts";
 import { systemMounter } from "../../src/volumes/mod.ts";
-import { type AgentProcess, removeAgentSandboxes, startAgent, waitFor } from "../support/agent.ts";
+import {
+  type AgentProcess,
+  removeAgentSandboxes,
+  removeCgroupTree,
+  startAgent,
+  waitFor,
+} from "../support/agent.ts";
 import type { WaitOptions } from "../support/wait.ts";
 import { ensureContainerd } from "../support/containerd.ts";
 import {
@@ -136,6 +142,7 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
       try {
         await agent.stop();
         await removeAgentSandboxes(cri.runtime, nodeName);
+        await removeCgroupTree(`denolet-e2e/${nodeName}`);
         await kubectl(["delete", "node", nodeName, "--ignore-not-found", "--wait=false"])
           .catch(() => undefined); // the API server may be stopped by the test
       } finally {

@@ -200,8 +200,11 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
         }
       }
       const status = await exitedNoted;
-      if (opts.cleanupWith) await removeAgentSandboxes(opts.cleanupWith, hostname);
-      await removeCgroupTree(`denolet-e2e/${hostname}`);
+      // The pods' cgroups can only go once the pods have (a restart test keeps them running).
+      if (opts.cleanupWith) {
+        await removeAgentSandboxes(opts.cleanupWith, hostname);
+        await removeCgroupTree(`denolet-e2e/${hostname}`);
+      }
       return status;
     },
     async [Symbol.asyncDispose]() {
