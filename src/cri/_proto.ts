@@ -3,10 +3,9 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { fileURLToPath } from "node:url";
-
-/** The proto ships next to the sources (`deno compile --include proto`). */
-const PROTO_URL = new URL("../../proto/runtime/v1/api.proto", import.meta.url);
+import protobuf from "protobufjs";
+// The proto's text is compiled in, so a bundle of the agent needs no file beside it.
+import { API_PROTO } from "./_proto_text.ts";
 
 /** The kubelet's limit for CRI messages (pkg/kubelet/cri/remote: maxMsgSize = 16 MiB). */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -46,7 +45,9 @@ let loaded: CriServices | undefined;
 /** The RuntimeService and ImageService definitions (also used by test servers). */
 export function criServices(): CriServices {
   if (!loaded) {
-    const def = protoLoader.loadSync(fileURLToPath(PROTO_URL), PROTO_LOADER_OPTIONS);
+    // What protoLoader.loadSync does with a file path, from the text instead.
+    const { root } = protobuf.parse(API_PROTO, { keepCase: PROTO_LOADER_OPTIONS.keepCase });
+    const def = protoLoader.fromJSON(root.toJSON(), PROTO_LOADER_OPTIONS);
     loaded = {
       runtime: def["runtime.v1.RuntimeService"] as protoLoader.ServiceDefinition,
       image: def["runtime.v1.ImageService"] as protoLoader.ServiceDefinition,

@@ -9,10 +9,9 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { fileURLToPath } from "node:url";
+import protobuf from "protobufjs";
+import { HEALTH_PROTO } from "./_health_proto_text.ts";
 import type { ProbeOutput } from "./_prober.ts";
-
-const PROTO_URL = new URL("../../proto/grpc/health/v1/health.proto", import.meta.url);
 
 type CheckCallback = (err: grpc.ServiceError | null, res?: { status?: string }) => void;
 interface HealthClient extends grpc.Client {
@@ -35,7 +34,9 @@ let ctor: HealthClientCtor | undefined;
 /** The Health service definition, parsed on first use. Also used by test servers. */
 export function healthService(): protoLoader.ServiceDefinition {
   if (!service) {
-    const def = protoLoader.loadSync(fileURLToPath(PROTO_URL), {
+    // The text is compiled in (a bundle of the agent reads no file); parsed as loadSync would.
+    const { root } = protobuf.parse(HEALTH_PROTO, { keepCase: false });
+    const def = protoLoader.fromJSON(root.toJSON(), {
       keepCase: false,
       enums: String,
       defaults: true,
