@@ -7,7 +7,7 @@
  */
 import { resolve } from "node:path";
 import { loadConfig } from "./src/config/mod.ts";
-import { BUILD_INFO } from "./src/build_info/mod.ts";
+import { BUILD_INFO, executablePath } from "./src/build_info/mod.ts";
 import { runInstallCommand } from "./src/install/mod.ts";
 import {
   permissionFlags,
@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
   if (sub === "install" || sub === "uninstall") {
     return await runInstallCommand(sub, argv.slice(1), {
       compiled: BUILD_INFO.compiled,
-      execPath: () => Deno.execPath(),
+      execPath: () => executablePath(),
       out: (line) => console.log(line),
       err: (line) => console.error(line),
     });

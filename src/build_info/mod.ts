@@ -3,11 +3,13 @@
  *
  * A binary must not shell out to git to learn its commit (it has no git, and --allow-run=git
  * would widen its permissions), so the commit is data: `build_info.json` is committed with
- * `"commit": "dev"`, and `deno task compile` overwrites it in a temporary copy of the sources
- * with `git rev-parse --short HEAD` (plus `-dirty` for uncommitted changes) and
- * `"compiled": true`. Running from source therefore reports `dev`.
+ * `"commit": "dev"`, and `deno task compile` and `deno task package` overwrite it in a temporary
+ * copy of the sources with `git rev-parse --short HEAD` (plus `-dirty` for uncommitted changes)
+ * and `"compiled": true` (the package also sets `"packed": true`). Running from source therefore
+ * reports `dev`.
  */
 import denoJson from "../../deno.json" with { type: "json" };
+import { DenoletError } from "../util/errors.ts";
 import info from "./build_info.json" with { type: "json" };
 
 export interface BuildInfo {
@@ -15,8 +17,16 @@ export interface BuildInfo {
   version: string;
   /** Short source commit the binary was built from; "dev" when running from source. */
   commit: string;
-  /** True in a `deno compile` binary (permissions are baked in; proto files are embedded). */
+  /**
+   * True in a built executable, a `deno compile` binary or a packed file (`deno task package`):
+   * its permissions are fixed at build time and it reads no file of the sources.
+   */
   compiled: boolean;
+  /**
+   * True in a packed file: a shell header that runs the Deno runtime on a bundle of the agent.
+   * The running executable is then the runtime, not the file to install (see executablePath).
+   */
+  packed?: boolean;
   /**
    * The permission options the binary was compiled with (probe networks, hostPath roots), so
    * its start-up check compares against what was baked. Absent from source.
@@ -32,6 +42,7 @@ export interface BakedPermissionOptions {
 interface BuildInfoFile {
   commit: string;
   compiled: boolean;
+  packed?: boolean;
   permissionOptions?: BakedPermissionOptions;
 }
 
@@ -47,9 +58,35 @@ export function renderBuildInfo(info: BuildInfoFile): string {
   return JSON.stringify(info, null, 2) + "\n";
 }
 
+/** Set by a packed file's shell header to the absolute path of that file. */
+export const PACKED_EXECUTABLE_ENV = "DENOLET_EXECUTABLE";
+
+/** Why a packed file cannot tell which file it was started from. */
+export class ExecutablePathError extends DenoletError {}
+
 /**
- * V8 flags the agent runs with, wherever it is launched (compile bakes them; the run task, demo,
- * e2e harness and benchmark pass them). Lite mode (no optimizing compiler) halves the agent's
+ * The executable a user started, the one `install` copies: Deno.execPath() for a compiled
+ * binary; for a packed file the path its header exports (Deno.execPath() there is the unpacked
+ * runtime, which would run nothing on its own). Throws ExecutablePathError when a packed file's
+ * header did not say, or this process may not read the variable.
+ */
+export function executablePath(info: Pick<BuildInfo, "packed"> = BUILD_INFO): string {
+  if (!info.packed) return Deno.execPath();
+  const granted = Deno.permissions.querySync({ name: "env", variable: PACKED_EXECUTABLE_ENV });
+  const path = granted.state === "granted" ? Deno.env.get(PACKED_EXECUTABLE_ENV) : undefined;
+  if (!path?.startsWith("/")) {
+    throw new ExecutablePathError(
+      `Cannot tell which file this denolet was started from: ${PACKED_EXECUTABLE_ENV} is ` +
+        (granted.state === "granted" ? "not an absolute path" : "not readable (--allow-env)") +
+        "; its shell header sets it. Pass the file with --binary.",
+    );
+  }
+  return path;
+}
+
+/**
+ * V8 flags the agent runs with, wherever it is launched (compile bakes them, a packed file's
+ * header passes them; the run task, demo, e2e harness and benchmark pass them). Lite mode (no optimizing compiler) halves the agent's
  * resident memory with 30 pods for a small CPU cost — the right trade on an edge node; see the
  * README's Performance section for the figures.
  */

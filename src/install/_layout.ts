@@ -15,6 +15,11 @@ export const LAYOUT = {
   manifestDir: "/etc/kubernetes/manifests",
   rootDir: "/var/lib/kubelet",
   podLogsDir: "/var/log/pods",
+  /**
+   * Where a packed denolet (`deno task package`) unpacks its runtime and bundle when run as root,
+   * one directory per build. A cache: removed with the binary, recreated on the next start.
+   */
+  unpackDir: "/var/cache/denolet",
 } as const;
 
 export const MODES = {

@@ -74,6 +74,8 @@ export function uninstallPlan(opts: UninstallPlanOptions): Step[] {
   const steps: Step[] = [
     { op: "remove", path: LAYOUT.unitFile },
     { op: "remove", path: binaryPath(opts) },
+    // What a packed binary unpacked (every build it ran): part of the binary, not the node's data.
+    { op: "remove", path: LAYOUT.unpackDir, recursive: true },
   ];
   if (opts.purge) {
     steps.push(

@@ -126,6 +126,22 @@ Deno.test("uninstall: removes binary and unit, keeps pod data unless --purge", a
   });
 });
 
+Deno.test("uninstall: removes what a packed binary unpacked, every build of it", async () => {
+  await withRoot(async (root, binary) => {
+    assert.equal((await run("install", ["--prefix", root], { execPath: binary })).code, 0);
+    const unpacked = `${root}${LAYOUT.unpackDir}`;
+    for (const build of ["0.1.0-aaaaaaa-111111111111", "0.1.0-bbbbbbb-222222222222"]) {
+      await Deno.mkdir(`${unpacked}/${build}`, { recursive: true });
+      await Deno.writeTextFile(`${unpacked}/${build}/denolet.js`, "// bundle\n");
+    }
+    const script = await run("uninstall", ["--prefix", root, "--script"]);
+    assert.match(script.out.join("\n"), /^rm -fr '.*\/var\/cache\/denolet'$/m);
+    assert.equal((await run("uninstall", ["--prefix", root])).code, 0);
+    await assert.rejects(Deno.stat(unpacked), Deno.errors.NotFound);
+    await Deno.stat(`${root}${LAYOUT.configFile}`);
+  });
+});
+
 Deno.test("install --script: the printed script does the same install under sh", async () => {
   await withRoot(async (root, binary) => {
     const r = await run("install", ["--prefix", root, "--script"], { execPath: binary });

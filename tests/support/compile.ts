@@ -104,7 +104,8 @@ export function compileArgs(
   ];
 }
 
-async function sourceCommit(): Promise<string> {
+/** `git rev-parse --short HEAD`, with `-dirty` when tracked files changed; "unknown" without git. */
+export async function sourceCommit(): Promise<string> {
   const git = async (...args: string[]) => {
     const out = await new Deno.Command("git", { args, cwd: ROOT, stderr: "null" }).output();
     return out.success ? new TextDecoder().decode(out.stdout).trim() : undefined;
@@ -115,7 +116,8 @@ async function sourceCommit(): Promise<string> {
   return dirty ? `${commit}-dirty` : commit;
 }
 
-async function copySources(dir: string, info: string): Promise<void> {
+/** Copies what the program imports into `dir`, with `info` as its build_info.json. */
+export async function copySources(dir: string, info: string): Promise<void> {
   for (const entry of SOURCES) {
     const out = await new Deno.Command("cp", { args: ["-R", `${ROOT}${entry}`, `${dir}/`] })
       .output();

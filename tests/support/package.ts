@@ -1,0 +1,260 @@
+/**
+ * `deno task package`: one self-contained executable file per target, built from what the
+ * registries carry, without `denort` (see compile.ts for `deno compile`).
+ *
+ *   deno task package                                 # dist/denolet-linux-{amd64,arm64}, SHA256SUMS
+ *   deno task package aarch64-unknown-linux-gnu       # one target
+ *   deno task package -- --config ./node.yaml         # the permission set of another layout
+ *   deno task package --probe-networks 10.42.0.0/16 --host-path /srv
+ *
+ * Each file is a POSIX shell header (`_package_header.ts`) followed by a gzip'd tar of the Deno
+ * runtime from the npm registry (pinned in `_package_runtime.ts`) and `deno bundle` of main.ts,
+ * built from a temporary copy of the sources whose build_info.json records the commit,
+ * "compiled" and "packed", and whose generated proto modules are regenerated from proto/. The
+ * header runs the bundle with the V8 flags and exactly the permission set compile bakes
+ * (`denolet permissions` for the same configuration). Same sources, Deno and pins give the same
+ * bytes; `dist/SHA256SUMS` lists the files written.
+ */
+import { AGENT_V8_FLAGS, BUILD_INFO, renderBuildInfo } from "../../src/build_info/mod.ts";
+import type { BakedPermissionOptions } from "../../src/build_info/mod.ts";
+import { LAYOUT } from "../../src/install/mod.ts";
+import { errorMessage } from "../../src/util/log.ts";
+import { bakedPermissionFlags, copySources, parseCompileArgs, sourceCommit } from "./compile.ts";
+import { devDir } from "./containerd.ts";
+import { DevSetupError, sha256Hex } from "./_exec.ts";
+import {
+  buildId,
+  BUNDLE_FILE,
+  type ParsedHeader,
+  parseHeader,
+  renderHeader,
+  RUNTIME_FILE,
+} from "./_package_header.ts";
+import {
+  type ElfInfo,
+  elfInfo,
+  fetchRuntime,
+  PACK_TARGETS,
+  type PackTarget,
+} from "./_package_runtime.ts";
+import { concat, gunzip, gzip, readTar, writeTar } from "./_package_tar.ts";
+import { generateProtoModules } from "./proto_text.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+export interface BuildPackagesOptions {
+  targets?: readonly PackTarget[];
+  /** Where the files and SHA256SUMS go; default dist/. */
+  outDir?: string;
+  /** Agent flags choosing the configuration whose permission set is baked (default: install layout). */
+  agentArgs?: readonly string[];
+  permissionOptions?: BakedPermissionOptions;
+  /** Where runtime tarballs are kept; default `<dev dir>/npm-runtime`. */
+  cacheDir?: string;
+  log?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface BuiltPackage {
+  target: PackTarget;
+  path: string;
+  sha256: string;
+  bytes: number;
+  /** The unpack directory's name. */
+  build: string;
+}
+
+export interface BuildResult {
+  commit: string;
+  permissionFlags: string[];
+  /** The agent bundle every target carries. */
+  bundle: Uint8Array;
+  packages: BuiltPackage[];
+  sumsFile: string;
+}
+
+/** Builds the packed files; throws DevSetupError naming the step that failed. */
+export async function buildPackages(opts: BuildPackagesOptions = {}): Promise<BuildResult> {
+  const targets = opts.targets ?? PACK_TARGETS;
+  const outDir = opts.outDir ?? `${ROOT}dist`;
+  const log = opts.log ?? (() => {});
+  const flags = await bakedPermissionFlags(opts.agentArgs ?? [], opts.permissionOptions);
+  const commit = await sourceCommit();
+  const bundle = await bundleAgent({
+    info: renderBuildInfo({
+      commit,
+      compiled: true,
+      packed: true,
+      permissionOptions: opts.permissionOptions,
+    }),
+    signal: opts.signal,
+  });
+  log(`package: commit ${commit}, bundle ${bundle.length} bytes, permissions: ${flags.join(" ")}`);
+  await Deno.mkdir(outDir, { recursive: true });
+  const packages: BuiltPackage[] = [];
+  for (const target of targets) {
+    const runtime = await fetchRuntime(target, {
+      cacheDir: opts.cacheDir ?? `${devDir()}/npm-runtime`,
+      log,
+      signal: opts.signal,
+    });
+    const elf = elfInfo(runtime);
+    if (elf.machine !== target.elfMachine) {
+      throw new DevSetupError(
+        `${target.runtime.package} holds a runtime for ELF machine ${elf.machine}, not ` +
+          `${target.elfMachine} (${target.target})`,
+      );
+    }
+    const { file, build } = await packFile({
+      target,
+      runtime,
+      bundle,
+      commit,
+      interpreter: elf.interpreter,
+      permissionFlags: flags,
+    });
+    const path = `${outDir}/${target.file}`;
+    await Deno.writeFile(`${path}.tmp`, file, { mode: 0o755 });
+    await Deno.chmod(`${path}.tmp`, 0o755);
+    await Deno.rename(`${path}.tmp`, path);
+    const built = { target, path, sha256: await sha256Hex(file), bytes: file.length, build };
+    packages.push(built);
+    log(`package: wrote ${path} (${built.bytes} bytes, runtime ${target.runtime.version})`);
+  }
+  const sumsFile = `${outDir}/SHA256SUMS`;
+  await Deno.writeTextFile(
+    sumsFile,
+    packages.map((p) => `${p.sha256}  ${p.target.file}\n`).join(""),
+  );
+  return { commit, permissionFlags: flags, bundle, packages, sumsFile };
+}
+
+export interface PackInput {
+  target: PackTarget;
+  runtime: Uint8Array;
+  bundle: Uint8Array;
+  commit: string;
+  /** The runtime's ELF loader, checked for on the node; none for a static runtime. */
+  interpreter?: string;
+  permissionFlags: readonly string[];
+  /** Default AGENT_V8_FLAGS. */
+  v8Flags?: string;
+}
+
+/** One packed file: the header, then the payload. A pure function of its input. */
+export async function packFile(input: PackInput): Promise<{ file: Uint8Array; build: string }> {
+  const payload = gzip(writeTar([
+    { name: RUNTIME_FILE, mode: 0o555, data: input.runtime },
+    { name: BUNDLE_FILE, mode: 0o444, data: input.bundle },
+  ]));
+  const payloadSha256 = await sha256Hex(payload);
+  const other = PACK_TARGETS.find((t) => t.file !== input.target.file);
+  const header = renderHeader({
+    version: BUILD_INFO.version,
+    commit: input.commit,
+    target: input.target.target,
+    machines: input.target.machines,
+    otherFile: other?.file,
+    interpreter: input.interpreter,
+    runtime: `${input.target.runtime.package} ${input.target.runtime.version}`,
+    rootUnpackDir: LAYOUT.unpackDir,
+    payloadSha256,
+    runtimeSha256: await sha256Hex(input.runtime),
+    bundleSha256: await sha256Hex(input.bundle),
+    v8Flags: input.v8Flags ?? AGENT_V8_FLAGS,
+    permissionFlags: input.permissionFlags,
+  });
+  return {
+    file: concat([new TextEncoder().encode(header), payload]),
+    build: buildId({ version: BUILD_INFO.version, commit: input.commit, payloadSha256 }),
+  };
+}
+
+export interface Inspection {
+  header: ParsedHeader;
+  runtime: Uint8Array;
+  bundle: Uint8Array;
+  elf: ElfInfo;
+}
+
+/**
+ * Checks a packed file's structure without running it: the header's fields, the payload's
+ * SHA-256, the two files in it and theirs, and the runtime's ELF header. Throws naming the first
+ * thing that does not hold.
+ */
+export async function inspectPackage(file: Uint8Array): Promise<Inspection> {
+  const header = parseHeader(file);
+  const payload = file.subarray(header.payloadOffset);
+  const payloadSha = await sha256Hex(payload);
+  if (payloadSha !== header.payloadSha256) {
+    throw new Error(`payload SHA-256 ${payloadSha}, header says ${header.payloadSha256}`);
+  }
+  const entries = readTar(gunzip(payload));
+  const names = entries.map((e) => e.name);
+  if (names.join(",") !== `${RUNTIME_FILE},${BUNDLE_FILE}`) {
+    throw new Error(`the payload holds ${names.join(", ")}`);
+  }
+  const [runtime, bundle] = entries.map((e) => e.data);
+  if (await sha256Hex(runtime) !== header.runtimeSha256) throw new Error("runtime SHA-256 differs");
+  if (await sha256Hex(bundle) !== header.bundleSha256) throw new Error("bundle SHA-256 differs");
+  return { header, runtime, bundle, elf: elfInfo(runtime) };
+}
+
+/**
+ * `deno bundle` of main.ts in a temporary copy of the sources holding `info` as build_info.json.
+ * npm packages come through a node_modules directory inside the copy, so the module paths the
+ * bundle records are the same wherever the Deno cache lives.
+ */
+export async function bundleAgent(
+  opts: { info: string; signal?: AbortSignal },
+): Promise<Uint8Array> {
+  const dir = await Deno.makeTempDir({ prefix: "denolet-package-" });
+  try {
+    await copySources(dir, opts.info);
+    await generateProtoModules(`${dir}/`);
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "bundle",
+        "--quiet",
+        "--platform",
+        "deno",
+        "--node-modules-dir=auto",
+        "--output",
+        `${dir}/${BUNDLE_FILE}`,
+        "main.ts",
+      ],
+      cwd: dir,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+      signal: opts.signal,
+    }).output();
+    if (!out.success) {
+      const err = new TextDecoder().decode(out.stderr).trim();
+      throw new DevSetupError(`deno bundle of main.ts failed:\n${err}`);
+    }
+    return await Deno.readFile(`${dir}/${BUNDLE_FILE}`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function main(args: string[]): Promise<number> {
+  try {
+    const req = parseCompileArgs(args);
+    const targets = PACK_TARGETS.filter((t) => req.targets.includes(t.target));
+    const res = await buildPackages({
+      targets,
+      agentArgs: req.agentArgs,
+      permissionOptions: req.permissionOptions,
+      log: (line) => console.log(line),
+    });
+    console.log(`package: wrote ${res.sumsFile}`);
+    return 0;
+  } catch (err) {
+    console.error(`package: ${errorMessage(err)}`);
+    return 1;
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
