@@ -128,6 +128,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       ...(cluster?.podSource ? [cluster.podSource] : []),
     ],
     statusSink: cluster?.statusSink,
+    admissionNode: cluster?.admissionNode,
     runtime,
     pleg,
     cache,

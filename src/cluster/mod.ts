@@ -2,12 +2,16 @@
  * The API-server mode: the agent as a node of a cluster. Imported dynamically, only when
  * --kubeconfig is given, so the standalone agent never loads any of it.
  */
-import { createApiClient, loadKubeconfig } from "../apiclient/mod.ts";
+import { createApiClient, loadKubeconfig, runReflector } from "../apiclient/mod.ts";
 import { createNodeLeaseController } from "../node/lease.ts";
 import { createNodeRegistrar } from "../node/registrar.ts";
 import { createObjectManagers } from "../objects/mod.ts";
 import { downwardAPIValues } from "../runtime/mod.ts";
 import { configMapPlugin, projectedPlugin, secretPlugin } from "../volumes/mod.ts";
+import { createApiSource } from "../sources/api_source.ts";
+import { createMirrorPods } from "./mirror_pods.ts";
+import { createNodeView } from "./node_view.ts";
+import { createStatusWriter } from "./status_writer.ts";
 import type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
 
 export type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
@@ -58,8 +62,33 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     synced.kubelet = parts.kubelet;
     await objects.run(() => parts.kubelet.podManager.pods(), { signal });
   });
+  // Pods bound to this node, their statuses, the static pods' mirrors, and the Node for
+  // admission and the mirrors' owner reference.
+  const pods = { client, nodeName: config.nodeName, clock, logger };
+  const podSource = createApiSource({ ...pods, reflector: runReflector });
+  const nodeView = createNodeView({ ...pods, reflector: runReflector });
+  const mirrorPods = createMirrorPods({
+    ...pods,
+    store: podSource.store,
+    node: () => nodeView.current(),
+  });
+  const statusSink = createStatusWriter({
+    client,
+    store: podSource.store,
+    clock,
+    logger,
+    onStaticPod: () => mirrorPods.trigger(),
+  });
+  loops.push(
+    (_parts, signal) => nodeView.run({ signal }),
+    (parts, signal) => statusSink.run(parts.kubelet, { signal }),
+    (parts, signal) => mirrorPods.run(parts.kubelet, { signal }),
+  );
   return {
     client,
+    podSource,
+    statusSink,
+    admissionNode: () => nodeView.current(),
     objects,
     volumePlugins: [
       configMapPlugin(objects),

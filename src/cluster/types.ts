@@ -1,4 +1,5 @@
 /** How the API-server mode plugs into the agent. */
+import type { V1Node } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/mod.ts";
 import type { AgentConfig } from "../config/types.ts";
 import type { CriClient } from "../cri/mod.ts";
@@ -37,6 +38,8 @@ export interface ClusterMode {
   readonly podSource?: PodSource;
   /** Writes pod statuses to the API server; deletes pods whose graceful deletion finished. */
   readonly statusSink?: PodStatusSink;
+  /** The Node as the API server has it, for the kubelet's admission predicates. */
+  readonly admissionNode?: () => V1Node | undefined;
   /** ConfigMaps, Secrets and tokens for the pods' env and volumes (watch-based caches). */
   readonly objects?: PodObjects;
   /** Volume kinds that need the API server: configMap, secret, projected. */
