@@ -184,9 +184,12 @@ async function servingCertificate(deps: AuthenticatedApiDeps): Promise<ServingCe
   const { config } = deps;
   let files = { certFile: config.tlsCertFile, keyFile: config.tlsPrivateKeyFile };
   if (files.certFile === "") {
+    // Beside upstream's host name: the node's IPs, and the bound address when it is a specific
+    // one (a loopback-only node is reached at 127.0.0.1), so clients can verify the name.
+    const bound = config.address === "0.0.0.0" || config.address === "::" ? [] : [config.address];
     const made = await ensureSelfSignedFiles(config.certDir, {
       host: config.nodeName,
-      ips: deps.nodeIPs,
+      ips: [...new Set([...deps.nodeIPs, ...bound])],
       nowMs: deps.clock.now(),
     });
     if (made.generated) {
