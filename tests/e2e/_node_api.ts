@@ -156,12 +156,7 @@ export async function webSocketExec(
     return { status, channels };
   } finally {
     clearTimeout(timer);
-    try {
-      conn.close();
-    } catch (err) {
-      // Already closed by the timer.
-      if (!(err instanceof Deno.errors.BadResource)) throw err;
-    }
+    closeQuietly(conn);
   }
 }
 
@@ -195,4 +190,13 @@ function parseFrame(
   if (buf[1] & 0x80) at += 4; // a masked frame: servers do not send them
   if (buf.length < at + len) return undefined;
   return { opcode, payload: buf.subarray(at, at + len), size: at + len };
+}
+
+/** Closes `conn` unless the timer (or the peer) already did. */
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch (err) {
+    if (!(err instanceof Deno.errors.BadResource)) throw err;
+  }
 }
