@@ -3,6 +3,7 @@
  * the signals, keeps the pressure conditions (held for the transition period), reclaims
  * node-level resources for disk signals, and if a threshold is still met evicts one pod.
  */
+import { podObjectRef } from "../events/mod.ts";
 import type { V1Pod } from "@kubernetes/client-node";
 import { errorMessage } from "../util/log.ts";
 import { isCriticalPod, rankFor, type StatsOf } from "./_rank.ts";
@@ -170,6 +171,12 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
     const target = byEvictionPriority(actionable)[0];
     const resource = SIGNAL_TO_RESOURCE[target.signal];
     log.info("Eviction manager: attempting to reclaim", { resourceName: resource });
+    deps.events?.event(
+      { kind: "Node", apiVersion: "v1", name: deps.nodeName ?? "", uid: deps.nodeName },
+      "Warning",
+      "EvictionThresholdMet",
+      `Attempting to reclaim ${resource}`,
+    );
 
     if (await reclaimNodeLevel(target, observations, opts.signal)) {
       log.info("Eviction manager: able to reduce resource pressure without evicting pods", {
@@ -272,6 +279,7 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
       observations: ctx.observations,
     });
     log.info("Evicting pod", { pod: podKey(pod), uid: pod.metadata?.uid, message });
+    deps.events?.event(podObjectRef(pod), "Warning", REASON, message);
     try {
       await awaitCleanup(pod, (signal) =>
         deps.evictPod(pod, {

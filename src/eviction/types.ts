@@ -3,6 +3,7 @@
  * signals, the stats it reads, the node-level reclaimer it calls first and the pod eviction it
  * asks the kubelet for.
  */
+import type { EventRecorder } from "../events/mod.ts";
 import type { V1Pod } from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
@@ -177,6 +178,10 @@ export interface EvictionManagerDeps {
   logger: Logger;
   /** Registers `kubelet_evictions{eviction_signal}` when given. */
   metrics?: MetricsRegistry;
+  /** Evicted (pod) and EvictionThresholdMet (node) events; none by default. */
+  events?: EventRecorder;
+  /** The node's name, for its events. */
+  nodeName?: string;
   config: EvictionConfig;
 }
 

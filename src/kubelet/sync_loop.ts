@@ -2,6 +2,7 @@
  * The sync loop: one loop that takes source updates, PLEG events, a 1 s tick for pods due a
  * resync, and housekeeping every 2 s, and hands work to the pod workers (kubelet syncLoop).
  */
+import { podObjectRef } from "../events/mod.ts";
 import type { V1Pod, V1PodCondition } from "@kubernetes/client-node";
 import { stopwatch } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
@@ -350,6 +351,12 @@ export class Kubelet {
           reason: verdict.reason,
           message: verdict.message,
         });
+        this.#deps.events?.event(
+          podObjectRef(pod),
+          "Warning",
+          verdict.reason ?? "",
+          verdict.message ?? "",
+        );
         this.statuses.set(pod.metadata!.uid!, {
           phase: "Failed",
           reason: verdict.reason,

@@ -1,4 +1,5 @@
 /** The kubelet core's dependencies and what it reports. */
+import type { EventRecorder } from "../events/mod.ts";
 import type { V1Node, V1Pod, V1PodStatus } from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
@@ -49,6 +50,8 @@ export interface KubeletDeps {
   admit?: (pod: V1Pod) => { admit: boolean; reason?: string; message?: string };
   /** Receives status changes and finished terminations (API mode). */
   statusSink?: PodStatusSink;
+  /** Events about pods (an admission refusal); none by default. */
+  events?: EventRecorder;
   /** --max-pods: pods beyond it are refused (OutOfpods); no limit when unset. */
   maxPods?: number;
   /**

@@ -3,6 +3,7 @@
  * worker per probe of each container, results per container id, readiness/startup views for the
  * status, and liveness/startup verdicts for the runtime manager.
  */
+import type { EventRecorder } from "../events/mod.ts";
 import type { V1Container, V1Pod, V1PodStatus, V1Probe } from "@kubernetes/client-node";
 import type { RuntimeService } from "../cri/types.ts";
 import type { Clock } from "../util/clock.ts";
@@ -25,6 +26,8 @@ export interface ProbeManagerDeps {
   onUpdate: (u: ProbeUpdate) => void;
   /** Registers `prober_probe_total` when given. */
   metrics?: MetricsRegistry;
+  /** Unhealthy / ProbeWarning events (API mode); none by default. */
+  events?: EventRecorder;
   /** [0, 1); the start-up jitter. Defaults to Math.random. */
   random?: () => number;
   /** Sent by httpGet and grpc probes; defaults to `kube-probe/<major>.<minor>` of denolet. */
@@ -51,6 +54,7 @@ export function createProbeManager(deps: ProbeManagerDeps): ProbeManager {
     getStatus: deps.getStatus,
     onUpdate: deps.onUpdate,
     random: deps.random ?? Math.random,
+    events: deps.events,
     results: { liveness: new Map(), readiness: new Map(), startup: new Map() },
     probeTotal: deps.metrics?.counterVec({
       name: "prober_probe_total",

@@ -3,9 +3,10 @@
  * timer that reads the pod's current status, decides whether to probe, probes, and applies the
  * success/failure thresholds before publishing a result.
  */
+import { type EventRecorder, podObjectRef } from "../events/mod.ts";
 import type { V1Container, V1Pod, V1PodStatus, V1Probe } from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.ts";
-import type { Logger } from "../util/log.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
 import type { Counter, Vec } from "../util/metrics.ts";
 import type { ProbeKind, ProbeResult, ProbeUpdate } from "./types.ts";
 import type { Prober } from "./_prober.ts";
@@ -24,6 +25,8 @@ export interface WorkerContext {
   probeTotal: Vec<Counter> | undefined;
   /** When the manager started; workers created within one period of it start with jitter. */
   startedAt: number;
+  /** Unhealthy / ProbeWarning events; none by default. */
+  events?: EventRecorder;
 }
 
 /** Upstream probeType.String(): the `probe_type` label and log value. */
@@ -206,6 +209,11 @@ export class ProbeWorker {
       if (this.#stopped) return false;
       // A prober error (not a failed probe) throws the result away, as upstream.
       this.#log.info("Probe errored", { err });
+      this.#event(
+        "Warning",
+        "Unhealthy",
+        `${KIND_LABEL[this.kind]} probe errored: ${errorMessage(err)}`,
+      );
       return true;
     }
     if (this.#stopped) return false;
@@ -218,6 +226,11 @@ export class ProbeWorker {
     } else if (outcome.result === "warning") {
       result = "success";
       this.#log.info("Probe succeeded with a warning", { output: outcome.output });
+      this.#event(
+        "Warning",
+        "ProbeWarning",
+        `${KIND_LABEL[this.kind]} probe warning: ${outcome.output}`,
+      );
     } else {
       result = "failure";
       // Upstream records event reason "Unhealthy": "<Kind> probe failed: <output>".
@@ -226,6 +239,11 @@ export class ProbeWorker {
         probeResult: outcome.result,
         output: outcome.output,
       });
+      this.#event(
+        "Warning",
+        "Unhealthy",
+        `${KIND_LABEL[this.kind]} probe failed: ${outcome.output}`,
+      );
     }
     this.#count(result);
 
@@ -273,6 +291,16 @@ export class ProbeWorker {
       kind: this.kind,
       result,
     });
+  }
+
+  #event(type: "Normal" | "Warning", reason: string, message: string): void {
+    const init = this.pod.spec?.initContainers?.some((c) => c.name === this.container.name);
+    this.#ctx.events?.event(
+      podObjectRef(this.pod, { name: this.container.name, init }),
+      type,
+      reason,
+      message,
+    );
   }
 
   #count(result: ProbeResult): void {

@@ -3,6 +3,7 @@
  * `imageManager.EnsureImageExists`). Pulls run one at a time, as upstream's default
  * `serializeImagePulls: true`; failed pulls back off per pod and image (10 s doubling to 300 s).
  */
+import { type EventRecorder, type EventType, podObjectRef } from "../events/mod.ts";
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import type { ImageService, PodSandboxConfig } from "../cri/types.ts";
 import { Backoff } from "../util/backoff.ts";
@@ -18,6 +19,8 @@ export interface ImagePullerDeps {
   image: ImageService;
   clock: Clock;
   logger: Logger;
+  /** Pulling, Pulled, Failed, BackOff, ErrImageNeverPull, InspectFailed; none by default. */
+  events?: EventRecorder;
   /** Deadline for one PullImage call, in ms; defaults to the CRI client's own. */
   pullTimeoutMs?: number;
 }
@@ -55,9 +58,39 @@ export class ImagePuller {
     container: V1Container,
     opts: EnsureImageOptions = {},
   ): Promise<string> {
-    const { signal } = opts;
     const log = this.#deps.logger.child({ container: container.name });
     const requested = container.image ?? "";
+    const ref = podObjectRef(pod, {
+      name: container.name,
+      init: pod.spec?.initContainers?.some((c) => c.name === container.name) ?? false,
+    });
+    const event = (type: EventType, reason: string, message: string) =>
+      this.#deps.events?.event(ref, type, reason, message);
+    try {
+      return await this.#ensure(pod, container, { requested, log, event, ...opts });
+    } catch (err) {
+      const pull = err instanceof ImagePullError ? err : undefined;
+      if (pull?.reason === "ImagePullBackOff") event("Normal", "BackOff", pull.message);
+      else if (pull?.reason === "ErrImageNeverPull") event("Warning", pull.reason, pull.message);
+      else if (pull?.reason === "InvalidImageName" || pull?.reason === "ImageInspectError") {
+        event("Warning", "InspectFailed", pull.message);
+      } else if (pull) {
+        event("Warning", "Failed", `Failed to pull image "${requested}": ${pull.message}`);
+      }
+      throw err;
+    }
+  }
+
+  async #ensure(
+    pod: V1Pod,
+    container: V1Container,
+    opts: EnsureImageOptions & {
+      requested: string;
+      log: Logger;
+      event: (type: EventType, reason: string, message: string) => void;
+    },
+  ): Promise<string> {
+    const { signal, requested, log, event } = opts;
     const image = applyDefaultTag(requested);
     if (image === undefined) {
       throw new ImagePullError(
@@ -82,6 +115,7 @@ export class ImagePuller {
       }
       if (present) {
         log.debug(4, "Container image already present on machine", { image: requested });
+        event("Normal", "Pulled", `Container image "${requested}" already present on machine`);
         return present;
       }
       if (policy === "Never") {
@@ -100,6 +134,7 @@ export class ImagePuller {
     return await this.#serial(async () => {
       const startedAt = this.#deps.clock.now();
       log.info("Pulling image", { image: requested });
+      event("Normal", "Pulling", `Pulling image "${requested}"`);
       try {
         const ref = await this.#deps.image.pullImage({ image }, opts.sandboxConfig, {
           signal,
@@ -111,6 +146,12 @@ export class ImagePuller {
           durationMs: now - startedAt,
           includingWaitingMs: now - queuedAt,
         });
+        event(
+          "Normal",
+          "Pulled",
+          `Successfully pulled image "${requested}" in ${goSeconds(now - startedAt)} ` +
+            `(${goSeconds(now - queuedAt)} including waiting)`,
+        );
         this.#backoff.gc();
         return ref;
       } catch (err) {
@@ -186,4 +227,9 @@ function untilSettledOrAborted(p: Promise<void>, signal?: AbortSignal): Promise<
       resolve();
     }, reject);
   });
+}
+
+/** A duration as Go prints one in these messages: seconds with up to 3 decimals, "1.234s". */
+function goSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`;
 }

@@ -4,6 +4,7 @@
  * time comes off the grace period, then the runtime sends the stop signal and SIGKILL at the
  * deadline. In a pod with sidecars the stop signals follow the termination order.
  */
+import { podObjectRef } from "../events/mod.ts";
 import type {
   V1Container,
   V1ContainerPort,
@@ -92,7 +93,10 @@ export function preStopFromSpec(
 export interface StopContainerOptions {
   gracePeriodSeconds: number;
   name: string;
+  /** Why; the Killing event's message (default "Stopping container <name>"). */
   message?: string;
+  /** Whose container, for the Killing event; no event without it. */
+  pod?: { name?: string; namespace?: string; uid?: string };
   /**
    * The preStop hook to run first; null for none. Undefined: read it back from the container's
    * annotations (callers that have only the container id).
@@ -143,6 +147,14 @@ export async function stopContainer(
     gracePeriod: grace,
     message: opts.message,
   });
+  if (opts.pod) {
+    deps.events?.event(
+      podObjectRef({ metadata: opts.pod }, { name: opts.name }),
+      "Normal",
+      "Killing",
+      opts.message || `Stopping container ${opts.name}`,
+    );
+  }
   try {
     await deps.runtime.stopContainer(id, grace, {
       signal,
@@ -190,6 +202,7 @@ export async function killPod(
     await stopContainer(deps, c.id, {
       gracePeriodSeconds: how.grace,
       name: c.name,
+      pod: { name: running.name, namespace: running.namespace, uid: running.uid },
       preStop: how.preStop,
       turn: order && ((grace) => order.waitForTurn(c.name, grace, { clock, signal })),
       signal,

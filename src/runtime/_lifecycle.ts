@@ -4,6 +4,7 @@
  * clock — and the preStop deadline of `executePreStopHook`, whose elapsed time is taken off the
  * grace period.
  */
+import { type EventRecorder, podObjectRef } from "../events/mod.ts";
 import type { V1Container, V1HTTPGetAction, V1LifecycleHandler } from "@kubernetes/client-node";
 import type { RuntimeService } from "../cri/types.ts";
 import { httpGet, httpGetRequest, kubeUserAgent } from "../prober/mod.ts";
@@ -19,6 +20,8 @@ export class LifecycleHookError extends DenoletError {}
 
 export interface HookDeps {
   runtime: RuntimeService;
+  /** Where FailedPreStopHook/FailedPostStartHook (and the callers' events) go; none by default. */
+  events?: EventRecorder;
   /** Sleep handlers, the HTTP deadline and the preStop deadline; default the real clock. */
   clock?: Clock;
   /** Deadline of one HTTP hook request; default 2 minutes. */
@@ -128,6 +131,13 @@ export async function runPreStopHook(
     });
   } else if (outcome.error !== undefined) {
     log.warn("PreStop hook failed", { ...fields, err: outcome.error });
+    // As upstream, the event does not carry the error: it may hold secrets from the handler.
+    deps.events?.event(
+      podObjectRef({ metadata: target.pod }, target.container),
+      "Warning",
+      "FailedPreStopHook",
+      "PreStopHook failed",
+    );
   } else {
     log.debug(3, "PreStop hook completed", fields);
   }

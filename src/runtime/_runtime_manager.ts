@@ -3,6 +3,7 @@
  * calls. It owns the per-node state that outlives one sync (crash-loop and image back-off) and
  * delegates the steps: `_sync_pod.ts`, `_kill.ts`, `_status.ts`.
  */
+import type { EventRecorder } from "../events/mod.ts";
 import type { V1Pod } from "@kubernetes/client-node";
 import type { ImageService, RuntimeService } from "../cri/types.ts";
 import type { VolumeManager } from "../volumes/mod.ts";
@@ -66,6 +67,8 @@ export interface RuntimeManagerDeps {
   podCgroups?: PodCgroupHooks;
   /** ConfigMaps and Secrets for container env (API mode); standalone, references are refused. */
   envObjects?: EnvObjects;
+  /** Pod and container events with upstream's reasons (API mode); none by default. */
+  events?: EventRecorder;
 }
 
 /** The part of src/cm's PodCgroups the runtime manager calls (structural, to avoid a cycle). */
@@ -93,6 +96,7 @@ export class RuntimeManager implements PodRuntime {
       clock: deps.clock,
       logger: deps.logger,
       pullTimeoutMs: deps.imagePullTimeoutMs,
+      events: deps.events,
     });
     this.crashBackoff = new Backoff({
       initialMs: CRASH_BACKOFF_INITIAL_MS,
@@ -149,6 +153,7 @@ export class RuntimeManager implements PodRuntime {
       rootDir: d.rootDir,
       probeFailure: d.probeFailure,
       startupSucceeded: d.startupSucceeded,
+      events: d.events,
     }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
   }
 
@@ -221,6 +226,7 @@ export class RuntimeManager implements PodRuntime {
       logger,
       runtimeRequestTimeoutMs: this.#requestTimeoutMs,
       clock: this.#deps.clock,
+      events: this.#deps.events,
     };
   }
 }

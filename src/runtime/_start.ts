@@ -4,6 +4,7 @@
  * failure becomes a `SyncStepError` with the reason upstream shows in the container's waiting
  * state.
  */
+import { podObjectRef } from "../events/mod.ts";
 import type { V1Container, V1LifecycleHandler, V1Pod } from "@kubernetes/client-node";
 import type { PodSandboxConfig, RuntimeService } from "../cri/types.ts";
 import type { VolumeManager } from "../volumes/mod.ts";
@@ -66,16 +67,31 @@ export async function startContainer(
   const { pod, container, signal } = target;
   const name = container.name;
   const log = target.logger.child({ container: name });
+  const isInit = pod.spec?.initContainers?.some((c) => c.name === name) ?? false;
+  const ref = podObjectRef(pod, { name, init: isInit });
   const fail = (reason: string, err: unknown, message = errorMessage(err)): SyncStepError => {
     if (signal?.aborted) throw signal.reason;
     if (isKind(err, RuntimeUnavailableError)) throw err;
     log.warn("Cannot start container", { reason, err: message });
+    // upstream: "Error: <why>" (an image error names its reason: "Error: ErrImagePull").
+    const why = reason === "CreateContainerConfigError" || reason === "CreateContainerError" ||
+        reason === "RunContainerError"
+      ? message
+      : reason;
+    deps.events?.event(ref, "Warning", "Failed", `Error: ${why}`);
     return { container: name, reason, message };
   };
 
   const backOff = checkCrashBackOff(deps.crashBackoff, pod, container, target.status);
   if (backOff) {
     log.debug(3, "Back-off restarting failed container", { message: backOff.message });
+    deps.events?.event(
+      ref,
+      "Warning",
+      "BackOff",
+      `Back-off restarting failed container ${name} in pod ` +
+        `${pod.metadata?.name}_${pod.metadata?.namespace}(${pod.metadata?.uid})`,
+    );
     return backOff;
   }
 
@@ -120,12 +136,14 @@ export async function startContainer(
   } catch (err) {
     return fail("CreateContainerError", err);
   }
+  deps.events?.event(ref, "Normal", "Created", `Created container: ${name}`);
   try {
     await deps.runtime.startContainer(id, { signal });
   } catch (err) {
     return fail("RunContainerError", err);
   }
   log.info("Started container", { containerId: id, restartCount, image: container.image });
+  deps.events?.event(ref, "Normal", "Started", `Started container ${name}`);
   const postStart = container.lifecycle?.postStart;
   return postStart ? await runPostStart(deps, target, { id, handler: postStart, log }) : undefined;
 }
@@ -156,6 +174,13 @@ async function runPostStart(
     if (isKind(err, RuntimeUnavailableError)) throw err;
     const message = errorMessage(err);
     log.warn("Failed to execute PostStartHook", { containerId: id, err: message });
+    // As upstream, not the error itself: it may hold secrets from the handler.
+    deps.events?.event(
+      podObjectRef(pod, { name: container.name }),
+      "Warning",
+      "FailedPostStartHook",
+      "PostStartHook failed",
+    );
     try {
       await stopContainer(
         {
@@ -169,6 +194,7 @@ async function runPostStart(
           gracePeriodSeconds: gracePeriodFor(pod, container),
           name: container.name,
           message: "FailedPostStartHook",
+          pod: pod.metadata,
           preStop: preStopFromSpec(pod, container),
           signal,
         },

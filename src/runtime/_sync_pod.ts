@@ -4,6 +4,7 @@
  * the initialisation, sidecars to restart) one by one in spec order, then the app containers
  * all at once.
  */
+import { type EventRecorder, podObjectRef } from "../events/mod.ts";
 import type { Clock } from "../util/clock.ts";
 import type { V1Pod } from "@kubernetes/client-node";
 import type { PodSandboxConfig, RuntimeService } from "../cri/types.ts";
@@ -42,7 +43,17 @@ export interface SyncDeps {
   startupSucceeded?: (containerId: string) => boolean;
   /** Time for lifecycle hooks (sleep handlers, preStop deadlines). */
   clock?: Clock;
+  /** Pod and container events (upstream reasons); none by default. */
+  events?: EventRecorder;
 }
+
+/** The events of pod-level step failures (container-level ones are recorded where they happen). */
+const POD_STEP_EVENTS: Record<string, string> = {
+  FailedMount: "FailedMount",
+  CreatePodSandboxError: "FailedCreatePodSandBox",
+  ConfigPodSandboxError: "FailedCreatePodSandBox",
+  KillPodSandboxError: "FailedKillPod",
+};
 
 export interface SyncInput {
   pod: V1Pod;
@@ -61,6 +72,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     logger: log,
     runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
     clock: deps.clock,
+    events: deps.events,
   };
   deps.crashBackoff.gc();
   const actions = computePodActions(pod, status, {
@@ -79,6 +91,12 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     const e = { ...step, message: message ?? errorMessage(err) };
     log.warn("Sync step failed", { ...e });
     errors.push(e);
+    const reason = step.container === undefined ? POD_STEP_EVENTS[step.reason] : undefined;
+    if (reason) {
+      // FailedMount carries the volume's own message ("MountVolume.SetUp failed for ...").
+      const text = reason === "FailedMount" ? errorMessage(err) : e.message;
+      deps.events?.event(podObjectRef(pod), "Warning", reason, text);
+    }
   };
 
   if (!(await killStep(killDeps, { pod, status, actions }, { log, signal, stepFailed }))) {
@@ -129,6 +147,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     configOptions: { ...deps.nodeConfig, podDir: podDirPath },
     clock: deps.clock,
     runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
+    events: deps.events,
   };
   const target = {
     pod,
@@ -177,6 +196,12 @@ async function killStep(
       log.info("Pod sandbox changed, it will be killed and re-created", {
         sandboxId: actions.sandboxId,
       });
+      killDeps.events?.event(
+        podObjectRef(pod),
+        "Normal",
+        "SandboxChanged",
+        "Pod sandbox changed, it will be killed and re-created.",
+      );
     } else if (!actions.createSandbox) {
       log.info("Stopping pod sandbox, because all other containers are dead");
     }
@@ -196,6 +221,7 @@ async function killStep(
       gracePeriodSeconds: grace,
       name: info.name,
       message: info.message,
+      pod: pod.metadata,
       signal,
     });
   });

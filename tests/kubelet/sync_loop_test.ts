@@ -55,6 +55,7 @@ function startKubelet(
     logger?: Logger;
     statusSink?: PodStatusSink;
     observe?: KubeletDeps["observe"];
+    events?: KubeletDeps["events"];
   } = {},
 ) {
   const runtime = createRuntimeManager({
@@ -79,6 +80,7 @@ function startKubelet(
     maxPods: opts.maxPods,
     statusSink: opts.statusSink,
     observe: opts.observe,
+    events: opts.events,
     runtime,
     pleg: createPleg({ runtime, cache, clock, logger: nullLogger }),
     cache,
@@ -176,7 +178,11 @@ const statusOf = (k: Kubelet, name: string) =>
 
 Deno.test("kubelet admits at most maxPods pods; the rest are Failed with OutOfpods", async () => {
   await withRuntime(async (cri, clock, logs) => {
-    const agent = startKubelet(cri, clock, logs, { maxPods: 2 });
+    const events: string[] = [];
+    const agent = startKubelet(cri, clock, logs, {
+      maxPods: 2,
+      events: { event: (ref, type, reason) => events.push(`${ref.name} ${type} ${reason}`) },
+    });
     agent.source.emit([pod("uid-a", "a"), pod("uid-b", "b"), pod("uid-c", "c")]);
     await pass(clock, 4000);
     assertEquals(statusOf(agent.kubelet, "a")?.phase, "Running");
@@ -188,6 +194,7 @@ Deno.test("kubelet admits at most maxPods pods; the rest are Failed with OutOfpo
       "Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2",
     );
     assertEquals(cri.sandboxes.size, 2, "the refused pod never reached the runtime");
+    assertEquals(events, ["c Warning OutOfpods"]);
     await agent.stop();
   });
 });

@@ -7,6 +7,7 @@ import { FakeClock } from "../../src/util/clock.ts";
 import { DenoletError, RuntimeUnavailableError } from "../../src/util/errors.ts";
 import { nullLogger } from "../../src/util/log.ts";
 import { FakeRuntime } from "../support/fake_cri.ts";
+import type { EventRecorder } from "../../src/events/mod.ts";
 
 const S = 1000;
 
@@ -20,7 +21,11 @@ interface Env {
 }
 
 async function setup(
-  opts: { rootDir?: string; startupSucceeded?: (id: string) => boolean } = {},
+  opts: {
+    rootDir?: string;
+    startupSucceeded?: (id: string) => boolean;
+    events?: EventRecorder;
+  } = {},
 ): Promise<Env> {
   const clock = new FakeClock();
   const cri = new FakeRuntime({ clock });
@@ -46,6 +51,7 @@ async function setup(
     podLogsDir: logsDir,
     rootDir: opts.rootDir,
     startupSucceeded: opts.startupSucceeded,
+    events: opts.events,
     sandboxOptions: {
       podLogsDir: logsDir,
       clusterDNS: [],
@@ -654,4 +660,67 @@ Deno.test("forgetPod clears the crash-loop back-off of a deleted pod", async () 
   rm.forgetPod("uid-1");
   assert.equal(rm.crashBackoff.size, 0);
   assert.deepEqual((await sync(env, pod)).errors, []);
+});
+
+Deno.test("runtime manager records upstream's events: pull, create, start, back-off, kill, errors", async () => {
+  const events: string[] = [];
+  const recorder: EventRecorder = {
+    event: (ref, type, reason, message) =>
+      events.push(`${ref.fieldPath ?? ref.kind} ${type} ${reason}: ${message}`),
+  };
+  await using env = await setup({ events: recorder });
+  env.cri.addImage("busybox:1.36");
+  const pod = makePod();
+  await sync(env, pod);
+  assert.deepEqual(events, [
+    'spec.containers{app} Normal Pulled: Container image "busybox:1.36" already present on machine',
+    "spec.containers{app} Normal Created: Created container: app",
+    "spec.containers{app} Normal Started: Started container app",
+  ]);
+  // Exits twice: the second restart waits out its back-off.
+  events.length = 0;
+  for (let i = 0; i < 2; i++) {
+    env.cri.exitContainer(running(env.cri, "app")[0].status.id, 1);
+    await env.clock.advance(1000);
+    await sync(env, pod);
+  }
+  assert.ok(
+    events.includes(
+      "spec.containers{app} Warning BackOff: Back-off restarting failed container app in pod web_default(uid-1)",
+    ),
+    events.join("\n"),
+  );
+  // A missing image under Never and a pod kill.
+  events.length = 0;
+  const never = makePod({
+    containers: [{ name: "app", image: "busybox:9.9", imagePullPolicy: "Never" }],
+  }, "uid-2");
+  await sync(env, never);
+  assert.deepEqual(events, [
+    'spec.containers{app} Warning ErrImageNeverPull: Container image "busybox:9.9" is not present with pull policy of Never',
+    "spec.containers{app} Warning Failed: Error: ErrImageNeverPull",
+  ]);
+  const live = makePod({}, "uid-3");
+  await sync(env, live);
+  events.length = 0;
+  const m = live.metadata!;
+  const st = await env.rm.getPodStatus(m.uid!, m.name!, m.namespace!);
+  await env.rm.killPod(live, {
+    uid: st.uid,
+    name: st.name,
+    namespace: st.namespace,
+    sandboxes: st.sandboxes.map((s) => ({ id: s.id, state: s.state, createdAt: 0 })),
+    containers: st.containers.map((c) => ({
+      id: c.id,
+      name: c.name,
+      sandboxId: "",
+      state: c.state,
+      createdAt: 0,
+    })),
+  }, {});
+  assert.ok(events.length > 0, "a Killing event");
+  assert.ok(
+    events.every((e) => e.includes("Normal Killing: Stopping container app")),
+    events.join("\n"),
+  );
 });
