@@ -2,6 +2,7 @@
  * The node-level services around the kubelet core: stats, garbage collection, eviction and the
  * Node status. They read the kubelet's pods and act on them through its narrow methods.
  */
+import type { EventRecorder } from "../events/mod.ts";
 import type { AgentConfig } from "../config/types.ts";
 import type { CriClient } from "../cri/mod.ts";
 import type { Kubelet } from "../kubelet/mod.ts";
@@ -25,6 +26,8 @@ export interface NodeServicesDeps {
   logger: Logger;
   registry: MetricsRegistry;
   signal: AbortSignal;
+  /** Events to the API server (API mode). */
+  events?: EventRecorder;
 }
 
 export function buildNodeServices(deps: NodeServicesDeps) {
@@ -95,6 +98,8 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     logger,
     metrics: deps.registry,
     config: evictionConfig,
+    events: deps.events,
+    nodeName: config.nodeName,
   });
   const nodeStatus = createNodeStatusProvider({
     nodeName: config.nodeName,

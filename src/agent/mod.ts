@@ -90,10 +90,12 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     getStatus: (uid) => late.kubelet?.statuses.get(uid),
     onUpdate: (u) => late.kubelet?.onProbeUpdate(u),
     metrics: registry,
+    events: cluster?.events,
   });
   const runtime = createRuntimeManager({
     runtime: cri.runtime,
     image: cri.image,
+    events: cluster?.events,
     volumes,
     clock,
     logger,
@@ -128,6 +130,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       ...(cluster?.podSource ? [cluster.podSource] : []),
     ],
     statusSink: cluster?.statusSink,
+    events: cluster?.events,
     admissionNode: cluster?.admissionNode,
     runtime,
     pleg,
@@ -155,7 +158,17 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   late.kubelet = kubelet;
   metrics.counts(() => kubelet.runningCounts());
 
-  const node = buildNodeServices({ config, nodeIP, cri, kubelet, clock, logger, registry, signal });
+  const node = buildNodeServices({
+    config,
+    nodeIP,
+    cri,
+    kubelet,
+    clock,
+    logger,
+    registry,
+    signal,
+    events: cluster?.events,
+  });
   late.admit = (pod) => node.eviction.admit(pod);
 
   const api = {

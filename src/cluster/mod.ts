@@ -3,6 +3,7 @@
  * --kubeconfig is given, so the standalone agent never loads any of it.
  */
 import { createApiClient, loadKubeconfig, runReflector } from "../apiclient/mod.ts";
+import { createApiEventRecorder } from "../events/mod.ts";
 import { createNodeLeaseController } from "../node/lease.ts";
 import { createNodeRegistrar } from "../node/registrar.ts";
 import { createObjectManagers } from "../objects/mod.ts";
@@ -32,6 +33,8 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   });
   logger.info("API-server mode", { server: connection.server, node: config.nodeName });
   const loops: Array<(parts: AgentParts, signal: AbortSignal) => Promise<void>> = [];
+  const events = createApiEventRecorder({ client, nodeName: config.nodeName, clock, logger });
+  loops.push((_parts, signal) => events.run({ signal }));
   // The Node and its Lease. As upstream, status and lease run with --register-node=false too:
   // the flag only decides whether the agent creates the Node or expects someone else to.
   loops.push(async (parts, signal) => {
@@ -89,6 +92,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     podSource,
     statusSink,
     admissionNode: () => nodeView.current(),
+    events,
     objects,
     volumePlugins: [
       configMapPlugin(objects),

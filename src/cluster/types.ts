@@ -1,4 +1,5 @@
 /** How the API-server mode plugs into the agent. */
+import type { EventRecorder } from "../events/mod.ts";
 import type { V1Node } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/mod.ts";
 import type { AgentConfig } from "../config/types.ts";
@@ -44,6 +45,8 @@ export interface ClusterMode {
   readonly objects?: PodObjects;
   /** Volume kinds that need the API server: configMap, secret, projected. */
   readonly volumePlugins?: VolumePlugin[];
+  /** Events to the API server (source kubelet on this node). */
+  readonly events?: EventRecorder;
   /**
    * Runs the cluster loops (node registration and status, lease, mirror pods, object watches)
    * until the signal aborts. Never rejects.
