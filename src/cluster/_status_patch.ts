@@ -5,19 +5,15 @@
  * container status lists (replaced whole), pod and host IPs (merged by `ip`, stale ones deleted)
  * and the conditions the kubelet owns (merged by `type`), so conditions others own are never
  * overwritten with a stale copy. A condition the API lacks (PodScheduled on a mirror pod,
- * DisruptionTarget after an eviction) is added.
+ * DisruptionTarget after an eviction) is added. Transition times and the start time the API
+ * already holds for unchanged facts are kept.
  *
  * Values are compared in a canonical form: times at whole seconds whatever their spelling, and
  * empty values (Go's omitted zero values: "", 0, false, [], {}, null) left out.
  */
 import type { V1PodCondition, V1PodIP, V1PodStatus } from "@kubernetes/client-node";
+import { KUBELET_CONDITIONS } from "../sources/api_source.ts";
 
-const KUBELET_CONDITIONS = new Set([
-  "PodReadyToStartContainers",
-  "Initialized",
-  "Ready",
-  "ContainersReady",
-]);
 const SCALARS = ["phase", "reason", "message", "hostIP", "podIP", "qosClass", "startTime"] as const;
 const CONTAINER_LISTS = [
   "initContainerStatuses",
@@ -84,9 +80,10 @@ const isTerminal = (phase: string | undefined) => phase === "Succeeded" || phase
  * undefined when nothing the kubelet owns differs.
  */
 export function statusPatch(
-  ours: V1PodStatus,
+  computed: V1PodStatus,
   api: V1PodStatus | undefined,
 ): Record<string, unknown> | undefined {
+  const ours = withApiTimes(computed, api);
   const held = (api ?? {}) as Record<string, unknown>;
   const mine = ours as Record<string, unknown>;
   const patch: Record<string, unknown> = {};
@@ -121,4 +118,19 @@ export function statusPatch(
   });
   if (changed.length > 0) patch.conditions = toWire(changed);
   return Object.keys(patch).length === 0 ? undefined : patch;
+}
+
+/**
+ * The status manager's rules against the status the API holds: a condition whose status did
+ * not change keeps its transition time there, and the start time, once set, stays. A restarted
+ * agent (or one whose static pod got a new mirror) computes new times for old facts.
+ */
+function withApiTimes(ours: V1PodStatus, api: V1PodStatus | undefined): V1PodStatus {
+  if (!api) return ours;
+  const conditions = ours.conditions?.map((c) => {
+    const held = api.conditions?.find((a) => a.type === c.type);
+    if (!held || held.status !== c.status || !held.lastTransitionTime) return c;
+    return { ...c, lastTransitionTime: held.lastTransitionTime };
+  });
+  return { ...ours, conditions, startTime: api.startTime ?? ours.startTime };
 }

@@ -20,16 +20,19 @@ import type { ApiClient } from "../apiclient/types.ts";
 import type { ReflectorOptions } from "../apiclient/reflector.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
+import { type ApiPodStore, podKey, Store } from "./_api_pod_store.ts";
 import { SnapshotEmitter } from "./_snapshot.ts";
 import { stableStringify } from "./_stable.ts";
 import { CONFIG_SOURCE_ANNOTATION } from "./_static_pod.ts";
 import type { PodSource, PodSourceUpdate } from "./types.ts";
 
+export type { ApiPodStore, PodName } from "./_api_pod_store.ts";
+
 /** Marks a mirror pod; its value is the static pod's `kubernetes.io/config.hash`. */
 export const CONFIG_MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
 
-/** Conditions the kubelet computes itself; a change to them is no news to it. */
-const KUBELET_CONDITIONS = new Set([
+/** Conditions the kubelet computes and writes itself; others' conditions are theirs to write. */
+export const KUBELET_CONDITIONS: ReadonlySet<string> = new Set([
   "PodReadyToStartContainers",
   "Initialized",
   "Ready",
@@ -38,32 +41,6 @@ const KUBELET_CONDITIONS = new Set([
 
 export function isMirrorPod(pod: V1Pod): boolean {
   return pod.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] !== undefined;
-}
-
-/** The API server's pods bound to this node, as last seen (watch events and write answers). */
-export interface ApiPodStore {
-  /** True once a list succeeded: the store then holds every pod bound to the node. */
-  readonly synced: boolean;
-  get(namespace: string, name: string): V1Pod | undefined;
-  byUid(uid: string): V1Pod | undefined;
-  pods(): V1Pod[];
-  /**
-   * Takes in an object the API server returned for a write, which may be newer than what the
-   * watch has shown so far. A version older than the one held is ignored.
-   */
-  observe(pod: V1Pod): void;
-  /** This agent deleted the pod (with a UID precondition): drop that incarnation. */
-  forget(namespace: string, name: string, uid: string): void;
-  /**
-   * `fn` hears the name of every pod that changed, or nothing after a complete list (any pod
-   * may have changed). Returns the unsubscribe. Never blocks.
-   */
-  subscribe(fn: (changed?: PodName) => void): () => void;
-}
-
-export interface PodName {
-  namespace: string;
-  name: string;
 }
 
 /** The function that lists and watches (apiclient's `runReflector`). */
@@ -89,94 +66,6 @@ export function createApiSource(opts: ApiSourceOptions): ApiPodSource {
   return new ApiSource(opts);
 }
 
-const keyOf = (namespace: string | undefined, name: string | undefined) =>
-  `${namespace ?? ""}/${name ?? ""}`;
-const podKey = (p: V1Pod) => keyOf(p.metadata?.namespace, p.metadata?.name);
-
-/** etcd revisions are numbers; compare them when both are, else the latest arrival wins. */
-function isOlder(pod: V1Pod, than: V1Pod): boolean {
-  if (pod.metadata?.uid !== than.metadata?.uid) return false;
-  const a = Number(pod.metadata?.resourceVersion);
-  const b = Number(than.metadata?.resourceVersion);
-  return Number.isSafeInteger(a) && Number.isSafeInteger(b) && a < b;
-}
-
-class Store implements ApiPodStore {
-  synced = false;
-  readonly #pods = new Map<string, V1Pod>();
-  readonly #listeners = new Set<(changed?: PodName) => void>();
-
-  get(namespace: string, name: string): V1Pod | undefined {
-    return this.#pods.get(keyOf(namespace, name));
-  }
-
-  byUid(uid: string): V1Pod | undefined {
-    for (const p of this.#pods.values()) if (p.metadata?.uid === uid) return p;
-    return undefined;
-  }
-
-  pods(): V1Pod[] {
-    return [...this.#pods.values()];
-  }
-
-  observe(pod: V1Pod): void {
-    const key = podKey(pod);
-    const held = this.#pods.get(key);
-    if (held && isOlder(pod, held)) return;
-    this.#pods.set(key, pod);
-    this.#notify(pod);
-  }
-
-  forget(namespace: string, name: string, uid: string): void {
-    const key = keyOf(namespace, name);
-    if (this.#pods.get(key)?.metadata?.uid !== uid) return;
-    this.#pods.delete(key);
-    this.#notifyKey(namespace, name);
-  }
-
-  /** A watch deletion: the incarnation it names is gone. */
-  deleted(pod: V1Pod): void {
-    this.forget(pod.metadata?.namespace ?? "", pod.metadata?.name ?? "", pod.metadata?.uid ?? "");
-  }
-
-  /**
-   * A complete list at `rv`. Objects this agent wrote after that version (newer versions, or
-   * pods it created since) are kept; the watch from `rv` brings them again anyway.
-   */
-  replace(items: V1Pod[], rv: string): void {
-    const listed = new Map(items.map((p) => [podKey(p), p]));
-    const listRv = Number(rv);
-    const before = new Map(this.#pods);
-    this.#pods.clear();
-    for (const [key, p] of listed) {
-      const held = before.get(key);
-      this.#pods.set(key, held && isOlder(p, held) ? held : p);
-    }
-    for (const [key, held] of before) {
-      if (listed.has(key)) continue;
-      const heldRv = Number(held.metadata?.resourceVersion);
-      if (Number.isSafeInteger(listRv) && Number.isSafeInteger(heldRv) && heldRv > listRv) {
-        this.#pods.set(key, held);
-      }
-    }
-    this.synced = true;
-    for (const fn of this.#listeners) fn();
-  }
-
-  subscribe(fn: (changed?: PodName) => void): () => void {
-    this.#listeners.add(fn);
-    return () => this.#listeners.delete(fn);
-  }
-
-  #notify(pod: V1Pod): void {
-    this.#notifyKey(pod.metadata?.namespace ?? "", pod.metadata?.name ?? "");
-  }
-
-  #notifyKey(namespace: string, name: string): void {
-    for (const fn of this.#listeners) fn({ namespace, name });
-  }
-}
-
 class ApiSource implements ApiPodSource {
   readonly name = "api" as const;
   readonly store: ApiPodStore;
@@ -193,14 +82,19 @@ class ApiSource implements ApiPodSource {
   async run(onUpdate: (u: PodSourceUpdate) => void, run: { signal: AbortSignal }): Promise<void> {
     const { clock, nodeName } = this.opts;
     const emitter = new SnapshotEmitter("api", { clock, logger: this.#log, onUpdate });
+    let lastOffered: V1Pod[] | undefined;
     const emit = () => {
       if (!this.#store.synced || run.signal.aborted) return;
       try {
         const { pods, vanished } = this.#snapshot(clock.now());
+        // Most events are status writes coming back: the same objects for the kubelet, and
+        // nothing to compare again.
+        if (vanished.length === 0 && sameObjects(pods, lastOffered)) return;
         // Pods the API server dropped without the agent's final delete (a force deletion) are
         // first shown deleted with grace 0, so the kubelet kills them at once, then removed.
         if (vanished.length > 0) emitter.offer([...pods, ...vanished].sort(byCreation), []);
         emitter.offer(pods, []);
+        lastOffered = pods;
       } catch (err) {
         // The kubelet's inbox does not throw; if it ever does, the next change offers again.
         this.#log.error("Cannot hand pods from the API server to the kubelet", { err });
@@ -264,11 +158,23 @@ class ApiSource implements ApiPodSource {
   }
 }
 
+/** Keys by object: the store replaces a pod's object only when it changed. */
+const keys = new WeakMap<V1Pod, string>();
+
 /** What decides whether the kubelet hears of a new version (upstream podsDifferSemantically). */
 function semanticKey(pod: V1Pod): string {
-  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = pod.metadata ?? {};
-  const foreign = (pod.status?.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
-  return stableStringify({ metadata, spec: pod.spec, foreign });
+  let key = keys.get(pod);
+  if (key === undefined) {
+    const { resourceVersion: _rv, managedFields: _mf, ...metadata } = pod.metadata ?? {};
+    const foreign = (pod.status?.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
+    key = stableStringify({ metadata, spec: pod.spec, foreign });
+    keys.set(pod, key);
+  }
+  return key;
+}
+
+function sameObjects(a: V1Pod[], b: V1Pod[] | undefined): boolean {
+  return b !== undefined && a.length === b.length && a.every((p, i) => p === b[i]);
 }
 
 function forKubelet(pod: V1Pod): V1Pod {

@@ -20,6 +20,7 @@ export {
   CONFIG_MIRROR_ANNOTATION,
   createApiSource,
   isMirrorPod,
+  KUBELET_CONDITIONS,
   type PodName,
   type Reflector,
 } from "./api_source.ts";

@@ -286,6 +286,33 @@ Deno.test("status writer: a static pod's status goes to its current mirror pod",
   await t.stop();
 });
 
+Deno.test("status writer: a restarted agent keeps the mirror's transition times and start time", async () => {
+  const t = setup();
+  const pod = staticPod("etcd-node1", "hash1");
+  t.kubelet.add(pod);
+  const m = mirrorOf(pod, "hash1", "m1");
+  m.status = asApi(running());
+  t.driven.list([m]);
+  // After the restart the kubelet stamps "now" on conditions and start time it cannot know.
+  const later = new Date(Date.UTC(2026, 0, 1, 1, 0, 0));
+  const fresh = running({ startTime: later });
+  fresh.conditions = fresh.conditions!.map((c) => ({ ...c, lastTransitionTime: later }));
+  t.writer.statusChanged(pod, fresh);
+  await settle();
+  assert.equal(t.api.requests.length, 0, "the same facts: nothing to write");
+  // A condition that did change carries the new time.
+  const unready = running({ startTime: later });
+  unready.conditions = [{ type: "Ready", status: "False", lastTransitionTime: later }];
+  t.writer.statusChanged(pod, unready);
+  await settle();
+  const body = t.api.calls("PATCH")[0].body as { status: Record<string, unknown> };
+  assert.deepEqual(body.status.conditions, [
+    { type: "Ready", status: "False", lastTransitionTime: "2026-01-01T01:00:00Z" },
+  ]);
+  assert.equal(body.status.startTime, undefined);
+  await t.stop();
+});
+
 Deno.test("status writer: a gracefully deleted pod is deleted for good once terminated", async () => {
   const t = setup();
   const pod = apiPod("web", asApi(running()));

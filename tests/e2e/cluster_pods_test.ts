@@ -279,6 +279,15 @@ Deno.test({
           extra: { restartPolicy: "Never", automountServiceAccountToken: false },
         }));
         await e2e.waitPod("short", isRunning, { timeoutMs: 60_000, what: "pod short Running" });
+        // A static pod: its mirror's status must survive the restart unrewritten too.
+        await Deno.writeTextFile(
+          `${e2e.manifestDir}/steady.yaml`,
+          toYaml(busyboxPod("steady", "while true; do sleep 1; done")),
+        );
+        const steady = await e2e.waitPod(`steady-${node}`, (p) => isRunning(p) && ready(p), {
+          timeoutMs: 60_000,
+          what: "the steady mirror pod Running and Ready",
+        });
         const web = await deploymentPods();
         const ids = async () =>
           (await Promise.all(web.map((p) => containers(p.metadata!.name!))))
@@ -309,11 +318,19 @@ Deno.test({
           );
         }
         assert.ok(time(short.status?.startTime) > 0);
+        const mirror = await e2e.pod(`steady-${node}`);
+        assert.equal(mirror?.metadata?.uid, steady.metadata?.uid, "the same mirror pod");
+        assert.equal(
+          mirror?.metadata?.resourceVersion,
+          steady.metadata?.resourceVersion,
+          "the mirror's unchanged status is not written again",
+        );
       });
     } finally {
       // The agent stops the pods it was asked to delete; the ones it leaves running at the end
       // would keep their cgroups busy past the suite.
       await Deno.remove(`${e2e.manifestDir}/mirrored.yaml`).catch(() => undefined);
+      await Deno.remove(`${e2e.manifestDir}/steady.yaml`).catch(() => undefined);
       await e2e.kubectl(["delete", "deployment", "web", "--ignore-not-found", "--wait=false"])
         .then(() =>
           waitFor(async () => {
