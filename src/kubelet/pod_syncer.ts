@@ -32,9 +32,11 @@ export interface PodSyncerDeps {
 export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
   const { runtime, statuses, clock } = deps;
 
-  const updateStatus = (pod: V1Pod, rs: RuntimePodStatus) => {
+  /** `terminal`: the pod was stopped for good (upstream's podIsTerminal after termination). */
+  const updateStatus = (pod: V1Pod, rs: RuntimePodStatus, terminal = false) => {
     const uid = pod.metadata!.uid!;
     const status = computePodStatus(pod, rs, {
+      terminal,
       reasons: statuses.reasons(uid),
       previous: statuses.get(uid),
       hostIP: deps.hostIP(),
@@ -95,7 +97,9 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
           }`,
         );
       }
-      if (t.pod) updateStatus(t.pod, after);
+      // A stopped pod's containers will not run again: a deleted or evicted API pod reaches
+      // Succeeded or Failed whatever its restart policy, as upstream (static pods excepted).
+      if (t.pod) updateStatus(t.pod, after, true);
     },
 
     async syncTerminatedPod(t, { removed, signal }) {

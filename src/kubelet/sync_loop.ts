@@ -2,6 +2,7 @@
  * The sync loop: one loop that takes source updates, PLEG events, a 1 s tick for pods due a
  * resync, and housekeeping every 2 s, and hands work to the pod workers (kubelet syncLoop).
  */
+import { qosClass } from "./_pod_status.ts";
 import { podObjectRef } from "../events/mod.ts";
 import type { V1Pod, V1PodCondition } from "@kubernetes/client-node";
 import { stopwatch } from "../util/clock.ts";
@@ -357,10 +358,12 @@ export class Kubelet {
           verdict.reason ?? "",
           verdict.message ?? "",
         );
+        // upstream rejectPod: the event has the bare message, the status says it was a refusal.
         this.statuses.set(pod.metadata!.uid!, {
           phase: "Failed",
           reason: verdict.reason,
-          message: verdict.message,
+          message: `Pod was rejected: ${verdict.message}`,
+          qosClass: qosClass(pod),
           startTime: new Date(Math.floor(this.#deps.clock.now() / 1000) * 1000),
         });
         continue;

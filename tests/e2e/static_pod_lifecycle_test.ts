@@ -131,7 +131,7 @@ Deno.test({
         assert.equal(p?.status?.phase, "Failed");
         assert.equal(
           p?.status?.message,
-          "Node didn't have enough resource: pods, requested: 1, used: 3, capacity: 3",
+          "Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: 3, capacity: 3",
         );
         assert.equal((await e2e.sandboxes(p!.metadata!.uid!)).length, 0, "never started");
       }

@@ -191,7 +191,7 @@ Deno.test("kubelet admits at most maxPods pods; the rest are Failed with OutOfpo
     assertEquals([c?.phase, c?.reason], ["Failed", "OutOfpods"]);
     assertEquals(
       c?.message,
-      "Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2",
+      "Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2",
     );
     assertEquals(cri.sandboxes.size, 2, "the refused pod never reached the runtime");
     assertEquals(events, ["c Warning OutOfpods"]);
@@ -315,6 +315,8 @@ Deno.test("a pod being deleted is stopped with its deletion grace, then reported
     assertEquals(stops.map((c) => c.args[1]), [7], "stopped with the deletion grace period");
     assertEquals(terminated, ["uid-a"]);
     assertEquals(agent.kubelet.podWorkState("uid-a"), "terminated");
+    // restartPolicy Always, yet stopped for good: the API sees a terminal phase (137: Failed).
+    assertEquals(changes.at(-1), "a:Failed");
     // It is not started again while the API still lists it.
     await pass(clock, 3000);
     assertEquals(
