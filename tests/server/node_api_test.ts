@@ -1,0 +1,91 @@
+/**
+ * serveAuthenticatedNodeApi from a configuration: what it refuses to start with, and the
+ * self-signed certificate generated once and reused.
+ */
+import assert from "node:assert/strict";
+import { loadConfig } from "../../src/config/mod.ts";
+import type { CriClient } from "../../src/cri/mod.ts";
+import { serveAuthenticatedNodeApi } from "../../src/server/mod.ts";
+import { realClock } from "../../src/util/clock.ts";
+import { DenoletError } from "../../src/util/errors.ts";
+import { createLogger } from "../../src/util/log.ts";
+import { fakeDeps } from "./_fakes.ts";
+
+const unusedCri = {} as CriClient;
+
+async function config(argv: string[], root: string) {
+  const r = await loadConfig(
+    ["--root-dir", root, "--port", "0", "--address", "127.0.0.1", ...argv],
+    {
+      hostname: () => "node-a",
+    },
+  );
+  if (r.kind !== "run") throw new Error("not a run");
+  // --port 0 turns the server off for the agent; here it asks for any free port.
+  return r.config;
+}
+
+function deps(cfg: Awaited<ReturnType<typeof config>>, signal: AbortSignal) {
+  return {
+    config: cfg,
+    nodeIPs: ["192.0.2.2"],
+    api: fakeDeps(),
+    cri: unusedCri,
+    clock: realClock,
+    logger: createLogger({ write: () => {} }),
+    signal,
+  };
+}
+
+Deno.test("node API start: Webhook modes and serverTLSBootstrap need an API server", async () => {
+  const root = await Deno.makeTempDir();
+  const ac = new AbortController();
+  for (
+    const [argv, what] of [
+      [["--authentication-token-webhook"], /authentication\.webhook\.enabled.*needs --kubeconfig/],
+      [["--authorization-mode=Webhook"], /authorization\.mode Webhook.*needs --kubeconfig/],
+      [["--rotate-server-certificates"], /serverTLSBootstrap.*needs --kubeconfig/],
+    ] as const
+  ) {
+    await assert.rejects(
+      serveAuthenticatedNodeApi(deps(await config([...argv], root), ac.signal)),
+      (err: unknown) => err instanceof DenoletError && what.test(err.message),
+    );
+  }
+  await assert.rejects(
+    serveAuthenticatedNodeApi(deps(await config(["--anonymous-auth=false"], root), ac.signal)),
+    /No authentication method configured/,
+  );
+  await assert.rejects(
+    serveAuthenticatedNodeApi(
+      deps(await config(["--client-ca-file", `${root}/missing-ca.crt`], root), ac.signal),
+    ),
+    /Cannot read the client CA file .*missing-ca\.crt/,
+  );
+});
+
+Deno.test("node API start: a self-signed pair is generated under --cert-dir once, then reused", async () => {
+  const root = await Deno.makeTempDir();
+  const start = async () => {
+    const ac = new AbortController();
+    const server = await serveAuthenticatedNodeApi(deps(await config([], root), ac.signal));
+    const pem = await Deno.readTextFile(`${root}/pki/kubelet.crt`);
+    const ca = pem.slice(pem.indexOf("-----END CERTIFICATE-----") + 26);
+    const client = Deno.createHttpClient({ caCerts: [ca] });
+    try {
+      const res = await fetch(`https://127.0.0.1:${server.port}/healthz`, { client });
+      assert.equal(await res.text(), "ok");
+    } finally {
+      client.close();
+      ac.abort();
+      await server.finished;
+    }
+    return pem;
+  };
+  const first = await start();
+  assert.equal(await start(), first, "the second start reuses the pair");
+  assert.equal((await Deno.stat(`${root}/pki/kubelet.key`)).mode! & 0o777, 0o600);
+  // Half a pair is not silently replaced.
+  await Deno.remove(`${root}/pki/kubelet.key`);
+  await assert.rejects(start(), /kubelet\.crt can be read, but .*kubelet\.key cannot/);
+});
