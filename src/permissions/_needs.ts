@@ -103,6 +103,16 @@ export const NEEDS: readonly Need[] = [
     }),
   },
   {
+    why: "the node API's certificates, client CA and key, and /logs/ (the node's log directory)",
+    grants: (c) => {
+      if (c.port === 0) return {};
+      const read = [c.tlsCertFile, c.tlsPrivateKeyFile, c.clientCAFile, c.certDir];
+      if (c.enableDebuggingHandlers && c.enableSystemLogHandler) read.push("/var/log");
+      // The self-signed or bootstrapped pair is written under --cert-dir.
+      return { read, write: [c.certDir] };
+    },
+  },
+  {
     why: "the static pod manifest URL",
     grants: (c) => ({ net: c.staticPodURL ? [urlHost(c.staticPodURL)] : [] }),
   },
