@@ -2,6 +2,7 @@
 import type { SteadyState } from "./_footprint.ts";
 import type { ProbeLoad } from "./_probe_load.ts";
 import { ratio, summarize, type Summary } from "./_stats.ts";
+import type { ApiModeResult } from "./_api_mode.ts";
 
 export interface Row {
   agent: Summary;
@@ -37,6 +38,8 @@ export interface Report {
   steadyState: Record<string, SteadyState>;
   /** The same busybox pods without and with probes (issue 3), when run. */
   probeLoad?: ProbeLoad;
+  /** The API-server mode against a real control plane (issue 10), when run. */
+  apiMode?: ApiModeResult;
   targets: Record<string, { value: number; target: string; met: boolean }>;
 }
 
@@ -141,6 +144,7 @@ export function formatReport(r: Report): string {
     lines.push(`  ${k}: ${calls.join(", ") || "none"}`);
   }
   if (r.probeLoad) lines.push("", ...formatProbeLoad(r.probeLoad, r.steadyState));
+  if (r.apiMode) lines.push("", ...formatApiMode(r.apiMode, r.steadyState["0 pods (fresh)"]));
   lines.push("", "CRI calls per pod the agent makes beyond the baseline's:");
   for (const [k, c] of Object.entries(r.criCallsPerPod)) {
     const extra = Object.entries(c.agent)
@@ -189,5 +193,33 @@ function formatProbeLoad(p: ProbeLoad, steady: Record<string, SteadyState>): str
       `${f1(p.expectedPerSecond)} expected; unsuccessful ${p.unsuccessful}, restarts ` +
       `${p.restarts}, not Ready after ${p.notReadyAfter}`,
   );
+  return lines;
+}
+
+/** The API mode's start latencies (as the API server reports Running) and footprint. */
+function formatApiMode(a: ApiModeResult, standaloneIdle: SteadyState | undefined): string[] {
+  const perPod = (label: string, s: Summary, allMs: number) =>
+    `  ${label.padEnd(36)}` +
+    [f0(s.median), f0(s.p99), f0(s.max), f0(allMs)].map((c) => c.padStart(10)).join("");
+  const lines = [
+    "API mode (pods created in the API server until it reports them Running and Ready, ms):",
+    "  " + "".padEnd(36) + ["p50", "p99", "max", "all"].map((h) => h.padStart(10)).join(""),
+    perPod(`${a.burst.pods} pods at once`, a.burst.perPod, a.burst.allMs),
+    perPod(`${a.paced.pods} pods at ${a.paced.ratePerSecond}/s`, a.paced.perPod, a.paced.allMs),
+    "  " + "".padEnd(36) + ["rss MB", "max MB", "cpu %"].map((h) => h.padStart(10)).join(""),
+    "  " + "idle (0 pods)".padEnd(36) +
+    [f1(a.idle.rssMB), f1(a.idle.rssMaxMB), f2(a.idle.cpuPct)].map((c) => c.padStart(10)).join(""),
+    "  " + `${a.loaded.pods} pods`.padEnd(36) + [
+      f1(a.loaded.footprint.rssMB),
+      f1(a.loaded.footprint.rssMaxMB),
+      f2(a.loaded.footprint.cpuPct),
+    ].map((c) => c.padStart(10)).join(""),
+  ];
+  if (standaloneIdle) {
+    const extra = a.idle.rssMB - standaloneIdle.footprint.rssMB;
+    lines.push(
+      `  idle RSS over standalone: ${extra >= 0 ? "+" : ""}${f1(extra)} MB (budget +25 MB)`,
+    );
+  }
   return lines;
 }

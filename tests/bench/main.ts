@@ -16,11 +16,14 @@
  *
  *   deno task bench [--quick] [--rounds 4] [--pods 1,10,30] [--throughput 100] [--rate 5]
  *                   [--sample 60] [--footprint 30,110] [--probe-pods 110]
- *                   [--only start,throughput,footprint,probes] [--out dist/bench.json]
+ *                   [--only start,throughput,footprint,probes,api] [--out dist/bench.json]
  *                   [--v8-flags --lite-mode,...] [--agent-env MALLOC_ARENA_MAX=2,...]
  *
  * `--quick` (about 4 minutes): 2 rounds, 30 pods of throughput, 10 s samples, footprint 30,
  * probe load with 30 pods. `--only probes` runs the probe load alone.
+ * `api` (issue 10): a real control plane and a second agent joined to it: 30 pods created in the
+ * API server at once and 100 at `--rate`/s, each timed until the API reports it Running and
+ * Ready (p50, p99, all), and the agent's RSS and CPU idle and with 110 pods.
  */
 import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
 import { parseArgs } from "node:util";
@@ -32,6 +35,7 @@ import { Baseline } from "./_baseline.ts";
 import { removeFootprintPods, type SteadyState, steadyStateAt } from "./_footprint.ts";
 import { podNames, waitSandboxesGone } from "./_pods.ts";
 import { type ProbeLoad, probeLoad } from "./_probe_load.ts";
+import { apiModeBench } from "./_api_mode.ts";
 import { formatReport, type Machine, type Report, Samples } from "./_report.ts";
 import {
   agentBurst,
@@ -43,7 +47,7 @@ import {
 } from "./_scenarios.ts";
 
 /** The parts `--only` selects; the steady-state windows at 0 pods go with `footprint`. */
-const SCENARIOS = ["start", "throughput", "footprint", "probes"] as const;
+const SCENARIOS = ["start", "throughput", "footprint", "probes", "api"] as const;
 type Scenario = typeof SCENARIOS[number];
 
 const { values } = parseArgs({
@@ -75,6 +79,8 @@ const settings = {
   footprint: (values.footprint ?? (quick ? "30" : "30,110")).split(",").map(Number),
   /** Pods in the probe load, 3 probes each; 0 skips it. */
   probePods: Number(values["probe-pods"] ?? (quick ? 30 : 110)),
+  /** API mode: pods created at once, paced pods, and the steady-state pod count. */
+  api: { burst: 30, paced: quick ? 30 : 100, loaded: quick ? 30 : 110 },
   only: parseOnly(values.only!),
   /** Upstream defaults where the e2e harness differs (it polls files every 2 s, logs at -v 2). */
   agentArgs: ["--file-check-frequency", "20s", "-v", "0"],
@@ -198,6 +204,17 @@ if (runs("footprint") && (level > 0 || probes)) {
   progress(`idle footprint after the workload (${settings.sampleSeconds} s)`);
   steadyState["0 pods (after)"] = await steadyStateAt(agent, 0, { image: ctx.image, sampleMs });
 }
+const apiMode = runs("api")
+  ? await apiModeBench({
+    image: rt.images.pause,
+    sampleMs,
+    burst: settings.api.burst,
+    paced: settings.api.paced,
+    ratePerSecond: settings.ratePerSecond,
+    loaded: settings.api.loaded,
+    progress,
+  })
+  : undefined;
 
 const latency = samples.rows();
 const report: Report = {
@@ -209,6 +226,7 @@ const report: Report = {
   criCallsPerPod,
   steadyState,
   probeLoad: probes,
+  apiMode,
   targets: targets(latency, steadyState),
 };
 await Deno.mkdir(new URL("../../dist", import.meta.url), { recursive: true });

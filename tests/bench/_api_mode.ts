@@ -1,0 +1,207 @@
+/**
+ * The API-server mode under load (issue 10): a real control plane and an agent joined to it,
+ * pods created through the API server (bound to the node, so the scheduler's latency is not in
+ * the figure) and timed until the API server reports them Running and Ready, as a user watching
+ * `kubectl get pods -w` sees it. Pods keep the default service-account token volume, so each
+ * start includes a TokenRequest and a tmpfs mount, as on a real node. Then the agent's RSS and
+ * CPU idle and with 110 pods.
+ */
+import type { V1Pod } from "@kubernetes/client-node";
+import { type ApiClient, createApiClient, loadKubeconfig } from "../../src/apiclient/mod.ts";
+import { realClock } from "../../src/util/clock.ts";
+import { nullLogger } from "../../src/util/log.ts";
+import { setupCluster } from "../e2e/_cluster.ts";
+import { waitFor } from "../support/wait.ts";
+import { type Footprint, sampleFootprint } from "./_proc.ts";
+import { summarize, type Summary } from "./_stats.ts";
+
+export interface ApiModeResult {
+  /** create → Running and Ready, ms, per pod. */
+  burst: { pods: number; perPod: Summary; allMs: number };
+  paced: { pods: number; ratePerSecond: number; perPod: Summary; allMs: number };
+  idle: Footprint;
+  loaded: { pods: number; footprint: Footprint };
+}
+
+const NS = "default";
+
+export async function apiModeBench(opts: {
+  image: string;
+  sampleMs: number;
+  burst: number;
+  paced: number;
+  ratePerSecond: number;
+  loaded: number;
+  progress: (s: string) => void;
+}): Promise<ApiModeResult> {
+  const { progress } = opts;
+  progress("API mode: starting the control plane and a joined agent");
+  const c = await setupCluster({
+    // Upstream defaults where the e2e harness differs.
+    extraArgs: ["--sync-frequency", "1m", "--file-check-frequency", "20s", "-v", "0"],
+  });
+  const api = createApiClient(await loadKubeconfig(c.cp.adminKubeconfig), {
+    clock: realClock,
+    logger: nullLogger,
+    qps: 0,
+    burst: 0,
+    userAgent: "denolet-bench",
+  });
+  try {
+    await waitFor(async () => {
+      const node = await api.request<
+        { status?: { conditions?: { type: string; status: string }[] } }
+      >(
+        { method: "GET", path: `/api/v1/nodes/${c.nodeName}` },
+      ).catch(() => undefined);
+      return node?.status?.conditions?.some((x) => x.type === "Ready" && x.status === "True");
+    }, { what: "the node to be Ready", timeoutMs: 60_000 });
+    await waitFor(
+      () =>
+        api.request({ method: "GET", path: `/api/v1/namespaces/${NS}/serviceaccounts/default` })
+          .then(() => true, () => false),
+      { what: "the default service account", timeoutMs: 60_000 },
+    );
+    await realClock.sleep(5_000);
+    progress(`API mode: idle footprint (${opts.sampleMs / 1000} s)`);
+    const idle = await sampleFootprint(c.agent.pid, opts.sampleMs);
+
+    progress(`API mode: ${opts.burst} pods created at once`);
+    const burst = await timedStarts(api, c.nodeName, podNames("apib", opts.burst), {
+      image: opts.image,
+      ratePerSecond: 0,
+    });
+    await deleteAll(api, podNames("apib", opts.burst));
+
+    progress(`API mode: ${opts.paced} pods at ${opts.ratePerSecond}/s`);
+    const paced = await timedStarts(api, c.nodeName, podNames("apit", opts.paced), {
+      image: opts.image,
+      ratePerSecond: opts.ratePerSecond,
+    });
+    await deleteAll(api, podNames("apit", opts.paced));
+
+    progress(`API mode: steady state with ${opts.loaded} pods (${opts.sampleMs / 1000} s)`);
+    const names = podNames("apil", opts.loaded);
+    await timedStarts(api, c.nodeName, names, { image: opts.image, ratePerSecond: 0 });
+    await realClock.sleep(10_000);
+    const footprint = await sampleFootprint(c.agent.pid, opts.sampleMs);
+    await deleteAll(api, names);
+    return {
+      burst: { pods: opts.burst, ...burst },
+      paced: { pods: opts.paced, ratePerSecond: opts.ratePerSecond, ...paced },
+      idle,
+      loaded: { pods: opts.loaded, footprint },
+    };
+  } finally {
+    api.close();
+    await c.close();
+  }
+}
+
+function podNames(prefix: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(3, "0")}`);
+}
+
+function podOf(name: string, node: string, image: string): V1Pod {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: NS, labels: { bench: "api" } },
+    spec: {
+      nodeName: node,
+      terminationGracePeriodSeconds: 2,
+      containers: [{ name: "main", image, imagePullPolicy: "IfNotPresent" }],
+    },
+  };
+}
+
+/**
+ * Creates the pods (all at once, or paced at `ratePerSecond`) and watches them until each is
+ * Running and Ready in the API; returns the per-pod latencies and the time until the last.
+ */
+async function timedStarts(
+  api: ApiClient,
+  node: string,
+  names: string[],
+  opts: { image: string; ratePerSecond: number },
+): Promise<{ perPod: Summary; allMs: number }> {
+  const created = new Map<string, number>();
+  const ready = new Map<string, number>();
+  const stop = new AbortController();
+  const wanted = new Set(names);
+  let resolveAll: () => void = () => {};
+  const allReady = new Promise<void>((r) => resolveAll = r);
+  const watching = (async () => {
+    for await (
+      const ev of api.watch<V1Pod>(`/api/v1/namespaces/${NS}/pods`, {
+        query: { fieldSelector: `spec.nodeName=${node}`, labelSelector: "bench=api" },
+        signal: stop.signal,
+      })
+    ) {
+      const p = ev.object;
+      const name = p.metadata?.name ?? "";
+      if (!wanted.has(name) || ready.has(name)) continue;
+      const isReady = p.status?.phase === "Running" &&
+        p.status.conditions?.some((x) => x.type === "Ready" && x.status === "True");
+      if (isReady) {
+        ready.set(name, performance.now());
+        if (ready.size === names.length) resolveAll();
+      }
+    }
+  })();
+  // Let the watch open before the first create.
+  await realClock.sleep(500);
+  const t0 = performance.now();
+  const creates: Promise<unknown>[] = [];
+  for (const [i, name] of names.entries()) {
+    if (opts.ratePerSecond > 0) {
+      const due = t0 + (i * 1000) / opts.ratePerSecond;
+      const wait = due - performance.now();
+      if (wait > 0) await realClock.sleep(wait);
+    }
+    created.set(name, performance.now());
+    creates.push(api.request({
+      method: "POST",
+      path: `/api/v1/namespaces/${NS}/pods`,
+      body: podOf(name, node, opts.image),
+    }));
+  }
+  await Promise.all(creates);
+  const deadline = new AbortController();
+  const timer = realClock.sleep(180_000, { signal: deadline.signal }).then(
+    () => {
+      throw new Error(`only ${ready.size} of ${names.length} pods were Ready within 180 s`);
+    },
+    () => undefined,
+  );
+  try {
+    await Promise.race([allReady, timer]);
+  } finally {
+    deadline.abort();
+    stop.abort();
+    await watching;
+  }
+  const latencies = names.map((n) => ready.get(n)! - created.get(n)!);
+  return {
+    perPod: summarize(latencies),
+    allMs: Math.max(...names.map((n) => ready.get(n)!)) - t0,
+  };
+}
+
+async function deleteAll(api: ApiClient, names: string[]): Promise<void> {
+  await Promise.all(names.map((name) =>
+    api.request({
+      method: "DELETE",
+      path: `/api/v1/namespaces/${NS}/pods/${name}`,
+      body: { gracePeriodSeconds: 2 },
+    }).catch(() => undefined) // already gone
+  ));
+  await waitFor(async () => {
+    const list = await api.request<{ items: unknown[] }>({
+      method: "GET",
+      path: `/api/v1/namespaces/${NS}/pods`,
+      query: { labelSelector: "bench=api" },
+    });
+    return list.items.length === 0;
+  }, { what: "the bench pods to leave the API", timeoutMs: 180_000, intervalMs: 1000 });
+}
