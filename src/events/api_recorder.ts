@@ -32,16 +32,22 @@ export function createApiEventRecorder(deps: {
     { input: EventInput; c: Exclude<Correlated, { action: "drop" }>; at: number }
   > = [];
   let wake: (() => void) | undefined;
+  // Events of one object in the same millisecond (a Node's three conditions) would share a
+  // name and all but the first be refused; upstream's nanoseconds rarely collide, so each name
+  // takes the next nanosecond when its millisecond was used already.
+  let lastNanos = 0n;
 
   const toEvent = (input: EventInput, message: string, at: number): CoreV1Event => {
     const ns = input.ref.namespace || "default";
     const time = new Date(at);
+    const nanos = BigInt(at) * 1_000_000n;
+    lastNanos = nanos > lastNanos ? nanos : lastNanos + 1n;
     return {
       apiVersion: "v1",
       kind: "Event",
       metadata: {
         // upstream: the object's name and the time in nanoseconds, hex.
-        name: `${input.ref.name}.${(BigInt(at) * 1_000_000n).toString(16)}`,
+        name: `${input.ref.name}.${lastNanos.toString(16)}`,
         namespace: ns,
       },
       involvedObject: { ...input.ref },

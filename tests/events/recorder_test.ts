@@ -109,3 +109,23 @@ Deno.test("the API recorder creates events as the kubelet does and patches repea
   ac.abort();
   await done;
 });
+
+Deno.test("the API recorder gives events of one object in the same millisecond distinct names", async () => {
+  const client = new RecordingClient();
+  const clock = new FakeClock();
+  const rec = createApiEventRecorder({ client, nodeName: "n1", clock, logger: nullLogger });
+  const ac = new AbortController();
+  const done = rec.run({ signal: ac.signal });
+  const node = { kind: "Node" as const, apiVersion: "v1", name: "n1", uid: "n1" };
+  for (const reason of ["NodeHasSufficientMemory", "NodeHasNoDiskPressure"]) {
+    rec.event(node, "Normal", reason, `Node n1 status is now: ${reason}`);
+  }
+  await clock.advance(0);
+  const names = client.requests.map((r) =>
+    (r.body as { metadata: { name: string } }).metadata.name
+  );
+  assert.equal(names.length, 2);
+  assert.notEqual(names[0], names[1]);
+  ac.abort();
+  await done;
+});
