@@ -46,6 +46,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
         register: config.registerNode,
         updateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
         reportFrequencyMs: config.nodeStatusReportFrequencyMs,
+        recorder: events,
       }).run({ signal }),
       createNodeLeaseController({
         ...node,

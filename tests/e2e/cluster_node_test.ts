@@ -1,12 +1,13 @@
 /**
  * API mode, the Node and its Lease on a real control plane: the agent registers its Node and is
  * Ready within 10 s of its start, with the labels, taints, addresses, capacity and allocatable
- * it was configured with; the real scheduler places a pod on it; the lease is owned by the Node
- * and renewed; the API server stopped for 60 s leaves pods running and the Node Ready again
- * within 30 s of its return, with no container restarted.
+ * it was configured with, and says so in Node events; the lease is owned by the Node and
+ * renewed; the real scheduler places a pod on it; the API server stopped for 60 s leaves that
+ * pod and a static pod running and the Node Ready again within 30 s of its return, with no
+ * container restarted.
  */
 import assert from "node:assert/strict";
-import type { V1Lease, V1Node, V1Pod } from "@kubernetes/client-node";
+import type { CoreV1Event, V1Lease, V1Node, V1Pod } from "@kubernetes/client-node";
 import { stringify as toYaml } from "yaml";
 import { detectNodeIP } from "../../src/agent/_node_ip.ts";
 import { readMachineInfo } from "../../src/node/mod.ts";
@@ -129,6 +130,28 @@ Deno.test({
         },
       );
 
+      await t.step("registration tells the pressure conditions in Node events", async () => {
+        const reasons = [
+          "NodeHasSufficientMemory",
+          "NodeHasNoDiskPressure",
+          "NodeHasSufficientPID",
+        ];
+        const events = await waitFor(async () => {
+          const list = await e2e.getJson<{ items: CoreV1Event[] }>([
+            "events",
+            "-n",
+            "default",
+            "--field-selector",
+            `involvedObject.kind=Node,involvedObject.name=${name}`,
+          ]);
+          const items = list?.items ?? [];
+          return reasons.every((r) => items.some((e) => e.reason === r)) ? items : undefined;
+        }, { timeoutMs: 30_000, intervalMs: 1_000, what: "the node's condition events" });
+        const memory = events.find((e) => e.reason === "NodeHasSufficientMemory")!;
+        assert.equal(memory.message, `Node ${name} status is now: NodeHasSufficientMemory`);
+        assert.equal(memory.type, "Normal");
+      });
+
       await t.step("the lease is owned by the Node and its renewTime advances", async () => {
         const n = (await node())!;
         const first = await waitFor(lease, { timeoutMs: 30_000, what: "the node lease" });
@@ -151,7 +174,7 @@ Deno.test({
           kind: "Pod",
           metadata: { name: "scheduled", namespace: "default" },
           spec: {
-            // No service account token volume until the projected-volume part exists.
+            // A plain pod: the token volume is another suite's subject.
             automountServiceAccountToken: false,
             terminationGracePeriodSeconds: 2,
             tolerations: [{ key: "denolet.test/dedicated", operator: "Exists" }],
@@ -191,23 +214,29 @@ Deno.test({
             },
           };
           await Deno.writeTextFile(`${e2e.manifestDir}/outage.yaml`, toYaml(staticPod));
+          // The scheduled pod runs from the API, the static one from its manifest: both must
+          // outlive the outage in the same containers.
+          const podNames = ["scheduled", `outage-${name}`];
           const running = async () => {
-            const list = await e2e.cri.runtime.listContainers({
-              labelSelector: { "io.kubernetes.pod.name": `outage-${name}` },
-            });
-            return list.filter((x) => x.state === "CONTAINER_RUNNING");
+            const lists = await Promise.all(podNames.map((pod) =>
+              e2e.cri.runtime.listContainers({
+                labelSelector: { "io.kubernetes.pod.name": pod, "io.denolet.node-name": name },
+              })
+            ));
+            return lists.flatMap((l) => l.filter((x) => x.state === "CONTAINER_RUNNING"));
           };
-          const [before] = await waitFor(async () => {
+          const before = await waitFor(async () => {
             const r = await running();
-            return r.length === 1 ? r : undefined;
-          }, { timeoutMs: 60_000, what: "the outage pod's container running" });
+            return r.length === podNames.length ? r : undefined;
+          }, { timeoutMs: 60_000, what: "the containers of both pods running" });
+          const ids = before.map((x) => x.id).sort();
 
           await cp.stopApiServer();
           const downUntil = Date.now() + 60_000;
           while (Date.now() < downUntil) {
             await new Promise((r) => setTimeout(r, 10_000));
             const now = await running();
-            assert.deepEqual(now.map((x) => x.id), [before.id], "the container keeps running");
+            assert.deepEqual(now.map((x) => x.id).sort(), ids, "the containers keep running");
             const health = await e2e.agent.get("/healthz");
             await health.body?.cancel();
             assert.equal(health.status, 200, "the agent stays healthy without the API server");
@@ -220,7 +249,8 @@ Deno.test({
           }, { timeoutMs: 30_000, intervalMs: 1_000, what: "the Node Ready with a renewed lease" });
 
           const after = await running();
-          assert.deepEqual(after.map((x) => [x.id, x.metadata.attempt]), [[before.id, 0]]);
+          assert.deepEqual(after.map((x) => x.id).sort(), ids);
+          assert.deepEqual(after.map((x) => x.metadata.attempt), [0, 0], "none restarted");
           const log = await e2e.agent.logTail(5_000);
           assert.match(log, /Unable to update node status/);
           assert.match(log, /Failed to update lease|Failed to ensure lease exists/);
