@@ -194,8 +194,42 @@ export function validateCluster(cfg: AgentConfig, where: (key: keyof AgentConfig
     if (!prefixOk || !LABEL_NAME.test(name)) {
       bad("nodeLabels", `invalid label key ${JSON.stringify(k)}`);
     }
+    if (prefix !== undefined && isForbiddenNodeLabel(prefix, k)) {
+      bad(
+        "nodeLabels",
+        `unknown 'kubernetes.io' or 'k8s.io' label ${
+          JSON.stringify(k)
+        }: the API server refuses a ` +
+          "node registering with it; allowed are the well-known topology and instance labels and " +
+          "the kubelet.kubernetes.io/ and node.kubernetes.io/ namespaces",
+      );
+    }
     if (!LABEL_VALUE.test(v)) {
       bad("nodeLabels", `invalid label value ${JSON.stringify(v)} for ${k}`);
     }
   }
+}
+
+/** Labels of the kubernetes.io and k8s.io namespaces a node may set on itself (upstream kubeletapis). */
+const KNOWN_NODE_LABELS = new Set([
+  "kubernetes.io/hostname",
+  "kubernetes.io/os",
+  "kubernetes.io/arch",
+  "beta.kubernetes.io/os",
+  "beta.kubernetes.io/arch",
+  "beta.kubernetes.io/instance-type",
+  "node.kubernetes.io/instance-type",
+  "failure-domain.beta.kubernetes.io/region",
+  "failure-domain.beta.kubernetes.io/zone",
+  "topology.kubernetes.io/region",
+  "topology.kubernetes.io/zone",
+]);
+const ALLOWED_NODE_LABEL_NAMESPACES = ["kubelet.kubernetes.io", "node.kubernetes.io"];
+
+/** NodeRestriction would refuse the registration: a kubernetes.io/k8s.io label not on the list. */
+function isForbiddenNodeLabel(prefix: string, key: string): boolean {
+  const inK8s = (ns: string) => prefix === ns || prefix.endsWith(`.${ns}`);
+  if (!inK8s("kubernetes.io") && !inK8s("k8s.io")) return false;
+  if (KNOWN_NODE_LABELS.has(key)) return false;
+  return !ALLOWED_NODE_LABEL_NAMESPACES.some((ns) => prefix === ns || prefix.endsWith(`.${ns}`));
 }

@@ -76,6 +76,15 @@ Deno.test("bad API-mode settings are refused naming the flag or field", async ()
   await fails(["--kube-reserved=gpu=1"], "--kube-reserved", /unsupported resource "gpu"/);
   await fails(["--system-reserved=memory=lots"], "--system-reserved", /memory=lots/);
   await fails(["--node-labels=bad key=1"], "--node-labels", /invalid label key "bad key"/);
+  await fails(
+    ["--node-labels=node-role.kubernetes.io/edge="],
+    "--node-labels",
+    /unknown 'kubernetes.io' or 'k8s.io' label "node-role.kubernetes.io\/edge"/,
+  );
+  // The well-known ones and the kubelet's own namespaces are fine.
+  await run([
+    "--node-labels=topology.kubernetes.io/zone=a,node.kubernetes.io/pool=x,example.com/role=edge",
+  ]);
   await fails(["--kube-api-qps=-1"], "--kube-api-qps", /must not be a negative number/);
   await fails(
     ["--node-status-update-frequency=0s"],
