@@ -132,7 +132,46 @@ export async function serveAuthenticatedNodeApi(deps: AuthenticatedApiDeps): Pro
     if (!deps.apiClient) needsApi("serverTLSBootstrap (--rotate-server-certificates)");
     return await serveBootstrapped(deps, serve);
   }
-  return await serve(await servingCertificate(deps));
+  const server = await serve(await servingCertificate(deps));
+  if (config.tlsCertFile !== "") watchCertificateFiles(deps, server);
+  return server;
+}
+
+/** How often configured certificate files are checked for replacement. */
+const CERT_FILE_CHECK_MS = 60_000;
+
+/**
+ * Upstream reloads --tls-cert-file/--tls-private-key-file when they change (an external tool
+ * renews them); so does this, checking their modification times every minute. A pair that does
+ * not load is logged and the current one kept.
+ */
+function watchCertificateFiles(deps: AuthenticatedApiDeps, server: SecureServer): void {
+  const { config, logger } = deps;
+  const files = [config.tlsCertFile, config.tlsPrivateKeyFile];
+  const stamp = async () =>
+    (await Promise.all(files.map((f) => Deno.stat(f)))).map((i) => i.mtime?.getTime()).join("/");
+  // Unknown at first (files unreadable right now): the first check that can read them reloads.
+  let last: Promise<string | undefined> = stamp().catch(() => undefined);
+  let checking = false;
+  deps.clock.every(CERT_FILE_CHECK_MS, () => {
+    if (checking) return;
+    checking = true;
+    (async () => {
+      const before = await last;
+      const now = await stamp();
+      if (now === before) return;
+      last = Promise.resolve(now);
+      server.setCertificate({
+        cert: await readPem(config.tlsCertFile, "serving certificate"),
+        key: await readPem(config.tlsPrivateKeyFile, "serving key"),
+      });
+      logger.info("Serving certificate reloaded", { cert: config.tlsCertFile });
+    })().catch((err) => {
+      logger.error("Cannot reload the serving certificate; keeping the current one", {
+        err: errorMessage(err),
+      });
+    }).finally(() => (checking = false));
+  }, { signal: deps.signal });
 }
 
 /**

@@ -89,3 +89,51 @@ Deno.test("node API start: a self-signed pair is generated under --cert-dir once
   await Deno.remove(`${root}/pki/kubelet.key`);
   await assert.rejects(start(), /kubelet\.crt can be read, but .*kubelet\.key cannot/);
 });
+
+Deno.test("node API start: replaced --tls-cert-file/--tls-private-key-file are reloaded", async () => {
+  const { generateSelfSignedPair } = await import("../../src/server/tls/mod.ts");
+  const { FakeClock } = await import("../../src/util/clock.ts");
+  const root = await Deno.makeTempDir();
+  const write = async () => {
+    const pair = await generateSelfSignedPair("node-a", { ips: ["127.0.0.1"], nowMs: Date.now() });
+    await Deno.writeTextFile(`${root}/tls.crt`, pair.certPem);
+    await Deno.writeTextFile(`${root}/tls.key`, pair.keyPem);
+    return pair.certPem.slice(pair.certPem.indexOf("-----END CERTIFICATE-----") + 26);
+  };
+  const firstCA = await write();
+  const clock = new FakeClock(Date.now());
+  const ac = new AbortController();
+  const cfg = await config(
+    ["--tls-cert-file", `${root}/tls.crt`, "--tls-private-key-file", `${root}/tls.key`],
+    root,
+  );
+  const server = await serveAuthenticatedNodeApi({ ...deps(cfg, ac.signal), clock });
+  const ok = async (ca: string) => {
+    const client = Deno.createHttpClient({ caCerts: [ca] });
+    try {
+      const res = await fetch(`https://127.0.0.1:${server.port}/healthz`, { client });
+      await res.body?.cancel();
+      return res.ok;
+    } catch {
+      // Not trusted with this CA.
+      return false;
+    } finally {
+      client.close();
+    }
+  };
+  try {
+    assert.ok(await ok(firstCA));
+    // A distinct modification time, as a renewal a while later has.
+    await new Promise((r) => setTimeout(r, 20));
+    const secondCA = await write();
+    for (let i = 0; i < 50 && !(await ok(secondCA)); i++) {
+      await clock.advance(60_000);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(await ok(secondCA), "the new pair is served");
+    assert.ok(!(await ok(firstCA)));
+  } finally {
+    ac.abort();
+    await server.finished;
+  }
+});
