@@ -5,8 +5,12 @@
  */
 
 export interface TlsIdentity {
+  /** Where the node API listens (default 127.0.0.1). */
+  host?: string;
   /** CAs to trust for the serving certificate. */
   caCerts: string[];
+  /** A bearer token (`Authorization: Bearer ...`). */
+  token?: string;
   /** Client certificate and key (PEM), for client-certificate authentication. */
   cert?: string;
   key?: string;
@@ -31,7 +35,13 @@ export async function nodeFetch(
 ): Promise<Response> {
   const client = Deno.createHttpClient({ caCerts: id.caCerts, cert: id.cert, key: id.key });
   try {
-    const res = await fetch(`https://127.0.0.1:${port}${path}`, { ...init, client });
+    const headers = new Headers(init.headers);
+    if (id.token) headers.set("authorization", `Bearer ${id.token}`);
+    const res = await fetch(`https://${id.host ?? "127.0.0.1"}:${port}${path}`, {
+      ...init,
+      headers,
+      client,
+    });
     // The body is read after the client is closed: buffer it first.
     const body = await res.arrayBuffer();
     return new Response(body, { status: res.status, headers: res.headers });
@@ -53,7 +63,10 @@ export async function readStreamUntil(
   const timer = setTimeout(() => ac.abort(), maxMs);
   let text = "";
   try {
-    const res = await fetch(`https://127.0.0.1:${port}${path}`, { client, signal: ac.signal });
+    const res = await fetch(`https://${id.host ?? "127.0.0.1"}:${port}${path}`, {
+      client,
+      signal: ac.signal,
+    });
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     try {
       while (!until(text)) {
@@ -93,7 +106,7 @@ export async function webSocketExec(
   opts: { timeoutMs?: number } = {},
 ): Promise<ChannelResult> {
   const conn = await Deno.connectTls({
-    hostname: "127.0.0.1",
+    hostname: id.host ?? "127.0.0.1",
     port,
     caCerts: id.caCerts,
     ...(id.cert ? { cert: id.cert, key: id.key } : {}),
