@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { stringify as toYaml } from "yaml";
 import type { V1PodList } from "@kubernetes/client-node";
+import { BUILD_INFO } from "../../src/build_info/mod.ts";
 import { createCriClient } from "../../src/cri/mod.ts";
 import { defaultConfigYaml, LAYOUT } from "../../src/install/mod.ts";
 import { removeAgentSandboxes, removeCgroupTree } from "../support/agent.ts";
@@ -115,7 +116,7 @@ Deno.test({
           must(first, "--version");
           assert.equal(
             first.out.trim(),
-            `denolet v0.1.0 (commit ${built.commit}, kubelet-compatible)`,
+            `denolet v${BUILD_INFO.version} (commit ${built.commit}, kubelet-compatible)`,
           );
           assert.match(first.err, /unpacked into /);
           const second = await run(file, ["--version"]);
@@ -303,7 +304,10 @@ Deno.test({
           DENOLET_UNPACK_DIR: `${tmp}/arm64`,
         });
         must(r, "arm64 --version under qemu");
-        assert.equal(r.out.trim(), `denolet v0.1.0 (commit ${built.commit}, kubelet-compatible)`);
+        assert.equal(
+          r.out.trim(),
+          `denolet v${BUILD_INFO.version} (commit ${built.commit}, kubelet-compatible)`,
+        );
       });
     } finally {
       if (agent) {

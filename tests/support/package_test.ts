@@ -4,7 +4,7 @@
  * real containerd are tests/e2e/single_file_test.ts.
  */
 import assert from "node:assert/strict";
-import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
+import { AGENT_V8_FLAGS, BUILD_INFO } from "../../src/build_info/mod.ts";
 import { LAYOUT } from "../../src/install/mod.ts";
 import { parseHeader, RUN_FLAGS } from "./_package_header.ts";
 import { elfInfo, npmIntegrity, PACK_TARGETS, tarballName } from "./_package_runtime.ts";
@@ -16,9 +16,14 @@ const MACHINE = new TextDecoder().decode(
   (await new Deno.Command("uname", { args: ["-m"], stdout: "piped" }).output()).stdout,
 ).trim();
 
-/** Prints each argument on a line, then the variables the header sets. */
+/**
+ * Prints each argument on a line, then the variables the header sets; like Deno, it creates
+ * DENO_DIR, where it also logs each call.
+ */
 const FAKE_RUNTIME = new TextEncoder().encode([
   "#!/bin/sh",
+  'mkdir -p "$DENO_DIR"',
+  'echo "$*" >>"$DENO_DIR/calls"',
   'for a in "$@"; do printf "arg:%s\\n" "$a"; done',
   'printf "exe:%s\\n" "$DENOLET_EXECUTABLE"',
   'printf "deno_dir:%s\\n" "$DENO_DIR"',
@@ -109,7 +114,7 @@ Deno.test("packFile: the same inputs give the same bytes; another bundle another
   assert.equal(a.build, b.build);
   const c = await packFile(input({ bundle: new TextEncoder().encode("console.log(2);\n") }));
   assert.notEqual(c.build, a.build);
-  assert.match(a.build, /^0\.1\.0-abc1234-[0-9a-f]{12}$/);
+  assert.equal(a.build.replace(/[0-9a-f]{12}$/, "<hash>"), `${BUILD_INFO.version}-abc1234-<hash>`);
 });
 
 Deno.test("inspectPackage: reads back the header, payload and files; a flipped byte fails", async () => {
@@ -154,7 +159,11 @@ Deno.test("header: execs the runtime with the V8 flags, exactly the permission f
     assert.equal((await Deno.stat(`${dir}/denolet.js`)).mode! & 0o777, 0o444);
     assert.equal((await Deno.stat(dir)).mode! & 0o777, 0o755);
     // Nothing is left beside the unpacked files, nothing written next to the download or in HOME.
-    assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), ["deno", "denolet.js"]);
+    assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), [
+      "deno",
+      "deno_dir",
+      "denolet.js",
+    ]);
     assert.deepEqual([...Deno.readDirSync(`${s.dir}/download`)].map((e) => e.name), [
       "denolet-test",
     ]);
@@ -185,6 +194,25 @@ Deno.test("header: unpacks once; a later start verifies and reuses the files", a
     assert.equal(second.code, 0, second.err);
     assert.equal(second.err, "");
     assert.equal((await Deno.stat(`${s.unpackDir}/${build}/deno`)).ino, ino);
+    // The first start ran the bundle once (filling Deno's caches) before the agent; later ones not.
+    const calls = await Deno.readTextFile(`${s.unpackDir}/${build}/deno_dir/calls`);
+    const run = `run ${RUN_FLAGS.join(" ")} --v8-flags=${AGENT_V8_FLAGS} ${FLAGS.join(" ")} ` +
+      `${s.unpackDir}/${build}/denolet.js --version`;
+    assert.deepEqual(calls.trimEnd().split("\n"), [run, run, run]);
+  });
+});
+
+Deno.test("header: a runtime that cannot start here is reported when it is unpacked", async () => {
+  const runtime = new TextEncoder().encode(
+    '#!/bin/sh\necho "version GLIBC_2.99 not found" >&2\nexit 3\n',
+  );
+  await withPacked({ runtime }, async (s, build) => {
+    const r = await s.run();
+    assert.equal(r.code, 1);
+    assert.match(
+      r.err,
+      new RegExp(`runtime unpacked into .*${build} does not start here: version GLIBC_2.99`),
+    );
   });
 });
 
