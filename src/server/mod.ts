@@ -12,7 +12,8 @@ export {
   type SecureApiDeps,
   type SecureHandler,
 } from "./secure_handler.ts";
-export { type SecureServer, serveSecureNodeApi, type ServingCertificate } from "./secure_serve.ts";
+// secure_serve.ts (node:https) is imported by serveAuthenticatedNodeApi only when --port is on.
+export type { SecureServer, ServingCertificate } from "./secure_serve.ts";
 export type {
   HealthCheckResult,
   NodeApiDeps,

@@ -21,12 +21,7 @@ import {
 } from "./auth/mod.ts";
 import { configzView } from "./_configz.ts";
 import { createSecureNodeApiHandler } from "./secure_handler.ts";
-import {
-  nodeMinVersion,
-  type SecureServer,
-  serveSecureNodeApi,
-  type ServingCertificate,
-} from "./secure_serve.ts";
+import type { SecureServer, ServingCertificate } from "./secure_serve.ts";
 import { ensureSelfSignedFiles } from "./tls/mod.ts";
 import type { NodeApiDeps } from "./types.ts";
 
@@ -117,6 +112,8 @@ export async function serveAuthenticatedNodeApi(deps: AuthenticatedApiDeps): Pro
     anonymous: config.anonymousAuth,
     authorization: config.authorizationMode,
   });
+  // node:https is loaded only when --port is on: an agent without it does not pay for it.
+  const { serveSecureNodeApi, nodeMinVersion } = await import("./secure_serve.ts");
   const serve = (certificate: ServingCertificate) =>
     serveSecureNodeApi(handler, {
       address: config.address,
