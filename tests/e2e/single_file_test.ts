@@ -31,8 +31,9 @@ function pathWithoutDeno(): string {
     try {
       Deno.statSync(`${d}/deno`);
       return false;
-    } catch {
-      return true;
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return true;
+      throw err;
     }
   }).join(":");
 }
