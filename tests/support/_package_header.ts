@@ -182,6 +182,17 @@ function render(info: HeaderInfo, offset: number): string {
     "  trap - EXIT HUP INT TERM",
     "}",
     "",
+    // A node needs one build: an upgrade's unpack takes the older ones' ~100 MB back. Only
+    // directories that hold both files of a build are touched.
+    "prune() {",
+    '  for old in "$base"/*-????????????; do',
+    `    [ "$old" != "$dir" ] && [ -f "$old/${RUNTIME_FILE}" ] && [ -f "$old/${BUNDLE_FILE}" ] || continue`,
+    '    ours "$old/." || continue',
+    '    rm -rf "$old"',
+    '    echo "denolet: removed the older build $old" >&2',
+    "  done",
+    "}",
+    "",
     'mkdir -p "$dir"',
     'ours "$base/." || die "$base must belong to uid $uid and be writable by no one else"',
     'ours "$dir/." || die "$dir must belong to uid $uid and be writable by no one else"',
@@ -195,6 +206,7 @@ function render(info: HeaderInfo, offset: number): string {
     "  unpack",
     '  verified || die "the files unpacked into $dir do not match their SHA-256"',
     '  echo "denolet: unpacked into $dir" >&2',
+    "  prune",
     "fi",
     // Deno analyses a module it has not seen (filling DENO_DIR's caches) and keeps what that
     // allocated, ~35 MB, for as long as it runs: a short first run spares the agent that. It also

@@ -216,6 +216,24 @@ Deno.test("header: a runtime that cannot start here is reported when it is unpac
   });
 });
 
+Deno.test("header: a new build removes older builds, and nothing else", async () => {
+  await withPacked({}, async (s, build) => {
+    const older = `${s.unpackDir}/0.0.9-1234567-0123456789ab`;
+    const other = `${s.unpackDir}/notes-0123456789ab`;
+    await Deno.mkdir(older, { recursive: true });
+    await Deno.mkdir(other);
+    for (const f of ["deno", "denolet.js"]) await Deno.writeTextFile(`${older}/${f}`, "old");
+    await Deno.writeTextFile(`${other}/deno`, "not a build: no denolet.js");
+    const r = await s.run();
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, new RegExp(`removed the older build ${older}`));
+    assert.deepEqual([...Deno.readDirSync(s.unpackDir)].map((e) => e.name).sort(), [
+      build,
+      "notes-0123456789ab",
+    ]);
+  });
+});
+
 Deno.test("header: a changed unpacked file is unpacked again before it runs", async () => {
   await withPacked({}, async (s, build) => {
     assert.equal((await s.run()).code, 0);
