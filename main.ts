@@ -16,9 +16,6 @@ import {
 } from "./src/permissions/mod.ts";
 import { createLogger, errorMessage, type Logger } from "./src/util/log.ts";
 
-/** The repository root when running from source (the CRI proto is read from it). */
-const SOURCE_ROOT = new URL(".", import.meta.url).pathname;
-
 async function main(argv: string[]): Promise<number> {
   const sub = argv[0];
   if (sub === "install" || sub === "uninstall") {
@@ -45,7 +42,6 @@ async function main(argv: string[]): Promise<number> {
   const { config } = loaded;
   const permissionOptions: PermissionOptions = {
     configFile: loaded.configFile ? resolve(loaded.configFile) : undefined,
-    sourceRoot: BUILD_INFO.compiled ? undefined : SOURCE_ROOT,
     ...BUILD_INFO.permissionOptions,
   };
   if (printPermissions) {

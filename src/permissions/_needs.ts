@@ -12,11 +12,6 @@ export interface PermissionOptions {
   /** The --config file, absolute; read at start-up. */
   configFile?: string;
   /**
-   * The repository root when running from source: the CRI proto is read from `<root>/proto`.
-   * Omit for a compiled binary, whose embedded files Deno lets it read without a grant.
-   */
-  sourceRoot?: string;
-  /**
    * Where HTTP/TCP/gRPC probes and lifecycle hooks may connect. Pod IPs come from the CNI, which
    * the agent does not configure, so the default is the IPv4 private and shared ranges every
    * common pod network uses (plus loopback and the --node-ip for hostNetwork pods). Deno accepts
@@ -123,10 +118,6 @@ export const NEEDS: readonly Need[] = [
   {
     why: "typed hostPath volumes (checked or created by the agent)",
     grants: (_c, o) => ({ read: [...o.hostPathRoots ?? []], write: [...o.hostPathRoots ?? []] }),
-  },
-  {
-    why: "the CRI proto, read from the source tree (embedded in a compiled binary)",
-    grants: (_c, o) => ({ read: o.sourceRoot ? [posix.join(o.sourceRoot, "proto")] : [] }),
   },
   { why: "grpc-js settings", grants: () => ({ env: [...GRPC_ENV] }) },
   {

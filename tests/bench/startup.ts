@@ -49,9 +49,7 @@ async function once(endpoint: string, n: number, allowAll: boolean): Promise<Run
   ];
   const loaded = await loadConfig(args);
   if (loaded.kind !== "run") throw new Error("not a run");
-  const flags = allowAll
-    ? ["-A"]
-    : permissionFlags(loaded.config, { sourceRoot: ROOT, configFile });
+  const flags = allowAll ? ["-A"] : permissionFlags(loaded.config, { configFile });
   const start = realClock.now();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--no-prompt", ...flags, `${ROOT}main.ts`, ...args],

@@ -71,7 +71,7 @@ async function prepare(tmp: string, endpoint: string): Promise<Agent> {
   const loaded = await loadConfig(args);
   assert.equal(loaded.kind, "run");
   if (loaded.kind !== "run") throw new Error("unreachable");
-  const opts = { configFile, sourceRoot: ROOT };
+  const opts = { configFile };
   const flags = permissionFlags(loaded.config, opts);
   const narrowFlags = toFlags({ ...permissionSet(loaded.config, opts), allowAll: [] });
   return {

@@ -61,7 +61,7 @@ export function parseCompileArgs(args: readonly string[]): CompileRequest {
 
 /**
  * The permission flags baked into the binary: permissionFlags for the configuration `agentArgs`
- * give (default: the install layout), without sourceRoot (embedded files need no grant).
+ * give (default: the install layout),.
  */
 export async function bakedPermissionFlags(
   agentArgs: readonly string[],
