@@ -14,7 +14,7 @@ async function read(
   opts: Partial<LogReadOptions> = {},
   running = false,
 ): Promise<string> {
-  const stream = readContainerLogs(path, { ...DEFAULTS, ...opts }, {
+  const stream = await readContainerLogs(path, { ...DEFAULTS, ...opts }, {
     clock: new FakeClock(),
     isRunning: () => Promise.resolve(running),
   });
@@ -112,7 +112,7 @@ Deno.test("container logs: follow streams new lines, survives a rotation, ends w
   await Deno.writeTextFile(path, rec(1, "stdout", "F", "before"));
   const clock = new FakeClock();
   let running = true;
-  const stream = readContainerLogs(path, { ...DEFAULTS, follow: true }, {
+  const stream = await readContainerLogs(path, { ...DEFAULTS, follow: true }, {
     clock,
     pollMs: 100,
     runningCheckMs: 100,
@@ -147,4 +147,16 @@ Deno.test("container logs: follow streams new lines, survives a rotation, ends w
     got += r.value;
   }
   assert.fail("follow did not end after the container stopped");
+});
+
+Deno.test("container logs: without follow, lines written after the request are not part of it", async () => {
+  const { path } = await logDir();
+  await Deno.writeTextFile(path, rec(1, "stdout", "F", "a") + rec(2, "stdout", "F", "b"));
+  const stream = await readContainerLogs(path, { ...DEFAULTS, tailLines: 1 }, {
+    clock: new FakeClock(),
+    isRunning: () => Promise.resolve(true),
+  });
+  // The writer goes on between the request and the reading.
+  await Deno.writeTextFile(path, rec(3, "stdout", "F", "c"), { append: true });
+  assert.equal(await new Response(stream).text(), "b\n");
 });

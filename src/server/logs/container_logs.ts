@@ -75,7 +75,7 @@ export async function handleContainerLogs(
   const now = deps.clock.now();
   const sinceMs = opts.sinceTime ??
     (opts.sinceSeconds !== undefined ? now - opts.sinceSeconds * 1000 : undefined);
-  const body = readContainerLogs(status.logPath, {
+  const body = await readContainerLogs(status.logPath, {
     tailLines: opts.tailLines,
     sinceMs,
     timestamps: opts.timestamps,

@@ -41,27 +41,16 @@ export interface LogReadDeps {
 const CHUNK = 64 * 1024;
 
 /**
- * The log as a byte stream. Cancelling the stream (or aborting `signal`) stops reading and
- * closes the files; the stream errors only on I/O failure.
+ * The log as a byte stream. The files are opened (and the tail found) before this resolves, so
+ * the answer is the log as it was when asked, and a failure to open it is an error here rather
+ * than a broken stream. Cancelling the stream (or aborting `signal`) stops reading and closes
+ * the files; the stream errors only on I/O failure.
  */
-export function readContainerLogs(
+export async function readContainerLogs(
   logPath: string,
   opts: LogReadOptions,
   deps: LogReadDeps & { signal?: AbortSignal },
-): ReadableStream<Uint8Array> {
-  return ReadableStream.from(generate(logPath, opts, deps));
-}
-
-function selects(sel: StreamSelector, s: LogStream): boolean {
-  return sel === "All" || (sel === "Stdout" ? s === "stdout" : s === "stderr");
-}
-
-async function* generate(
-  logPath: string,
-  opts: LogReadOptions,
-  deps: LogReadDeps & { signal?: AbortSignal },
-): AsyncGenerator<Uint8Array> {
-  const log = deps.logger ?? nullLogger;
+): Promise<ReadableStream<Uint8Array>> {
   const files: LogFile[] = [];
   try {
     for (const path of await logFiles(logPath)) {
@@ -72,10 +61,31 @@ async function* generate(
         if (!(err instanceof Deno.errors.NotFound)) throw err;
       }
     }
-    const out = new Emitter(opts);
-    let { index, offset } = opts.tailLines === undefined
+    const start = opts.tailLines === undefined
       ? { index: 0, offset: 0 }
       : await tailStart(files, opts.tailLines, opts.stream);
+    return ReadableStream.from(generate(logPath, files, start, opts, deps));
+  } catch (err) {
+    for (const f of files) f.close();
+    throw err;
+  }
+}
+
+function selects(sel: StreamSelector, s: LogStream): boolean {
+  return sel === "All" || (sel === "Stdout" ? s === "stdout" : s === "stderr");
+}
+
+async function* generate(
+  logPath: string,
+  files: LogFile[],
+  start: { index: number; offset: number },
+  opts: LogReadOptions,
+  deps: LogReadDeps & { signal?: AbortSignal },
+): AsyncGenerator<Uint8Array> {
+  const log = deps.logger ?? nullLogger;
+  try {
+    const out = new Emitter(opts);
+    let { index, offset } = start;
     const skipBad = (line: Uint8Array, path: string): LogRecord | undefined => {
       try {
         return parseCriLog(line);
@@ -91,8 +101,13 @@ async function* generate(
       const f = files[index];
       const isLive = index === files.length - 1 && f.path === logPath;
       rest = new Uint8Array();
+      // Without follow, the log is read as it was when the request came (the live file's size
+      // then): a writer that keeps going cannot make `tailLines=3` answer four lines.
+      const end = opts.follow ? Infinity : f.size;
       for (;;) {
-        const n = await f.readAt(offset, buf);
+        const n = offset >= end
+          ? 0
+          : await f.readAt(offset, buf.subarray(0, Math.min(buf.length, end - offset)));
         if (n === 0) break;
         offset += n;
         const split = splitLines(concat(rest, buf.subarray(0, n)));
