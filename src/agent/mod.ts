@@ -176,7 +176,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     pods: () => kubelet.podsWithStatus(),
     runningPods: (o: { signal?: AbortSignal }) =>
       runtime.getPods({ all: false, signal: o?.signal }),
-    healthChecks: () => kubelet.healthChecks(),
+    healthChecks: () => [...kubelet.healthChecks(), ...(cluster?.healthChecks?.() ?? [])],
     manifestProblems: () => kubelet.manifestProblems(),
     metrics: registry,
     stats: node.stats,

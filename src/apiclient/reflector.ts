@@ -31,6 +31,8 @@ export interface ReflectorOptions<T> {
   onList(items: T[], resourceVersion: string): void;
   /** Each change seen by the watch, in order. */
   onEvent(type: "ADDED" | "MODIFIED" | "DELETED", object: T): void;
+  /** A list failed (the loop retries it after its back-off); lets callers fall back early. */
+  onListError?(err: unknown): void;
   /** Server-side watch timeout; default a random 5–10 min as client-go's. */
   watchTimeoutSeconds?: () => number;
   /** First back-off; default 800 ms (client-go), doubling to `maxBackoffMs` (30 s). */
@@ -78,6 +80,7 @@ export async function runReflector<T extends Versioned>(
     } catch (err) {
       if (signal.aborted) return;
       failures.warn("list", "Cannot list; will retry", { err });
+      opts.onListError?.(err);
       // A stale cached RV can be refused: ask for a consistent read next time.
       listFrom = "";
       await pause();

@@ -3,6 +3,12 @@
  * --kubeconfig is given, so the standalone agent never loads any of it.
  */
 import { createApiClient, loadKubeconfig, runReflector } from "../apiclient/mod.ts";
+import {
+  type Checkpoint,
+  checkpointDir,
+  openCheckpoint,
+  removeCheckpoint,
+} from "../checkpoint/mod.ts";
 import { createApiEventRecorder } from "../events/mod.ts";
 import { createNodeLeaseController } from "../node/lease.ts";
 import { createNodeRegistrar } from "../node/registrar.ts";
@@ -11,6 +17,7 @@ import { downwardAPIValues } from "../runtime/mod.ts";
 import { configMapPlugin, projectedPlugin, secretPlugin } from "../volumes/mod.ts";
 import { createApiSource } from "../sources/api_source.ts";
 import { createMirrorPods } from "./mirror_pods.ts";
+import { apiServerCheck } from "./_health.ts";
 import { createNodeView } from "./node_view.ts";
 import { createStatusWriter } from "./status_writer.ts";
 import type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
@@ -33,6 +40,15 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   });
   logger.info("API-server mode", { server: connection.server, node: config.nodeName });
   const loops: Array<(parts: AgentParts, signal: AbortSignal) => Promise<void>> = [];
+  // Edge autonomy: the desired state as last seen, to start from while the API server is away.
+  const dir = checkpointDir(config.rootDir);
+  let checkpoint: Checkpoint | undefined;
+  if (config.apiCheckpoint) {
+    const opened = checkpoint = await openCheckpoint({ dir, clock, logger });
+    loops.push((_parts, signal) => opened.run({ signal }));
+  } else {
+    await removeCheckpoint(dir, { logger });
+  }
   const events = createApiEventRecorder({ client, nodeName: config.nodeName, clock, logger });
   loops.push((_parts, signal) => events.run({ signal }));
   // The Node and its Lease. As upstream, status and lease run with --register-node=false too:
@@ -61,6 +77,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     clock,
     logger,
     onPodsChanged: (uids) => uids.forEach((uid) => synced.kubelet?.requestSync(uid)),
+    checkpoint,
   });
   loops.push(async (parts, signal) => {
     synced.kubelet = parts.kubelet;
@@ -69,7 +86,11 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   // Pods bound to this node, their statuses, the static pods' mirrors, and the Node for
   // admission and the mirrors' owner reference.
   const pods = { client, nodeName: config.nodeName, clock, logger };
-  const podSource = createApiSource({ ...pods, reflector: runReflector });
+  const podSource = createApiSource({
+    ...pods,
+    reflector: runReflector,
+    checkpoint: checkpoint?.pods,
+  });
   const nodeView = createNodeView({ ...pods, reflector: runReflector });
   const mirrorPods = createMirrorPods({
     ...pods,
@@ -93,6 +114,11 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     podSource,
     statusSink,
     admissionNode: () => nodeView.current(),
+    healthChecks: checkpoint
+      ? () => [
+        apiServerCheck(podSource.state(), { server: connection.server, nodeName: config.nodeName }),
+      ]
+      : undefined,
     events,
     objects,
     volumePlugins: [

@@ -8,7 +8,9 @@
  * its last status is written: that is what makes it leave `kubectl get pods`.
  *
  * Calls from the kubelet only record and wake the writer's own loop; requests run there, a few
- * at a time, so the sync loop never waits for the API server.
+ * at a time, so the sync loop never waits for the API server. Only the latest status of each
+ * pod is kept: after an outage (or a start from the checkpoint) that is what is written, as soon
+ * as the pods' list succeeds again.
  */
 import type { V1Pod, V1PodStatus } from "@kubernetes/client-node";
 import { type ApiClient, ApiError } from "../apiclient/types.ts";
@@ -112,7 +114,11 @@ class Writer implements StatusWriter {
     const unsubscribe = store.subscribe((changed) => {
       const key = changed && `${changed.namespace}/${changed.name}`;
       for (const e of this.#entries.values()) {
-        if (key === undefined || fullName(e.pod) === key) this.#mark(e);
+        if (key !== undefined && fullName(e.pod) !== key) continue;
+        // A complete list: the API server answers again (after an outage, or for the first
+        // time after an offline start). What waited out a back-off is written now.
+        if (key === undefined) e.retryAt = 0;
+        this.#mark(e);
       }
     });
     const stopResync = clock.every(this.#deps.resyncMs ?? 10_000, () => this.#resync(), {

@@ -4,7 +4,7 @@ import type { V1Node } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/mod.ts";
 import type { AgentConfig } from "../config/types.ts";
 import type { CriClient } from "../cri/mod.ts";
-import type { Kubelet, PodStatusSink } from "../kubelet/mod.ts";
+import type { HealthCheck, Kubelet, PodStatusSink } from "../kubelet/mod.ts";
 import type { NodeStatusProvider } from "../node/mod.ts";
 import type { PodObjects } from "../objects/mod.ts";
 import type { VolumePlugin } from "../volumes/mod.ts";
@@ -47,6 +47,11 @@ export interface ClusterMode {
   readonly volumePlugins?: VolumePlugin[];
   /** Events to the API server (source kubelet on this node). */
   readonly events?: EventRecorder;
+  /**
+   * Checks for `/healthz` besides the kubelet's (`apiserver`, with the checkpoint on). Kept out
+   * of the Node's readiness. Cheap, never blocks.
+   */
+  readonly healthChecks?: () => HealthCheck[];
   /**
    * Runs the cluster loops (node registration and status, lease, mirror pods, object watches)
    * until the signal aborts. Never rejects.

@@ -86,6 +86,16 @@ function scalar<K extends keyof AgentConfig>(
 /** In help order (alphabetical, like the main table). */
 export const CLUSTER_FLAGS: readonly FlagDef[] = [
   scalar(
+    "api-checkpoint",
+    "apiCheckpoint",
+    undefined,
+    "denolet only: with --kubeconfig, keep the pods bound to this node and the ConfigMaps, " +
+      "Secrets and tokens they use under <root-dir>/checkpoint, and run them when the agent " +
+      "starts while the API server cannot be reached. false: as upstream, only static pods " +
+      "run without the API server (and an existing checkpoint is removed).",
+    parseBool,
+  ),
+  scalar(
     "kube-api-burst",
     "kubeAPIBurst",
     "int32",

@@ -43,6 +43,7 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     nodeStatusMaxImages: 50,
     kubeReserved: {},
     systemReserved: {},
+    apiCheckpoint: true,
     kubeAPIQPS: 50,
     kubeAPIBurst: 100,
     clusterDNS: [],

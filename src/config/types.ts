@@ -63,6 +63,12 @@ export interface AgentConfig {
   /** --kube-reserved / kubeReserved and --system-reserved / systemReserved: name -> quantity. */
   kubeReserved: Record<string, string>;
   systemReserved: Record<string, string>;
+  /**
+   * --api-checkpoint (denolet only, flag only, default true): keep the pods bound to the node and
+   * the objects they use under <rootDir>/checkpoint and run them when the agent starts without
+   * the API server. false: upstream behaviour (only static pods without the API server).
+   */
+  apiCheckpoint: boolean;
   /** --kube-api-qps / kubeAPIQPS (default 50) and --kube-api-burst / kubeAPIBurst (100). */
   kubeAPIQPS: number;
   kubeAPIBurst: number;

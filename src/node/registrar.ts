@@ -6,6 +6,11 @@
  * Ready, readiness is checked every 100 ms so a Ready node is posted at once (upstream's
  * fastStatusUpdateOnce). An unreachable server is retried with back-off; nothing here blocks or
  * fails the agent.
+ *
+ * A Node deleted from the API server while the agent runs (an admin cleaning up a node that was
+ * offline too long, say) is registered again at the next status update when the agent registers
+ * its Node (upstream needs a kubelet restart for that): an edge node coming back keeps its place
+ * in the cluster.
  */
 import type { V1Node } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/mod.ts";
@@ -98,11 +103,20 @@ class Registrar implements NodeRegistrar {
 
   async run({ signal }: { signal: AbortSignal }): Promise<void> {
     const { clock } = this.#deps;
-    const fastUntil = clock.now() + FAST_STATUS_WINDOW_MS;
+    let fastUntil = clock.now() + FAST_STATUS_WINDOW_MS;
     try {
       if (this.#deps.register) await this.#register(signal);
       for (;;) {
-        await this.#updateStatus(signal);
+        const gone = await this.#updateStatus(signal);
+        if (gone && this.#deps.register) {
+          this.#log.warn("The Node is gone from the API server; registering it again");
+          this.#registered = false;
+          this.#serverNode = undefined;
+          this.#fastPending = true;
+          fastUntil = clock.now() + FAST_STATUS_WINDOW_MS;
+          await this.#register(signal);
+          continue;
+        }
         const jitter = 1 + JITTER * (this.#deps.random ?? Math.random)();
         await this.#waitNextUpdate(clock.now() + this.#deps.updateFrequencyMs * jitter, {
           fastUntil,
@@ -169,21 +183,26 @@ class Registrar implements NodeRegistrar {
     }
   }
 
-  /** Up to five tries, the first read from the API server's cache (resourceVersion=0). */
-  async #updateStatus(signal: AbortSignal): Promise<void> {
+  /**
+   * Up to five tries, the first read from the API server's cache (resourceVersion=0). Returns
+   * true when the Node does not exist (read from storage, not the cache, to be sure).
+   */
+  async #updateStatus(signal: AbortSignal): Promise<boolean> {
     let lastErr: unknown;
     for (let attempt = 0; attempt < STATUS_UPDATE_RETRIES; attempt++) {
       try {
         await this.#tryUpdateStatus(attempt, signal);
         this.#failures.clear("status");
-        return;
+        return false;
       } catch (err) {
         if (signal.aborted) throw err;
         lastErr = err;
+        if (attempt > 0 && isApiStatus(err, 404)) break;
         this.#log.debug(2, "Error updating node status, will retry", { err: errorMessage(err) });
       }
     }
     this.#failures.warn("status", "Unable to update node status", { err: lastErr });
+    return isApiStatus(lastErr, 404);
   }
 
   async #tryUpdateStatus(attempt: number, signal: AbortSignal): Promise<void> {

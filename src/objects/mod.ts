@@ -5,6 +5,7 @@
  */
 import type { V1ConfigMap, V1Pod, V1Secret } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/mod.ts";
+import type { CheckpointSlots } from "../checkpoint/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { podRefs } from "./_refs.ts";
@@ -27,6 +28,8 @@ export interface ObjectManagersDeps {
   syncTimeoutMs?: number;
   /** Token refresh jitter source; default Math.random. */
   random?: () => number;
+  /** Checkpoints of the objects and tokens (edge autonomy): served while the API is away. */
+  checkpoint?: Pick<CheckpointSlots, "configMaps" | "secrets" | "tokens">;
 }
 
 /** The API mode's `PodObjects`, with the registration of pods and the periodic checks. */
@@ -58,18 +61,21 @@ export function createObjectManagers(deps: ObjectManagersDeps): ObjectManagers {
     logger: log,
     kind: "configmap",
     resource: "configmaps",
+    checkpoint: deps.checkpoint?.configMaps,
   });
   const secrets = new WatchManager<V1Secret>({
     ...common,
     logger: log,
     kind: "secret",
     resource: "secrets",
+    checkpoint: deps.checkpoint?.secrets,
   });
   const tokens = new TokenManager({
     client: deps.client,
     clock: deps.clock,
     logger: log,
     random: deps.random,
+    checkpoint: deps.checkpoint?.tokens,
   });
   const registered = new Set<string>();
 

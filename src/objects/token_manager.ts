@@ -4,16 +4,25 @@
  * service account, audience, lifetime and pod, and requested again once 80 % of its lifetime
  * (or 24 h) has passed, with a jitter of up to 10 s so pods do not refresh in lockstep. When a
  * refresh fails the cached token is used while it is still valid.
+ *
+ * With a checkpoint (edge autonomy), the cache is saved and loaded at start, so pods that start
+ * while the API server cannot be reached get their tokens. A token that expired meanwhile is
+ * still handed out while the API server is unreachable (it grants nothing, but lets the pod's
+ * volume be set up); a refresh that failed is asked for again every 10 s (`dueForRefresh`), so
+ * expired and due tokens are replaced soon after the API server is back.
  */
 import type { V1Pod } from "@kubernetes/client-node";
-import type { ApiClient } from "../apiclient/mod.ts";
+import { type ApiClient, ApiUnavailableError } from "../apiclient/mod.ts";
+import type { CheckpointSlot, TokensCheckpoint } from "../checkpoint/types.ts";
 import type { Clock } from "../util/clock.ts";
-import { DenoletError } from "../util/errors.ts";
+import { DenoletError, isKind } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import type { TokenRequestSpec } from "./types.ts";
 
 const MAX_TTL_MS = 24 * 3600_000;
 const MAX_JITTER_MS = 10_000;
+/** After a failed refresh, the pod is reported due again this much later. */
+export const TOKEN_RETRY_MS = 10_000;
 
 interface TokenRequestAnswer {
   spec?: { expirationSeconds?: number };
@@ -29,6 +38,10 @@ interface Entry {
   refreshAt: number;
   /** The refresh was reported by `dueForRefresh` already. */
   reported: boolean;
+  /** A failed refresh: not reported due again before this time. */
+  retryAt: number;
+  /** Kept past its expiry while the API server cannot be reached (see the module comment). */
+  keepExpired: boolean;
 }
 
 export interface TokenManagerDeps {
@@ -37,6 +50,8 @@ export interface TokenManagerDeps {
   logger: Logger;
   /** Jitter source in [0, 1); default Math.random. */
   random?: () => number;
+  /** The cache as last saved: loaded at start, saved after every change. */
+  checkpoint?: CheckpointSlot<TokensCheckpoint>;
 }
 
 export class TokenManager {
@@ -45,6 +60,17 @@ export class TokenManager {
 
   constructor(deps: TokenManagerDeps) {
     this.#deps = deps;
+    for (const t of deps.checkpoint?.saved?.tokens ?? []) {
+      this.#cache.set(t.key, {
+        podUid: t.podUid,
+        token: t.token,
+        expiresAt: t.expiresAt,
+        refreshAt: t.refreshAt,
+        reported: false,
+        retryAt: 0,
+        keepExpired: true,
+      });
+    }
   }
 
   /**
@@ -90,17 +116,28 @@ export class TokenManager {
       }, { signal: opts.signal });
       const entry = this.#entry(answer, { podUid, spec, now });
       this.#cache.set(k, entry);
+      // The API server answers: expired tokens are no longer kept for an outage (the pods still
+      // here get new ones at their next sync; those of pods gone are dropped).
+      for (const e of this.#cache.values()) e.keepExpired = false;
+      this.#save();
       return entry.token;
     } catch (err) {
       opts.signal?.throwIfAborted();
-      if (cached && now < cached.expiresAt) {
-        this.#deps.logger.warn("Cannot refresh service account token; using the cached one", {
-          pod: `${namespace}/${m.name}`,
-          serviceAccount: account,
-          err,
-        });
+      const fields = { pod: `${namespace}/${m.name}`, serviceAccount: account, err };
+      const unreachable = isKind(err, ApiUnavailableError);
+      if (cached && (now < cached.expiresAt || unreachable)) {
+        this.#deps.logger.warn(
+          now < cached.expiresAt
+            ? "Cannot refresh service account token; using the cached one"
+            : "The API server cannot be reached; using the expired service account token",
+          fields,
+        );
+        cached.keepExpired = unreachable;
+        cached.retryAt = now + TOKEN_RETRY_MS;
+        cached.reported = false;
         return cached.token;
       }
+      if (cached) cached.keepExpired = false;
       throw new DenoletError(`failed to fetch token: ${errorMessage(err)}`, { cause: err });
     }
   }
@@ -113,22 +150,47 @@ export class TokenManager {
     const now = this.#deps.clock.now();
     const uids = new Set<string>();
     for (const e of this.#cache.values()) {
-      if (e.reported || now < e.refreshAt) continue;
+      if (e.reported || now < Math.max(e.refreshAt, e.retryAt)) continue;
       e.reported = true;
       uids.add(e.podUid);
     }
     return [...uids];
   }
 
-  /** Drops expired tokens (upstream cleans up every minute). */
+  /**
+   * Drops expired tokens (upstream cleans up every minute), except those kept while the API
+   * server cannot be reached.
+   */
   cleanup(): void {
     const now = this.#deps.clock.now();
-    for (const [k, e] of this.#cache) if (now >= e.expiresAt) this.#cache.delete(k);
+    this.#dropWhere((e) => now >= e.expiresAt && !e.keepExpired);
   }
 
   /** Drops the tokens bound to pod `uid`. */
   forgetPod(uid: string): void {
-    for (const [k, e] of this.#cache) if (e.podUid === uid) this.#cache.delete(k);
+    this.#dropWhere((e) => e.podUid === uid);
+  }
+
+  #dropWhere(pred: (e: Entry) => boolean): void {
+    let dropped = false;
+    for (const [k, e] of this.#cache) {
+      if (!pred(e)) continue;
+      this.#cache.delete(k);
+      dropped = true;
+    }
+    if (dropped) this.#save();
+  }
+
+  #save(): void {
+    this.#deps.checkpoint?.schedule(() => ({
+      tokens: [...this.#cache].map(([key, e]) => ({
+        key,
+        podUid: e.podUid,
+        token: e.token,
+        expiresAt: e.expiresAt,
+        refreshAt: e.refreshAt,
+      })),
+    }));
   }
 
   /** Pod UIDs holding cached tokens. */
@@ -151,6 +213,14 @@ export class TokenManager {
     const issuedAt = expiresAt - lifetimeMs;
     const jitter = (this.#deps.random ?? Math.random)() * MAX_JITTER_MS;
     const refreshAt = Math.min(issuedAt + MAX_TTL_MS, expiresAt - lifetimeMs * 0.2) - jitter;
-    return { podUid: ctx.podUid, token, expiresAt, refreshAt, reported: false };
+    return {
+      podUid: ctx.podUid,
+      token,
+      expiresAt,
+      refreshAt,
+      reported: false,
+      retryAt: 0,
+      keepExpired: false,
+    };
   }
 }

@@ -12,14 +12,22 @@
  * the watch, and upstream's pod config treats that as a reconcile, not an update. A pod that
  * leaves the API server without the agent's final delete (force deletion) is killed at once.
  *
+ * With a checkpoint (edge autonomy, `--api-checkpoint`), the pods are saved as the store holds
+ * them after every change (debounced), and a start whose first list fails, or takes longer than
+ * a few seconds, runs the saved pods as the source's snapshot: they are the last desired state
+ * the agent knew, so they run and the source counts as seen. The first list that succeeds
+ * replaces them: the API's view wins (pods gone meanwhile are killed, new ones start), and pods
+ * that did not change stay the same objects, so nothing restarts.
+ *
  * The API client's code is injected (`reflector`), so a standalone agent that imports the
  * sources module loads none of it.
  */
 import type { V1Pod } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/types.ts";
 import type { ReflectorOptions } from "../apiclient/reflector.ts";
+import type { CheckpointSlot, PodsCheckpoint } from "../checkpoint/types.ts";
 import type { Clock } from "../util/clock.ts";
-import type { Logger } from "../util/log.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
 import { type ApiPodStore, podKey, Store } from "./_api_pod_store.ts";
 import { SnapshotEmitter } from "./_snapshot.ts";
 import { stableStringify } from "./_stable.ts";
@@ -55,12 +63,34 @@ export interface ApiSourceOptions {
   nodeName: string;
   clock: Clock;
   logger: Logger;
+  /** The pods' checkpoint: saved while listed, run while the API server is away at start. */
+  checkpoint?: CheckpointSlot<PodsCheckpoint>;
+  /** How long the first list may take before the checkpoint's pods run; default 3 s. */
+  checkpointAfterMs?: number;
+}
+
+/** Where the source's pods come from now. */
+export interface ApiSourceState {
+  /** A list succeeded since the start: the pods are the API server's. */
+  listed: boolean;
+  /** No list succeeded yet and the checkpoint's pods run. */
+  fromCheckpoint: boolean;
+  /** Why the last list failed, while none has succeeded. */
+  lastListError?: string;
 }
 
 /** The `api` pod source; its store is shared with the status writer and the mirror pods. */
 export interface ApiPodSource extends PodSource {
   readonly store: ApiPodStore;
+  /** Cheap, never blocks. */
+  state(): ApiSourceState;
 }
+
+/**
+ * A first list slower than this counts as an API server out of reach (a black-holed uplink never
+ * refuses a connection); a slow but reachable one only means the checkpoint ran briefly.
+ */
+const DEFAULT_CHECKPOINT_AFTER_MS = 3000;
 
 export function createApiSource(opts: ApiSourceOptions): ApiPodSource {
   return new ApiSource(opts);
@@ -73,20 +103,35 @@ class ApiSource implements ApiPodSource {
   readonly #log: Logger;
   /** The version last sent to the kubelet, by UID, with the key that decides "changed". */
   readonly #sent = new Map<string, { key: string; pod: V1Pod }>();
+  #fromCheckpoint = false;
+  #lastListError?: string;
 
   constructor(readonly opts: ApiSourceOptions) {
     this.store = this.#store;
     this.#log = opts.logger.child({ source: "api" });
   }
 
+  state(): ApiSourceState {
+    const listed = this.#store.synced;
+    return {
+      listed,
+      fromCheckpoint: this.#fromCheckpoint,
+      lastListError: listed ? undefined : this.#lastListError,
+    };
+  }
+
   async run(onUpdate: (u: PodSourceUpdate) => void, run: { signal: AbortSignal }): Promise<void> {
-    const { clock, nodeName } = this.opts;
+    const { clock, nodeName, checkpoint } = this.opts;
     const emitter = new SnapshotEmitter("api", { clock, logger: this.#log, onUpdate });
     let lastOffered: V1Pod[] | undefined;
     const emit = () => {
       if (!this.#store.synced || run.signal.aborted) return;
+      if (this.#fromCheckpoint) {
+        this.#fromCheckpoint = false;
+        this.#log.info("The API server answered; its pods replace the checkpoint's");
+      }
       try {
-        const { pods, vanished } = this.#snapshot(clock.now());
+        const { pods, vanished } = this.#snapshot(this.#store.pods(), clock.now());
         // Most events are status writes coming back: the same objects for the kubelet, and
         // nothing to compare again.
         if (vanished.length === 0 && sameObjects(pods, lastOffered)) return;
@@ -100,7 +145,38 @@ class ApiSource implements ApiPodSource {
         this.#log.error("Cannot hand pods from the API server to the kubelet", { err });
       }
     };
-    const unsubscribe = this.#store.subscribe(() => emit());
+    // The last desired state known, while the API server cannot tell: once, before any list.
+    const runCheckpoint = () => {
+      const saved = checkpoint?.saved;
+      if (!saved || this.#store.synced || this.#fromCheckpoint || run.signal.aborted) return;
+      this.#fromCheckpoint = true;
+      try {
+        const { pods } = this.#snapshot(saved.pods, clock.now());
+        this.#log.info("The API server cannot be reached; running the pods of the checkpoint", {
+          pods: pods.length,
+          savedAt: new Date(checkpoint?.savedAt ?? 0).toISOString(),
+          err: this.#lastListError,
+        });
+        emitter.offer(pods, []);
+        lastOffered = pods;
+      } catch (err) {
+        this.#log.error("Cannot hand the checkpoint's pods to the kubelet", { err });
+      }
+    };
+    const save = () => {
+      if (!checkpoint || !this.#store.synced) return;
+      checkpoint.schedule(() => ({ pods: checkpointPods(this.#store.pods()) }));
+    };
+    const unsubscribe = this.#store.subscribe(() => {
+      emit();
+      save();
+    });
+    const stopWaiting = new AbortController();
+    if (checkpoint?.saved) {
+      clock.sleep(this.opts.checkpointAfterMs ?? DEFAULT_CHECKPOINT_AFTER_MS, {
+        signal: AbortSignal.any([run.signal, stopWaiting.signal]),
+      }).then(runCheckpoint, () => undefined); // listed first, or stopped
+    }
     this.#log.info("Watching pods bound to this node", { node: nodeName });
     try {
       await this.opts.reflector({
@@ -109,25 +185,35 @@ class ApiSource implements ApiPodSource {
         fieldSelector: `spec.nodeName=${nodeName}`,
         clock,
         logger: this.#log,
-        onList: (items, rv) => this.#store.replace(items, rv),
+        onList: (items, rv) => {
+          stopWaiting.abort();
+          this.#store.replace(items, rv);
+        },
         onEvent: (type, pod) => {
           if (type === "DELETED") this.#store.deleted(pod);
           else this.#store.observe(pod);
         },
+        onListError: (err) => {
+          if (this.#store.synced) return;
+          this.#lastListError = errorMessage(err);
+          runCheckpoint();
+        },
       }, run);
     } finally {
+      stopWaiting.abort();
       unsubscribe();
     }
   }
 
   /**
-   * Pods for the kubelet: no mirror pods, oldest first (upstream admits by creation time); and
-   * the pods sent before that are gone now, marked as deleted with grace 0.
+   * Pods for the kubelet from `source` (the store's, or the checkpoint's): no mirror pods,
+   * oldest first (upstream admits by creation time); and the pods sent before that are gone
+   * now, marked as deleted with grace 0.
    */
-  #snapshot(now: number): { pods: V1Pod[]; vanished: V1Pod[] } {
+  #snapshot(source: V1Pod[], now: number): { pods: V1Pod[]; vanished: V1Pod[] } {
     const live = new Set<string>();
     const pods: V1Pod[] = [];
-    for (const p of this.#store.pods()) {
+    for (const p of source) {
       if (isMirrorPod(p)) continue;
       const uid = p.metadata?.uid ?? "";
       live.add(uid);
@@ -171,6 +257,14 @@ function semanticKey(pod: V1Pod): string {
     keys.set(pod, key);
   }
   return key;
+}
+
+/** What the checkpoint keeps: the API's pods without mirrors and field managers, in a stable order. */
+function checkpointPods(pods: V1Pod[]): V1Pod[] {
+  return pods.filter((p) => !isMirrorPod(p)).map((p) => {
+    const { managedFields: _mf, ...metadata } = p.metadata ?? {};
+    return { ...p, metadata };
+  }).sort((a, b) => (podKey(a) < podKey(b) ? -1 : podKey(a) > podKey(b) ? 1 : 0));
 }
 
 function sameObjects(a: V1Pod[], b: V1Pod[] | undefined): boolean {

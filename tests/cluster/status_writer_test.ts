@@ -402,3 +402,46 @@ Deno.test("status writer: a changed pod IP replaces the old one in the merge-by-
   assert.equal(body.status.containerStatuses, undefined);
   await t.stop();
 });
+
+Deno.test("status writer: after an outage the latest status is written as soon as the pods are listed again", async () => {
+  const t = setup({ resyncMs: 3_600_000 });
+  const pod = apiPod("web");
+  t.driven.list([pod]);
+  t.kubelet.add(pod);
+  const merge = t.api.answer;
+  let down = true;
+  t.api.answer = (req) => down ? new ApiUnavailableError("connection refused") : merge(req);
+  // The API server is away for a while: the back-off grows to 30 s; statuses keep changing.
+  t.writer.statusChanged(pod, running({ podIP: "10.0.0.1", podIPs: [{ ip: "10.0.0.1" }] }));
+  for (let i = 0; i < 8; i++) {
+    await t.clock.advance(30_000);
+    await settle();
+  }
+  t.writer.statusChanged(pod, running({ podIP: "10.0.0.2", podIPs: [{ ip: "10.0.0.2" }] }));
+  t.writer.statusChanged(pod, running({ podIP: "10.0.0.3", podIPs: [{ ip: "10.0.0.3" }] }));
+  await settle();
+  const failed = t.api.calls("PATCH").length;
+  down = false;
+  // Back: the reflector lists again. Without waiting out the 30 s back-off, the latest status.
+  t.driven.list([pod], "40");
+  await settle();
+  const patches = t.api.calls("PATCH");
+  assert.equal(patches.length, failed + 1, "written at once");
+  const body = patches.at(-1)!.body as { status: V1PodStatus };
+  assert.equal(body.status.podIP, "10.0.0.3", "the latest, not the ones before");
+  await t.stop();
+});
+
+Deno.test("status writer: statuses of pods run from the checkpoint are written once the pods are listed", async () => {
+  const t = setup();
+  const pod = apiPod("web");
+  t.kubelet.add(pod);
+  t.writer.statusChanged(pod, running());
+  await t.clock.advance(60_000);
+  await settle();
+  assert.equal(t.api.requests.length, 0, "nothing to write to before the first list");
+  t.driven.list([pod]);
+  await settle();
+  assert.equal(t.api.calls("PATCH").length, 1);
+  await t.stop();
+});

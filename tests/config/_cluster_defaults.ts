@@ -10,6 +10,7 @@ export const CLUSTER_DEFAULTS = {
   nodeStatusMaxImages: 50,
   kubeReserved: {},
   systemReserved: {},
+  apiCheckpoint: true,
   kubeAPIQPS: 50,
   kubeAPIBurst: 100,
 } as const;

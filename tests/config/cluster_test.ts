@@ -95,3 +95,15 @@ Deno.test("bad API-mode settings are refused naming the flag or field", async ()
     "/k.yaml": HEAD + "registerWithTaints: [{key: a, effect: Never}]\n",
   });
 });
+
+Deno.test("--api-checkpoint is on by default, turns off with =false, and is a flag only", async () => {
+  assert.equal((await run([])).config.apiCheckpoint, true);
+  assert.equal((await run(["--api-checkpoint=false"])).config.apiCheckpoint, false);
+  assert.equal((await run(["--api-checkpoint"])).config.apiCheckpoint, true);
+  await fails(
+    ["--config", "/k.yaml"],
+    "/k.yaml: apiCheckpoint",
+    /unknown field "apiCheckpoint"/,
+    { "/k.yaml": HEAD + "apiCheckpoint: false\n" },
+  );
+});

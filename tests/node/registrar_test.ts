@@ -347,3 +347,43 @@ Deno.test("a Node that cannot be computed is retried, never the end of the loop"
     await done;
   }
 });
+
+Deno.test("a Node deleted from the API server is registered again at the next status update", async () => {
+  const h = start();
+  try {
+    await h.clock.advance(100);
+    const first = stored(h).metadata?.uid;
+    assert.ok(first);
+    h.api.nodes.delete(NAME); // an admin removed the node while it was away
+    await h.clock.advance(10_000);
+    assert.equal(h.api.nodes.size, 0, "noticed at the next update");
+    await h.clock.advance(200); // the registration's first back-off step
+    const again = stored(h);
+    assert.ok(again, "created again");
+    assert.notEqual(again.metadata?.uid, first);
+    assert.equal(h.api.calls("POST", "/api/v1/nodes").length, 2);
+    assert.equal(condition(again, "Ready")?.status, "True");
+    assert.equal(again.metadata?.labels?.["kubernetes.io/hostname"], NAME);
+    assert.ok(h.registered());
+    // And it stays: nothing more is created while it exists.
+    await h.clock.advance(60_000);
+    assert.equal(h.api.calls("POST", "/api/v1/nodes").length, 2);
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("with --register-node=false a deleted Node is not created again", async () => {
+  const h = start({ register: false }, (x) => {
+    x.api.addNode({ apiVersion: "v1", kind: "Node", metadata: { name: NAME } });
+  });
+  try {
+    await h.clock.advance(100);
+    h.api.nodes.delete(NAME);
+    await h.clock.advance(60_000);
+    assert.equal(h.api.calls("POST").length, 0);
+    assert.equal(h.api.nodes.size, 0);
+  } finally {
+    await h.stop();
+  }
+});

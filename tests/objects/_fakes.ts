@@ -10,7 +10,7 @@ import type {
   WatchEvent,
   WatchOptions,
 } from "../../src/apiclient/mod.ts";
-import { ApiError } from "../../src/apiclient/mod.ts";
+import { ApiError, ApiUnavailableError } from "../../src/apiclient/mod.ts";
 
 interface Obj {
   metadata: { name: string; namespace: string; resourceVersion?: string };
@@ -34,6 +34,8 @@ export class FakeApi implements ApiClient {
   #rv = 100;
   /** Lists of these paths never answer (a slow or unreachable API server). */
   hangLists = false;
+  /** Every request and watch is refused, as by a stopped API server. */
+  down = false;
   /** Answers TokenRequests; default a token named after the count with the asked lifetime. */
   token?: (req: ApiRequest, n: number) => unknown;
   tokenCalls = 0;
@@ -76,6 +78,11 @@ export class FakeApi implements ApiClient {
 
   request<T>(req: ApiRequest, opts: RequestOptions = {}): Promise<T> {
     this.requests.push(req);
+    if (this.down) {
+      return Promise.reject(
+        new ApiUnavailableError(`${req.method} ${req.path}: connection refused`),
+      );
+    }
     const token = TOKEN.exec(req.path);
     if (token && req.method === "POST") {
       this.tokenCalls++;
@@ -110,6 +117,7 @@ export class FakeApi implements ApiClient {
   }
 
   async *watch<T>(path: string, opts: WatchOptions): AsyncIterable<WatchEvent<T>> {
+    if (this.down) throw new ApiUnavailableError(`watch ${path}: connection refused`);
     const name = String(opts.query?.fieldSelector ?? "").replace(/^metadata\.name=/, "");
     const queue: WatchEvent<Obj>[] = [];
     let wake = () => {};

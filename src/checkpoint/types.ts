@@ -1,0 +1,68 @@
+/**
+ * What the checkpoint keeps of the node's desired state, and the seam its users (the `api`
+ * source, the object managers) see. Those import these types only.
+ */
+import type { V1ConfigMap, V1Pod, V1Secret } from "@kubernetes/client-node";
+import { DenoletError } from "../util/errors.ts";
+
+/** The format this agent writes; it reads this one and refuses others cleanly. */
+export const CHECKPOINT_VERSION = 1;
+
+/** One file per kind: `<root-dir>/checkpoint/<kind>.json`. */
+export type CheckpointKind = "pods" | "configmaps" | "secrets" | "tokens";
+
+/** The pods bound to this node as the `api` source last had them (mirror pods left out). */
+export interface PodsCheckpoint {
+  pods: V1Pod[];
+}
+
+/** ConfigMaps or Secrets the pods use, as their watches last showed them. */
+export interface ObjectsCheckpoint<T> {
+  objects: T[];
+}
+
+export type ConfigMapsCheckpoint = ObjectsCheckpoint<V1ConfigMap>;
+export type SecretsCheckpoint = ObjectsCheckpoint<V1Secret>;
+
+/** A service-account token as the token manager caches it. */
+export interface SavedToken {
+  /** The cache key (service account, audience, lifetime and pod). */
+  key: string;
+  podUid: string;
+  token: string;
+  /** ms since the epoch. */
+  expiresAt: number;
+  refreshAt: number;
+}
+
+export interface TokensCheckpoint {
+  tokens: SavedToken[];
+}
+
+/**
+ * One kind's checkpoint as its owner sees it: what the previous run saved, and a way to save the
+ * current state. Writes are debounced and happen in the background.
+ */
+export interface CheckpointSlot<T> {
+  /** What was saved before this start; undefined when nothing usable was there. */
+  readonly saved: T | undefined;
+  /** When `saved` was written (ms since the epoch). */
+  readonly savedAt: number | undefined;
+  /**
+   * Asks for the state `produce` returns to be written soon. Calls within the debounce window
+   * coalesce into one write of the latest state (`produce` runs at write time). Never blocks,
+   * never throws; a failed write is logged and tried again later, the previous file staying.
+   */
+  schedule(produce: () => T): void;
+}
+
+/** The checkpoint's slots, one per kind. */
+export interface CheckpointSlots {
+  pods: CheckpointSlot<PodsCheckpoint>;
+  configMaps: CheckpointSlot<ConfigMapsCheckpoint>;
+  secrets: CheckpointSlot<SecretsCheckpoint>;
+  tokens: CheckpointSlot<TokensCheckpoint>;
+}
+
+/** A checkpoint file could not be written (the previous one stays). */
+export class CheckpointError extends DenoletError {}
