@@ -1,11 +1,9 @@
 /**
- * Loads denolet's CRI proto once and opens gRPC channels to a runtime endpoint.
+ * denolet's CRI services (static codecs generated from proto/runtime/v1/api.proto) and gRPC
+ * channels to a runtime endpoint.
  */
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
-import protobuf from "protobufjs";
-// The proto's text is compiled in, so a bundle of the agent needs no file beside it.
-import { API_PROTO } from "./_proto_text.ts";
+import { ImageService, RuntimeService } from "./_codec.ts";
 
 /** The kubelet's limit for CRI messages (pkg/kubelet/cri/remote: maxMsgSize = 16 MiB). */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -25,35 +23,16 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   "grpc.enable_retries": 0,
 };
 
-export const PROTO_LOADER_OPTIONS: protoLoader.Options = {
-  keepCase: false,
-  longs: Number,
-  enums: String,
-  defaults: true,
-  oneofs: true,
-};
-
-export type MethodDef = protoLoader.MethodDefinition<unknown, unknown>;
+export type MethodDef = grpc.MethodDefinition<unknown, unknown>;
 
 export interface CriServices {
-  runtime: protoLoader.ServiceDefinition;
-  image: protoLoader.ServiceDefinition;
+  runtime: grpc.ServiceDefinition;
+  image: grpc.ServiceDefinition;
 }
-
-let loaded: CriServices | undefined;
 
 /** The RuntimeService and ImageService definitions (also used by test servers). */
 export function criServices(): CriServices {
-  if (!loaded) {
-    // What protoLoader.loadSync does with a file path, from the text instead.
-    const { root } = protobuf.parse(API_PROTO, { keepCase: PROTO_LOADER_OPTIONS.keepCase });
-    const def = protoLoader.fromJSON(root.toJSON(), PROTO_LOADER_OPTIONS);
-    loaded = {
-      runtime: def["runtime.v1.RuntimeService"] as protoLoader.ServiceDefinition,
-      image: def["runtime.v1.ImageService"] as protoLoader.ServiceDefinition,
-    };
-  }
-  return loaded;
+  return { runtime: RuntimeService, image: ImageService };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * The one place CRI RPCs are made: deadline, cancellation, error kinds, latency hook, and
- * the proto-loader → plain-type conversion.
+ * The one place CRI RPCs are made: deadline, cancellation, error kinds and latency hook. The
+ * generated decoders already give the plain shapes of types.ts.
  */
 import * as grpc from "@grpc/grpc-js";
 import type { Clock } from "../util/clock.ts";
@@ -29,7 +29,7 @@ export function rpcName(def: MethodDef): string {
 }
 
 /**
- * Makes one unary call. Resolves with the response converted by `plain`; rejects with a
+ * Makes one unary call. Resolves with the decoded response; rejects with a
  * CRI error (see `toCriError`), or with the signal's reason when `signal` aborted the call.
  */
 export function unary<Res>(
@@ -68,7 +68,7 @@ export function unary<Res>(
         callOptions,
         (err, response) => {
           if (err) finish(signal?.aborted ? signal.reason : toCriError(rpc, err));
-          else finish(undefined, plain(response) as Res);
+          else finish(undefined, response as Res);
         },
       );
     } catch (err) {
@@ -105,22 +105,4 @@ export function toCriError(rpc: string, err: unknown): DenoletError {
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/**
- * proto-loader output (defaults=true) → the plain shapes of types.ts: unset message fields
- * arrive as null and are dropped (so optional sub-messages are simply absent), and byte
- * fields become plain Uint8Arrays rather than Node Buffers.
- */
-export function plain(value: unknown): unknown {
-  if (value === null || typeof value !== "object") return value;
-  if (value instanceof Uint8Array) {
-    return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  }
-  if (Array.isArray(value)) return value.map(plain);
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (v !== null && v !== undefined) out[k] = plain(v);
-  }
-  return out;
 }

@@ -61,3 +61,15 @@ export function createCriClient(endpoint: string, opts: CriClientOptions): CriCl
     },
   };
 }
+
+/** The protobuf wire runtime the generated codecs share (the prober's gRPC health codec too). */
+export {
+  deserializer,
+  enumName,
+  enumValue,
+  ProtoReader,
+  ProtoWriter,
+  readStringMapEntry,
+  serializer,
+  writeStringMap,
+} from "./_wire.ts";

@@ -4,13 +4,11 @@
  *
  * One client per probe, closed right after, as upstream dials per probe: probes run at most
  * once a second per container, and a cached channel would hold an HTTP/2 connection (and its
- * reconnect timers) to every probed pod, outliving pod IP reuse. The proto is parsed once, on
- * the first grpc probe, so nodes without grpc probes never pay for it.
+ * reconnect timers) to every probed pod, outliving pod IP reuse. The messages go through a
+ * static codec generated from proto/grpc/health/v1/health.proto (`_health_codec.ts`).
  */
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
-import protobuf from "protobufjs";
-import { HEALTH_PROTO } from "./_health_proto_text.ts";
+import { Health } from "./_health_codec.ts";
 import type { ProbeOutput } from "./_prober.ts";
 
 type CheckCallback = (err: grpc.ServiceError | null, res?: { status?: string }) => void;
@@ -28,29 +26,15 @@ type HealthClientCtor = new (
   options: grpc.ChannelOptions,
 ) => HealthClient;
 
-let service: protoLoader.ServiceDefinition | undefined;
 let ctor: HealthClientCtor | undefined;
 
-/** The Health service definition, parsed on first use. Also used by test servers. */
-export function healthService(): protoLoader.ServiceDefinition {
-  if (!service) {
-    // The text is compiled in (a bundle of the agent reads no file); parsed as loadSync would.
-    const { root } = protobuf.parse(HEALTH_PROTO, { keepCase: false });
-    const def = protoLoader.fromJSON(root.toJSON(), {
-      keepCase: false,
-      enums: String,
-      defaults: true,
-    });
-    service = def["grpc.health.v1.Health"] as protoLoader.ServiceDefinition;
-  }
-  return service;
+/** The Health service definition (also used by test servers). */
+export function healthService(): grpc.ServiceDefinition {
+  return Health;
 }
 
 function clientCtor(): HealthClientCtor {
-  ctor ??= grpc.makeClientConstructor(
-    healthService() as unknown as grpc.ServiceDefinition,
-    "Health",
-  ) as unknown as HealthClientCtor;
+  ctor ??= grpc.makeClientConstructor(Health, "Health") as unknown as HealthClientCtor;
   return ctor;
 }
 

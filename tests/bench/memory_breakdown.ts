@@ -1,6 +1,6 @@
 /**
  * What the agent's idle RSS is made of. Cumulative probes, each a fresh `deno run`:
- * an empty script; + @grpc/grpc-js; + proto-loader with our CRI proto; + an open CRI channel
+ * an empty script; + @grpc/grpc-js; + the generated CRI codec; + an open CRI channel
  * after one call; + yaml. Then the whole agent idle, with `--pods` running pods, and idle again
  * after `--cycles` rounds of pods created and deleted, once per V8 flag variant
  * (DENO_V8_FLAGS), with the V8 heap figures from `_agent_probe.ts`.
@@ -76,7 +76,7 @@ const IMPORT_STEPS: [string, string][] = [
   ["deno, empty script", ""],
   ["+ @grpc/grpc-js", `import "@grpc/grpc-js";`],
   [
-    "+ proto-loader with the CRI proto",
+    "+ the CRI codec (generated, static)",
     `import { criServices } from "${ROOT}src/cri/_proto.ts"; criServices();`,
   ],
   [

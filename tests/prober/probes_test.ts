@@ -222,7 +222,7 @@ Deno.test("grpc: SERVING succeeds; other statuses, unknown services and no serve
   const server = new grpc.Server();
   const statuses: Record<string, string> = { "": "SERVING", "db": "NOT_SERVING" };
   let agent = "";
-  server.addService(healthService() as unknown as grpc.ServiceDefinition, {
+  server.addService(healthService(), {
     check(
       call: grpc.ServerUnaryCall<{ service: string }, unknown>,
       cb: grpc.sendUnaryData<unknown>,

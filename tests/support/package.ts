@@ -38,7 +38,7 @@ import {
   type PackTarget,
 } from "./_package_runtime.ts";
 import { concat, gunzip, gzip, readTar, writeTar } from "./_package_tar.ts";
-import { generateProtoModules } from "./proto_text.ts";
+import { generateCodecModules } from "./proto_codec.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -211,7 +211,7 @@ export async function bundleAgent(
   const dir = await Deno.makeTempDir({ prefix: "denolet-package-" });
   try {
     await copySources(dir, opts.info);
-    await generateProtoModules(`${dir}/`);
+    await generateCodecModules(`${dir}/`);
     const out = await new Deno.Command(Deno.execPath(), {
       args: [
         "bundle",
