@@ -120,10 +120,16 @@ export class ProbeWorker {
       // Never probe inside the constructor: addPod must not call back into its caller.
       await Promise.resolve();
       // After a kubelet restart every worker starts at once; spread them over one period.
-      if (period > clock.now() - this.#ctx.startedAt) {
-        await this.#sleep(Math.floor(this.#ctx.random() * period));
-      }
+      const atStartUp = period > clock.now() - this.#ctx.startedAt;
+      if (atStartUp) await this.#sleep(Math.floor(this.#ctx.random() * period));
       let next = clock.now();
+      if (!atStartUp) {
+        // Pods written together start together: their first probes come as soon as they can
+        // (no added latency to Ready), but the schedule after that takes a random phase within
+        // the period, so their probes do not keep arriving in one burst every period (issue 14;
+        // 110 exec probes at once made the runtime's list calls take seconds).
+        next -= Math.floor(this.#ctx.random() * period);
+      }
       while (await this.#probeOnce()) {
         // Ticker semantics: a fixed schedule that a manual trigger does not shift; ticks
         // missed while probing are dropped.

@@ -222,6 +222,33 @@ Deno.test("prober: start-up jitter delays the first probe by random × period", 
   manager.stop();
 });
 
+Deno.test("prober: pods started together probe at once, then at spread phases (issue 14)", async () => {
+  const phases = [0.1, 0.6, 0.35];
+  let draws = 0;
+  const { clock, statuses, exec, manager } = setup({ random: () => phases[draws++ % 3] });
+  // Past the start-up period: no initial jitter.
+  await tick(clock, 10_000);
+  draws = 0;
+  for (const [i, uid] of ["u-a", "u-b", "u-c"].entries()) {
+    manager.addPod({
+      ...probePod({ livenessProbe: execProbe({ periodSeconds: 10 }) }),
+      metadata: { uid },
+    });
+    statuses.running(`c${i}`, clock.now(), uid);
+  }
+  await tick(clock, 0);
+  assert.deepEqual(exec.calls, ["c0", "c1", "c2"], "first probes without delay");
+  const at = (ms: number) => tick(clock, ms).then(() => exec.calls.splice(3));
+  // Second probes at period - phase x period after the first: 9 s, 6.5 s, 4 s.
+  assert.deepEqual(await at(4_000), ["c1"]);
+  assert.deepEqual(await at(2_500), ["c2"]);
+  assert.deepEqual(await at(2_500), ["c0"]);
+  // Then every period, each at its own phase.
+  assert.deepEqual(await at(4_999), []);
+  assert.deepEqual(await at(1), ["c1"]);
+  manager.stop();
+});
+
 Deno.test("prober: removePod stops every worker, leaves no timer and forgets results", async () => {
   const { clock, statuses, exec, manager } = setup();
   statuses.running("c1", clock.now());
