@@ -230,7 +230,7 @@ Deno.test({
           assert.equal(refused.status?.reason, "OutOfcpu");
           assert.match(
             refused.status?.message ?? "",
-            /^Node didn't have enough resource: cpu, requested: 1000000, used: \d+, capacity: \d+$/,
+            /^Pod was rejected: Node didn't have enough resource: cpu, requested: 1000000, used: \d+, capacity: \d+$/,
           );
           const capacity = Number(/capacity: (\d+)/.exec(refused.status!.message!)![1]);
           assert.equal(capacity, quantityMilliValue(allocatable.cpu), "the Node's allocatable");

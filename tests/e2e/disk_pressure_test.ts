@@ -159,7 +159,10 @@ Deno.test(
       });
       assert.equal(late.status?.phase, "Failed", JSON.stringify(late.status));
       assert.equal(late.status?.reason, "Evicted");
-      assert.equal(late.status?.message, "The node had condition: [DiskPressure]. ");
+      assert.equal(
+        late.status?.message,
+        "Pod was rejected: The node had condition: [DiskPressure]. ",
+      );
       assert.ok(sawPressure, "/node showed DiskPressure=True");
 
       assert.equal(evicted.status?.reason, "Evicted");
