@@ -123,6 +123,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     clock,
     logger,
     onRelist: (ms, err) => metrics.relist(ms, err),
+    events: (onEvent, o) => cri.runtime.containerEvents!(onEvent, o),
   });
   const kubelet = new Kubelet({
     sources: [

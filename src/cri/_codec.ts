@@ -63,6 +63,20 @@ const ContainerState_NAMES: readonly string[] = [
   "CONTAINER_UNKNOWN",
 ];
 
+/** runtime.v1.ContainerEventType */
+export const ContainerEventType_VALUES: Record<string, number> = {
+  "CONTAINER_CREATED_EVENT": 0,
+  "CONTAINER_STARTED_EVENT": 1,
+  "CONTAINER_STOPPED_EVENT": 2,
+  "CONTAINER_DELETED_EVENT": 3,
+};
+const ContainerEventType_NAMES: readonly string[] = [
+  "CONTAINER_CREATED_EVENT",
+  "CONTAINER_STARTED_EVENT",
+  "CONTAINER_STOPPED_EVENT",
+  "CONTAINER_DELETED_EVENT",
+];
+
 /** runtime.v1.VersionRequest */
 export function encodeVersionRequest(w: ProtoWriter, m: Msg): void {
   let v: any;
@@ -2783,6 +2797,60 @@ export function decodePortForwardResponse(r: ProtoReader, end: number): Msg {
   return m;
 }
 
+/** runtime.v1.GetEventsRequest */
+export function encodeGetEventsRequest(_w: ProtoWriter, _m: Msg): void {
+}
+
+export function decodeGetEventsRequest(r: ProtoReader, end: number): Msg {
+  const m: Msg = {};
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.ContainerEventResponse */
+export function encodeContainerEventResponse(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.containerId) != null && v !== "") {
+    w.tag(1, 2);
+    w.string(v);
+  }
+  if ((v = m.containerEventType) != null) {
+    w.tag(2, 0);
+    w.int32(enumValue(ContainerEventType_VALUES, v, "ContainerEventType"));
+  }
+  if ((v = m.createdAt) != null && v !== 0) {
+    w.tag(3, 0);
+    w.int64(v);
+  }
+}
+
+export function decodeContainerEventResponse(r: ProtoReader, end: number): Msg {
+  const m: Msg = { containerId: "", containerEventType: "CONTAINER_CREATED_EVENT", createdAt: 0 };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 10:
+        m.containerId = r.string();
+        break;
+      case 16:
+        m.containerEventType = enumName(ContainerEventType_NAMES, r.int32());
+        break;
+      case 24:
+        m.createdAt = r.int64();
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
 /** runtime.v1.CpuUsage */
 export function encodeCpuUsage(w: ProtoWriter, m: Msg): void {
   let v: any;
@@ -4287,6 +4355,16 @@ export const RuntimeService: ServiceDefinition = {
     responseSerialize: serializer(encodeStatusResponse),
     responseDeserialize: deserializer(decodeStatusResponse),
     originalName: "status",
+  },
+  GetContainerEvents: {
+    path: "/runtime.v1.RuntimeService/GetContainerEvents",
+    requestStream: false,
+    responseStream: true,
+    requestSerialize: serializer(encodeGetEventsRequest),
+    requestDeserialize: deserializer(decodeGetEventsRequest),
+    responseSerialize: serializer(encodeContainerEventResponse),
+    responseDeserialize: deserializer(decodeContainerEventResponse),
+    originalName: "getContainerEvents",
   },
 };
 

@@ -6,6 +6,7 @@ import type * as grpc from "@grpc/grpc-js";
 import type {
   CallOptions,
   Container,
+  ContainerEvent,
   ContainerStats,
   ContainerStatus,
   ExecSyncResponse,
@@ -22,7 +23,9 @@ import type {
 } from "./types.ts";
 import { DenoletError } from "../util/errors.ts";
 import { criServices, type MethodDef } from "./_proto.ts";
-import { unary, type UnaryDeps } from "./_unary.ts";
+import { serverStream, unary, type UnaryDeps } from "./_unary.ts";
+import { decodeContainer, decodePodSandbox } from "./_codec.ts";
+import { ListDecoder } from "./_wire.ts";
 
 /** The kubelet's CRI client version string sent in VersionRequest. */
 const KUBELET_API_VERSION = "0.1.0";
@@ -65,8 +68,28 @@ function plus(deps: ServiceDeps, seconds: number): number {
   return deps.timeoutMs + seconds * 1000;
 }
 
+/**
+ * The runtime's definitions with list responses decoded by `ListDecoder`: the items that are
+ * byte for byte those of a recent list come back as the same frozen objects, undecoded.
+ */
+function runtimeDefs(): Record<string, MethodDef> {
+  const defs = { ...criServices().runtime } as Record<string, MethodDef>;
+  const containers = new ListDecoder(1, decodeContainer);
+  const sandboxes = new ListDecoder(1, decodePodSandbox);
+  defs.ListContainers = {
+    ...defs.ListContainers,
+    responseDeserialize: (b: Uint8Array) => ({ containers: containers.decode(b) }),
+  };
+  defs.ListPodSandbox = {
+    ...defs.ListPodSandbox,
+    responseDeserialize: (b: Uint8Array) => ({ items: sandboxes.decode(b) }),
+  };
+  return defs;
+}
+
 export function runtimeService(deps: ServiceDeps): RuntimeService {
-  const call = caller(deps, criServices().runtime);
+  const defs = runtimeDefs();
+  const call = caller(deps, defs);
   return {
     version: (o) => call<VersionResponse>("Version", { version: KUBELET_API_VERSION }, o),
     runPodSandbox: async (config, runtimeHandler, o) =>
@@ -121,6 +144,13 @@ export function runtimeService(deps: ServiceDeps): RuntimeService {
       (await call<{ stats: ContainerStats[] }>("ListContainerStats", { filter }, o)).stats,
     listPodSandboxStats: async (filter, o) =>
       (await call<{ stats: PodSandboxStats[] }>("ListPodSandboxStats", { filter }, o)).stats,
+    containerEvents: (onEvent, o) =>
+      serverStream<ContainerEvent>(deps.channel, defs.GetContainerEvents, {}, {
+        deps,
+        signal: o.signal,
+        onMessage: onEvent,
+        onReady: o.onReady,
+      }),
   };
 }
 

@@ -3,6 +3,7 @@
  * generated decoders already give the plain shapes of types.ts.
  */
 import * as grpc from "@grpc/grpc-js";
+import type { Buffer } from "node:buffer";
 import type { Clock } from "../util/clock.ts";
 import { DenoletError, NotFoundError, RuntimeUnavailableError } from "../util/errors.ts";
 import type { Logger } from "../util/log.ts";
@@ -105,4 +106,78 @@ export function toCriError(rpc: string, err: unknown): DenoletError {
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** gRPC UNIMPLEMENTED: the runtime does not serve this RPC. */
+const UNIMPLEMENTED = 12;
+
+/** True when `err` (or an error in its cause chain) is gRPC UNIMPLEMENTED. */
+export function isUnimplemented(err: unknown): boolean {
+  let cur: unknown = err;
+  for (let i = 0; cur !== null && typeof cur === "object" && i < 16; i++) {
+    if ((cur as { code?: unknown }).code === UNIMPLEMENTED) return true;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * Reads a server stream: each message goes to `onMessage` (a throwing handler is logged, the
+ * stream goes on), `onReady` is called when the runtime has answered with headers (it accepted
+ * the stream). Resolves when `signal` aborts (the call is cancelled); rejects with a CRI error
+ * (see `toCriError`) when the stream fails or the runtime ends it.
+ */
+export function serverStream<Msg>(
+  channel: grpc.Client,
+  def: MethodDef,
+  request: unknown,
+  opts: {
+    deps: UnaryDeps;
+    signal: AbortSignal;
+    onMessage: (m: Msg) => void;
+    onReady?: () => void;
+  },
+): Promise<void> {
+  const { deps, signal } = opts;
+  const rpc = rpcName(def);
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    let call: grpc.ClientReadableStream<Msg>;
+    try {
+      call = channel.makeServerStreamRequest(
+        def.path,
+        def.requestSerialize,
+        def.responseDeserialize as (b: Buffer) => Msg,
+        request,
+        new grpc.Metadata({ waitForReady: false }),
+        {},
+      );
+    } catch (err) {
+      reject(new RuntimeUnavailableError(`CRI ${rpc} failed: ${errorText(err)}`, { cause: err }));
+      return;
+    }
+    let settled = false;
+    const settle = (err?: unknown) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener("abort", onAbort);
+      if (signal.aborted) resolve();
+      else reject(err);
+    };
+    const onAbort = () => call.cancel();
+    signal.addEventListener("abort", onAbort, { once: true });
+    call.on("metadata", () => opts.onReady?.());
+    call.on("data", (m: Msg) => {
+      try {
+        opts.onMessage(m);
+      } catch (err) {
+        deps.logger.error("CRI stream handler failed", { method: rpc, err });
+      }
+    });
+    call.on("error", (err) => settle(toCriError(rpc, err)));
+    call.on(
+      "end",
+      () => settle(new RuntimeUnavailableError(`CRI ${rpc} failed: the runtime ended the stream`)),
+    );
+  });
 }

@@ -290,6 +290,20 @@ export interface FilesystemUsage {
   inodesUsed?: { value: number };
 }
 
+export type ContainerEventType =
+  | "CONTAINER_CREATED_EVENT"
+  | "CONTAINER_STARTED_EVENT"
+  | "CONTAINER_STOPPED_EVENT"
+  | "CONTAINER_DELETED_EVENT";
+
+/** One message of CRI GetContainerEvents (the fields denolet reads). */
+export interface ContainerEvent {
+  containerId: string;
+  containerEventType: ContainerEventType;
+  /** Nanoseconds since the epoch. */
+  createdAt: number;
+}
+
 export interface CallOptions {
   /** Aborting cancels the RPC on the wire. */
   signal?: AbortSignal;
@@ -314,6 +328,10 @@ export interface RuntimeService {
   stopPodSandbox(podSandboxId: string, opts?: CallOptions): Promise<void>;
   removePodSandbox(podSandboxId: string, opts?: CallOptions): Promise<void>;
   podSandboxStatus(podSandboxId: string, opts?: CallOptions): Promise<PodSandboxStatus>;
+  /**
+   * Sandboxes matching `filter`. The items are frozen and may be the same objects as in an
+   * earlier answer when they did not change (the client decodes only what changed).
+   */
   listPodSandbox(filter?: PodSandboxFilter, opts?: CallOptions): Promise<PodSandbox[]>;
   /** Returns the new container's id. */
   createContainer(
@@ -326,6 +344,7 @@ export interface RuntimeService {
   /** Sends the stop signal, then SIGKILL after `timeoutSeconds`. Blocks until the container exits. */
   stopContainer(containerId: string, timeoutSeconds: number, opts?: CallOptions): Promise<void>;
   removeContainer(containerId: string, opts?: CallOptions): Promise<void>;
+  /** Containers matching `filter`; frozen items, shared between answers like listPodSandbox's. */
   listContainers(filter?: ContainerFilter, opts?: CallOptions): Promise<Container[]>;
   containerStatus(containerId: string, opts?: CallOptions): Promise<ContainerStatus>;
   execSync(
@@ -349,6 +368,17 @@ export interface RuntimeService {
     filter?: PodSandboxStatsFilter,
     opts?: CallOptions,
   ): Promise<PodSandboxStats[]>;
+  /**
+   * Streams the runtime's container events (CRI GetContainerEvents, read by the evented PLEG) to
+   * `onEvent` until `signal` aborts, then resolves. Rejects when the stream fails or ends; a
+   * runtime that does not serve it (containerd before 1.7) rejects at once with an error for
+   * which `isUnimplemented` is true. `onReady` runs once the runtime has accepted the stream.
+   * Optional: fakes and runtimes without events leave it out.
+   */
+  containerEvents?(
+    onEvent: (e: ContainerEvent) => void,
+    opts: { signal: AbortSignal; onReady?: () => void },
+  ): Promise<void>;
 }
 
 /** Which streams an exec or attach session carries (CRI ExecRequest/AttachRequest). */

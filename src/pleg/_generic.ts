@@ -3,6 +3,7 @@
  * pod's containers and sandboxes against the previous relist, refresh the status cache for the
  * pods that changed, and then tell the sync loop which pods to look at.
  */
+import { isUnimplemented } from "../cri/mod.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
@@ -23,6 +24,18 @@ export interface PlegDeps {
   relistThresholdMs?: number;
   /** Metrics hook: duration of each relist, with the error when the runtime could not list. */
   onRelist?: (ms: number, err?: unknown) => void;
+  /**
+   * The runtime's container event stream (CRI GetContainerEvents, `RuntimeService.
+   * containerEvents`). While it is up, each event asks for an early relist and the periodic
+   * relist runs only every `eventedRelistPeriodMs` (the evented PLEG); when the runtime does
+   * not serve it or it fails, the PLEG relists every `relistPeriodMs` and tries it again later.
+   */
+  events?: (
+    onEvent: (e: { containerId: string }) => void,
+    opts: { signal: AbortSignal; onReady?: () => void },
+  ) => Promise<void>;
+  /** Period of the safety-net relist while events flow (default 300 s, as upstream). */
+  eventedRelistPeriodMs?: number;
 }
 
 /** The PLEG plus a way to relist on demand (start-up, tests). */
@@ -33,9 +46,16 @@ export interface GenericPleg extends Pleg {
    * the cache's global timestamp.
    */
   relist(onEvent: (e: PodLifecycleEvent) => void, opts?: { signal?: AbortSignal }): Promise<void>;
+  /** True while the runtime's container events drive relists (the evented PLEG). */
+  readonly evented: boolean;
 }
 
 export const DEFAULT_RELIST_PERIOD_MS = 1_000;
+export const DEFAULT_EVENTED_RELIST_PERIOD_MS = 300_000;
+/** A stream that failed is opened again after this long... */
+const EVENTS_RETRY_MS = 5_000;
+/** ...and after this long when the runtime does not serve it (it may be upgraded meanwhile). */
+const EVENTS_UNSERVED_RETRY_MS = 10 * 60_000;
 export const DEFAULT_RELIST_THRESHOLD_MS = 3 * 60_000;
 
 class GenericPlegImpl implements GenericPleg {
@@ -50,12 +70,16 @@ class GenericPlegImpl implements GenericPleg {
   #relistTime = 0;
   #chain: Promise<void> = Promise.resolve();
   readonly #period: number;
+  readonly #eventedPeriod: number;
   readonly #threshold: number;
+  /** The runtime's event stream is up: relists come from events, the period is long. */
+  #eventsUp = false;
 
   readonly #listFailures: RepeatedFailures;
 
   constructor(private readonly deps: PlegDeps) {
     this.#period = deps.relistPeriodMs ?? DEFAULT_RELIST_PERIOD_MS;
+    this.#eventedPeriod = deps.eventedRelistPeriodMs ?? DEFAULT_EVENTED_RELIST_PERIOD_MS;
     this.#threshold = deps.relistThresholdMs ?? DEFAULT_RELIST_THRESHOLD_MS;
     this.#listFailures = new RepeatedFailures(deps.logger, { clock: deps.clock });
   }
@@ -64,29 +88,91 @@ class GenericPlegImpl implements GenericPleg {
     return [...this.#records.values()];
   }
 
+  /** Whether relists are driven by the runtime's container events now. */
+  get evented(): boolean {
+    return this.#eventsUp;
+  }
+
   async run(onEvent: (e: PodLifecycleEvent) => void, opts: { signal: AbortSignal }) {
     const { signal } = opts;
     const { clock } = this.deps;
+    const watching = this.deps.events ? this.#watchEvents(signal) : Promise.resolve();
     while (!signal.aborted) {
       await this.relist(onEvent, { signal });
-      const due = clock.now() + this.#period;
-      // Sleep until the period ends, or until an early relist asked for meanwhile is due.
+      const ended = clock.now();
+      // Sleep until the period ends, or until an early relist asked for meanwhile is due. The
+      // period is read on every wake: it shortens when the event stream goes down.
       for (;;) {
         const wake = new AbortController();
         this.#wake = wake;
-        const until = Math.min(due, this.#earlyAt ?? Infinity);
+        const period = this.#eventsUp ? this.#eventedPeriod : this.#period;
+        const until = Math.min(ended + period, this.#earlyAt ?? Infinity);
         try {
           await clock.sleep(until - clock.now(), {
             signal: AbortSignal.any([signal, wake.signal]),
           });
           break;
         } catch {
-          if (signal.aborted) return;
-          // Woken by requestRelist: sleep again towards the nearer time.
+          if (signal.aborted) break;
+          // Woken by requestRelist or the event stream: sleep again towards the nearer time.
         }
       }
+      if (signal.aborted) break;
       this.#earlyAt = undefined;
     }
+    await watching;
+  }
+
+  /**
+   * Keeps the runtime's event stream open: each event asks for an early relist (which reads
+   * only what changed). When the stream fails, relists go back to every period at once.
+   */
+  async #watchEvents(signal: AbortSignal): Promise<void> {
+    const { clock, logger } = this.deps;
+    let unserved = false;
+    while (!signal.aborted) {
+      let retryMs = EVENTS_RETRY_MS;
+      try {
+        await this.deps.events!(() => this.requestRelist(), {
+          signal,
+          onReady: () => {
+            this.#eventsUp = true;
+            unserved = false;
+            logger.info("PLEG: following the runtime's container events", {
+              relistPeriod: formatDuration(this.#eventedPeriod),
+            });
+            // Whatever changed while the stream was down is found by one relist now.
+            this.requestRelist();
+          },
+        });
+      } catch (err) {
+        if (signal.aborted) break;
+        const wasUp = this.#eventsUp;
+        this.#eventsUp = false;
+        this.#wake?.abort();
+        if (isUnimplemented(err)) {
+          retryMs = EVENTS_UNSERVED_RETRY_MS;
+          if (!unserved) {
+            logger.info("PLEG: the runtime serves no container events; relisting", {
+              relistPeriod: formatDuration(this.#period),
+            });
+          }
+          unserved = true;
+        } else {
+          logger.warn("PLEG: container event stream failed; relisting until it is back", {
+            err,
+            wasUp,
+          });
+        }
+      }
+      this.#eventsUp = false;
+      try {
+        await clock.sleep(retryMs, { signal });
+      } catch {
+        break;
+      }
+    }
+    this.#eventsUp = false;
   }
 
   requestRelist(): void {
@@ -141,7 +227,10 @@ class GenericPlegImpl implements GenericPleg {
     const toEmit: PodLifecycleEvent[] = [];
     const changed: { uid: string; newPod?: RunningPod; events: PodLifecycleEvent[] }[] = [];
     for (const uid of uids) {
-      const events = computePodEvents(uid, { old: this.#records.get(uid), new: current.get(uid) });
+      const oldPod = this.#records.get(uid);
+      const newPod = current.get(uid);
+      if (oldPod && newPod && !this.#reinspect.has(uid) && sameEntries(oldPod, newPod)) continue;
+      const events = computePodEvents(uid, { old: oldPod, new: newPod });
       if (events.length === 0 && !this.#reinspect.has(uid)) continue;
       for (const e of events) logger.debug(4, "PLEG: container changed", { ...e });
       changed.push({ uid, newPod: current.get(uid), events });
@@ -225,6 +314,21 @@ class GenericPlegImpl implements GenericPleg {
     if (status.sandboxes.some((s) => s.state === "ready")) return status.ips;
     return old.ips;
   }
+}
+
+/**
+ * True when both lists hold the very same entry objects: the runtime manager reuses the entry
+ * of a sandbox or container the runtime reported unchanged (see listPods), so an idle pod costs
+ * the relist one comparison per container instead of its events computed afresh.
+ */
+function sameEntries(a: RunningPod, b: RunningPod): boolean {
+  if (a.sandboxes.length !== b.sandboxes.length) return false;
+  if (a.containers.length !== b.containers.length) return false;
+  for (let i = 0; i < a.sandboxes.length; i++) if (a.sandboxes[i] !== b.sandboxes[i]) return false;
+  for (let i = 0; i < a.containers.length; i++) {
+    if (a.containers[i] !== b.containers[i]) return false;
+  }
+  return true;
 }
 
 /** Creates the PLEG; nothing runs until `run` or `relist` is called. */

@@ -5,5 +5,10 @@
 export type { Pleg, PodLifecycleEvent, PodLifecycleEventType, PodStatusCache } from "./types.ts";
 export { createPodStatusCache, emptyPodStatus } from "./_cache.ts";
 export type { RelistCache } from "./_cache.ts";
-export { createPleg, DEFAULT_RELIST_PERIOD_MS, DEFAULT_RELIST_THRESHOLD_MS } from "./_generic.ts";
+export {
+  createPleg,
+  DEFAULT_EVENTED_RELIST_PERIOD_MS,
+  DEFAULT_RELIST_PERIOD_MS,
+  DEFAULT_RELIST_THRESHOLD_MS,
+} from "./_generic.ts";
 export type { GenericPleg, PlegDeps } from "./_generic.ts";

@@ -3,7 +3,13 @@
  * per-pod status (`RuntimePodStatus`). Sandboxes and containers without our labels are not
  * ours and are ignored.
  */
-import type { Container, ContainerStatus, PodSandboxStatus, RuntimeService } from "../cri/types.ts";
+import type {
+  Container,
+  ContainerStatus,
+  PodSandbox,
+  PodSandboxStatus,
+  RuntimeService,
+} from "../cri/types.ts";
 import type { Clock } from "../util/clock.ts";
 import { isKind, NotFoundError } from "../util/errors.ts";
 import type { Logger } from "../util/log.ts";
@@ -68,24 +74,12 @@ export async function listPods(
     return pod;
   };
   for (const s of sandboxes) {
-    const meta = parseSandboxLabels(s.labels ?? {});
-    if (!meta) continue;
-    podFor(meta.podUid, meta.podName, meta.podNamespace).sandboxes.push({
-      id: s.id,
-      state: s.state === "SANDBOX_READY" ? "ready" : "notready",
-      createdAt: nsToMs(s.createdAt),
-    });
+    const e = sandboxEntry(s);
+    if (e) podFor(e.podUid, e.podName, e.podNamespace).sandboxes.push(e.entry);
   }
   for (const c of containers) {
-    const meta = containerMeta(c.labels, c.annotations);
-    if (!meta) continue;
-    podFor(meta.podUid, meta.podName, meta.podNamespace).containers.push({
-      id: c.id,
-      name: meta.containerName,
-      sandboxId: c.podSandboxId,
-      state: CONTAINER_STATES[c.state] ?? "unknown",
-      createdAt: nsToMs(c.createdAt),
-    });
+    const e = containerEntry(c);
+    if (e) podFor(e.podUid, e.podName, e.podNamespace).containers.push(e.entry);
   }
   const result = [...pods.values()];
   // Stable sorts over the runtime's order; ties (same millisecond) keep the list order.
@@ -94,6 +88,62 @@ export async function listPods(
     pod.containers.sort((a, b) => b.createdAt - a.createdAt);
   }
   return result;
+}
+
+type Owner = { podUid: string; podName: string; podNamespace: string };
+type SandboxEntry = Owner & { entry: RunningPod["sandboxes"][number] };
+type ContainerEntry = Owner & { entry: RunningPod["containers"][number] };
+
+/**
+ * The list view of each listed item, kept as long as the item: the CRI client hands back the
+ * same frozen object for a sandbox or container that did not change, so a relist of an idle node
+ * parses no labels and allocates no entries (issue 14). null: not one of ours.
+ */
+const sandboxEntries = new WeakMap<PodSandbox, SandboxEntry | null>();
+const containerEntries = new WeakMap<Container, ContainerEntry | null>();
+
+function sandboxEntry(s: PodSandbox): SandboxEntry | null {
+  let e = sandboxEntries.get(s);
+  if (e !== undefined) return e;
+  const meta = parseSandboxLabels(s.labels ?? {});
+  e = meta
+    ? {
+      podUid: meta.podUid,
+      podName: meta.podName,
+      podNamespace: meta.podNamespace,
+      entry: Object.freeze(
+        {
+          id: s.id,
+          state: s.state === "SANDBOX_READY" ? "ready" : "notready",
+          createdAt: nsToMs(s.createdAt),
+        } as const,
+      ),
+    }
+    : null;
+  sandboxEntries.set(s, e);
+  return e;
+}
+
+function containerEntry(c: Container): ContainerEntry | null {
+  let e = containerEntries.get(c);
+  if (e !== undefined) return e;
+  const meta = containerMeta(c.labels, c.annotations);
+  e = meta
+    ? {
+      podUid: meta.podUid,
+      podName: meta.podName,
+      podNamespace: meta.podNamespace,
+      entry: Object.freeze({
+        id: c.id,
+        name: meta.containerName,
+        sandboxId: c.podSandboxId,
+        state: CONTAINER_STATES[c.state] ?? "unknown",
+        createdAt: nsToMs(c.createdAt),
+      }),
+    }
+    : null;
+  containerEntries.set(c, e);
+  return e;
 }
 
 /**

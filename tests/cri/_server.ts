@@ -15,6 +15,8 @@ export interface TestServer {
   socket: string;
   /** Handlers by RPC name ("Version", "ImageStatus", ...). */
   handlers: Record<string, Handler>;
+  /** Server-streaming handlers by RPC name ("GetContainerEvents"): write, end or emit "error". */
+  streams: Record<string, (call: grpc.ServerWritableStream<unknown, unknown>) => void>;
   /** Requests seen, by RPC name, with the server-side deadline. */
   seen: { rpc: string; request: Record<string, unknown>; deadline: Date | number }[];
   close(): Promise<void>;
@@ -42,6 +44,7 @@ export async function startTestServer(opts: { socket?: string } = {}): Promise<T
     endpoint: `unix://${socket}`,
     socket,
     handlers: {},
+    streams: {},
     seen: [],
     close() {
       // Like a runtime that exits: open connections are cut, not drained.
@@ -52,6 +55,22 @@ export async function startTestServer(opts: { socket?: string } = {}): Promise<T
   for (const service of [criServices().runtime, criServices().image]) {
     const impl: grpc.UntypedServiceImplementation = {};
     for (const rpc of Object.keys(service)) {
+      if (service[rpc].responseStream) {
+        impl[rpc] = (call: grpc.ServerWritableStream<unknown, unknown>) => {
+          t.seen.push({
+            rpc,
+            request: call.request as Record<string, unknown>,
+            deadline: call.getDeadline(),
+          });
+          const h = t.streams[rpc];
+          if (h) h(call);
+          else {call.emit("error", {
+              code: grpc.status.UNIMPLEMENTED,
+              details: `${rpc} not implemented`,
+            });}
+        };
+        continue;
+      }
       impl[rpc] = (
         call: grpc.ServerUnaryCall<unknown, unknown>,
         cb: grpc.sendUnaryData<unknown>,

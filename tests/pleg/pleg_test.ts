@@ -245,3 +245,95 @@ Deno.test("pleg logs a relist failure that repeats every second once, not per re
     "a new outage after a success is logged again",
   );
 });
+
+/** A runtime event stream the test drives: open() calls, ready(), emit(), fail(). */
+class FakeEventStream {
+  opened = 0;
+  #onEvent?: (e: { containerId: string }) => void;
+  #onReady?: () => void;
+  #reject?: (err: unknown) => void;
+  readonly events = (
+    onEvent: (e: { containerId: string }) => void,
+    opts: { signal: AbortSignal; onReady?: () => void },
+  ): Promise<void> => {
+    this.opened++;
+    this.#onEvent = onEvent;
+    this.#onReady = opts.onReady;
+    return new Promise((resolve, reject) => {
+      this.#reject = reject;
+      opts.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+  };
+  ready = () => this.#onReady!();
+  emit = (containerId: string) => this.#onEvent!({ containerId });
+  fail = (err: unknown) => this.#reject!(err);
+}
+
+function eventedSetup() {
+  const stream = new FakeEventStream();
+  const clock = new FakeClock();
+  const runtime = new FakePodRuntime(clock);
+  const pleg = createPleg({
+    runtime,
+    cache: createPodStatusCache({ clock }),
+    clock,
+    logger: nullLogger,
+    events: stream.events,
+  });
+  return { stream, clock, runtime, pleg };
+}
+
+Deno.test("evented pleg: events drive relists while the stream is up; a failure falls back at once", async () => {
+  const { stream, clock, runtime, pleg } = eventedSetup();
+  const ac = new AbortController();
+  const done = pleg.run(() => {}, { signal: ac.signal });
+  await clock.advance(0);
+  assertEquals([stream.opened, runtime.listCalls], [1, 1]);
+  stream.ready();
+  assertEquals(pleg.evented, true);
+  await clock.advance(0);
+  await clock.advance(50);
+  assertEquals(runtime.listCalls, 2, "one relist when the stream comes up");
+  // No events: no relist for minutes (the safety net is 300 s).
+  await clock.advance(60_000);
+  assertEquals(runtime.listCalls, 2);
+  stream.emit("c1");
+  stream.emit("c2");
+  await clock.advance(0);
+  await clock.advance(50);
+  assertEquals(runtime.listCalls, 3, "events fold into one early relist");
+  await clock.advance(300_000);
+  assertEquals(runtime.listCalls, 4, "the safety-net relist");
+  // The runtime restarts: the stream fails, relisting every second resumes at once.
+  stream.fail(Object.assign(new Error("CRI GetContainerEvents failed: EOF"), { code: 14 }));
+  await clock.advance(0);
+  assertEquals(pleg.evented, false);
+  await clock.advance(1_000);
+  const afterFail = runtime.listCalls;
+  await clock.advance(3_000);
+  assertEquals(runtime.listCalls, afterFail + 3);
+  await clock.advance(1_000);
+  assertEquals(stream.opened, 2, "opened again 5 s later");
+  ac.abort();
+  await done;
+  assertEquals(clock.pendingTimers, 0);
+});
+
+Deno.test("evented pleg: a runtime that serves no events is relisted every second, asked again after 10 min", async () => {
+  const { stream, clock, runtime, pleg } = eventedSetup();
+  const ac = new AbortController();
+  const done = pleg.run(() => {}, { signal: ac.signal });
+  await clock.advance(0);
+  stream.fail(Object.assign(new Error("method GetContainerEvents not implemented"), { code: 12 }));
+  await clock.advance(0);
+  await clock.advance(10_000);
+  assertEquals(pleg.evented, false);
+  assertEquals(runtime.listCalls, 11);
+  await clock.advance(10 * 60_000 - 10_001);
+  assertEquals(stream.opened, 1);
+  await clock.advance(1);
+  assertEquals(stream.opened, 2);
+  ac.abort();
+  await done;
+  assertEquals(clock.pendingTimers, 0);
+});

@@ -190,8 +190,8 @@ function serviceCode(s: protobuf.Service, pkg: string): string[] {
     `export const ${s.name}: ServiceDefinition = {`,
   ];
   for (const m of s.methodsArray) {
-    if (m.requestStream || m.responseStream) {
-      throw new Error(`${s.fullName}.${m.name}: streaming RPCs are not supported`);
+    if (m.requestStream) {
+      throw new Error(`${s.fullName}.${m.name}: client-streaming RPCs are not supported`);
     }
     const req = ident(m.resolvedRequestType!, pkg);
     const res = ident(m.resolvedResponseType!, pkg);
@@ -199,7 +199,7 @@ function serviceCode(s: protobuf.Service, pkg: string): string[] {
       `  ${m.name}: {`,
       `    path: "/${s.fullName.slice(1)}/${m.name}",`,
       "    requestStream: false,",
-      "    responseStream: false,",
+      `    responseStream: ${m.responseStream === true},`,
       `    requestSerialize: serializer(encode${req}),`,
       `    requestDeserialize: deserializer(decode${req}),`,
       `    responseSerialize: serializer(encode${res}),`,

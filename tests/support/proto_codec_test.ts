@@ -194,6 +194,8 @@ Deno.test("proto codec: services carry every RPC of the protos with their paths"
   assert.deepEqual(Object.keys(rs), runtime.methodsArray.map((m) => m.name));
   assert.deepEqual(Object.keys(is), image.methodsArray.map((m) => m.name));
   assert.equal(rs.ListContainers.path, "/runtime.v1.RuntimeService/ListContainers");
+  assert.equal(rs.GetContainerEvents.responseStream, true);
+  assert.equal(rs.ListContainers.responseStream, false);
   assert.equal(healthService().Check.path, "/grpc.health.v1.Health/Check");
 });
 
@@ -231,8 +233,8 @@ Deno.test("proto codec: the generator refuses what the wire runtime cannot do", 
     () =>
       renderCodecModule(
         entry,
-        `syntax = "proto3"; package t; message M {} service S { rpc W(M) returns (stream M); }`,
+        `syntax = "proto3"; package t; message M {} service S { rpc W(stream M) returns (M); }`,
       ),
-    /streaming RPCs are not supported/,
+    /client-streaming RPCs are not supported/,
   );
 });
