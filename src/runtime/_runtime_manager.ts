@@ -19,6 +19,7 @@ import { podLogDirectory, type SandboxConfigOptions } from "./_sandbox_config.ts
 import { CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS } from "./_start.ts";
 import { listPods, readPodStatus } from "./_status.ts";
 import { syncPod } from "./_sync_pod.ts";
+import { SANDBOX_CREATION_CONCURRENCY, StartGate } from "./_start_gate.ts";
 import type {
   PodRuntime,
   RunningPod,
@@ -69,6 +70,8 @@ export interface RuntimeManagerDeps {
   envObjects?: EnvObjects;
   /** Pod and container events with upstream's reasons (API mode); none by default. */
   events?: EventRecorder;
+  /** Sandboxes created at once (default 4); later pods wait their turn in arrival order. */
+  sandboxCreationConcurrency?: number;
 }
 
 /** The part of src/cm's PodCgroups the runtime manager calls (structural, to avoid a cycle). */
@@ -87,6 +90,8 @@ export class RuntimeManager implements PodRuntime {
   /** Exposed for tests and for the node's image status. */
   readonly imagePuller: ImagePuller;
   readonly crashBackoff: Backoff;
+  /** Sandbox creations in flight, first come first served (pods come up in arrival order). */
+  readonly sandboxGate: StartGate;
 
   constructor(deps: RuntimeManagerDeps) {
     this.#deps = deps;
@@ -98,6 +103,9 @@ export class RuntimeManager implements PodRuntime {
       pullTimeoutMs: deps.imagePullTimeoutMs,
       events: deps.events,
     });
+    this.sandboxGate = new StartGate(
+      deps.sandboxCreationConcurrency ?? SANDBOX_CREATION_CONCURRENCY,
+    );
     this.crashBackoff = new Backoff({
       initialMs: CRASH_BACKOFF_INITIAL_MS,
       maxMs: CRASH_BACKOFF_MAX_MS,
@@ -154,6 +162,7 @@ export class RuntimeManager implements PodRuntime {
       probeFailure: d.probeFailure,
       startupSucceeded: d.startupSucceeded,
       events: d.events,
+      sandboxGate: this.sandboxGate,
     }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
   }
 

@@ -24,6 +24,7 @@ import {
   type StartDeps,
 } from "./_start.ts";
 import { toRunningPod } from "./_status.ts";
+import type { StartGate } from "./_start_gate.ts";
 import type { RuntimePodStatus, SyncPodResult, SyncStepError } from "./types.ts";
 
 export interface SyncDeps {
@@ -45,6 +46,8 @@ export interface SyncDeps {
   clock?: Clock;
   /** Pod and container events (upstream reasons); none by default. */
   events?: EventRecorder;
+  /** Limits sandbox creations in flight, first come first served; unlimited when unset. */
+  sandboxGate?: StartGate;
 }
 
 /** The events of pod-level step failures (container-level ones are recorded where they happen). */
@@ -117,7 +120,12 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   let sandboxId = actions.sandboxId;
   let podIPs = status.ips;
   if (actions.createSandbox) {
-    const created = await createSandbox(deps.runtime, sandboxConfig, { log, signal, stepFailed });
+    const created = await createSandbox(deps.runtime, sandboxConfig, {
+      log,
+      signal,
+      stepFailed,
+      gate: deps.sandboxGate,
+    });
     if (!created) return { errors, acted };
     sandboxId = created.id;
     if (pod.spec?.hostNetwork !== true) podIPs = created.ips;
@@ -260,7 +268,7 @@ async function prune(
 async function createSandbox(
   runtime: RuntimeService,
   config: PodSandboxConfig,
-  ctx: StepContext,
+  ctx: StepContext & { gate?: StartGate },
 ): Promise<{ id: string; ips: string[] } | undefined> {
   const { log, signal } = ctx;
   log.info("Creating pod sandbox", { attempt: config.metadata.attempt });
@@ -269,7 +277,8 @@ async function createSandbox(
     if (config.logDirectory) {
       await Deno.mkdir(config.logDirectory, { recursive: true, mode: 0o755 });
     }
-    id = await runtime.runPodSandbox(config, undefined, { signal });
+    const run = () => runtime.runPodSandbox(config, undefined, { signal });
+    id = ctx.gate ? await ctx.gate.run(run, { signal }) : await run();
   } catch (err) {
     ctx.stepFailed(
       err,

@@ -724,3 +724,69 @@ Deno.test("runtime manager records upstream's events: pull, create, start, back-
     events.join("\n"),
   );
 });
+
+Deno.test("getPods: an item the CRI client hands back unchanged keeps its entry (issue 14)", async () => {
+  await using env = await setup();
+  await sync(env, makePod());
+  // The real client returns the same frozen object for a sandbox or container that did not
+  // change between two lists; the fake makes fresh ones, so repeat its first answer.
+  const listC = env.cri.listContainers.bind(env.cri);
+  const listS = env.cri.listPodSandbox.bind(env.cri);
+  let containers: Awaited<ReturnType<typeof listC>> | undefined;
+  let sandboxes: Awaited<ReturnType<typeof listS>> | undefined;
+  env.cri.listContainers = async (
+    f,
+    o,
+  ) => (containers ??= (await listC(f, o)).map((c) => Object.freeze(c)));
+  env.cri.listPodSandbox = async (
+    f,
+    o,
+  ) => (sandboxes ??= (await listS(f, o)).map((s) => Object.freeze(s)));
+  const [a] = await env.rm.getPods({ all: true });
+  const [b] = await env.rm.getPods({ all: true });
+  assert.notEqual(b, a);
+  assert.equal(b.containers[0], a.containers[0]);
+  assert.equal(b.sandboxes[0], a.sandboxes[0]);
+  assert.ok(Object.isFrozen(b.containers[0]), "shared entries cannot be changed by a reader");
+  assert.deepEqual(b.containers.map((c) => [c.name, c.state]), [["app", "running"]]);
+});
+
+Deno.test("syncPod: sandboxes are created a few at a time, in the order the pods came (issue 14)", async () => {
+  await using env = await setup();
+  const run = env.cri.runPodSandbox.bind(env.cri);
+  let inFlight = 0;
+  let most = 0;
+  const order: string[] = [];
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  env.cri.runPodSandbox = async (config, handler, o) => {
+    order.push(config.metadata.uid);
+    most = Math.max(most, ++inFlight);
+    await released;
+    try {
+      return await run(config, handler, o);
+    } finally {
+      inFlight--;
+    }
+  };
+  const uids = Array.from({ length: 10 }, (_, i) => `uid-${i}`);
+  const syncs: Promise<unknown>[] = [];
+  for (const uid of uids) {
+    syncs.push(sync(env, makePod({}, uid)));
+    // Each pod's sync reaches the gate before the next one is written (its log directory is
+    // made first: real I/O, so wait for the gate to see it).
+    const before = env.rm.sandboxGate.state;
+    for (let i = 0; i < 100_000; i++) {
+      const now = env.rm.sandboxGate.state;
+      if (now.running + now.waiting > before.running + before.waiting) break;
+      await new Promise<void>((r) => queueMicrotask(r));
+      if (i % 100 === 99) await Deno.stat(env.logsDir);
+    }
+  }
+  assert.deepEqual(env.rm.sandboxGate.state, { running: 4, waiting: 6 });
+  release();
+  await Promise.all(syncs);
+  assert.equal(most, 4);
+  assert.deepEqual(order, uids);
+  assert.deepEqual(env.rm.sandboxGate.state, { running: 0, waiting: 0 });
+});
