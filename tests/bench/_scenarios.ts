@@ -30,6 +30,8 @@ export interface BenchContext {
 export interface BurstResult {
   /** File write (or first call) to the last container started, ms. */
   running: number;
+  /** File write (or first call) to the median pod's container started, ms (issue 14). */
+  medianPod: number;
   /** File write to /pods showing every pod Running, ms (agent only). */
   reported?: number;
   /** Files removed (or first stop call) to no sandbox left, ms. */
@@ -48,6 +50,12 @@ export interface ThroughputResult {
 }
 
 const OPS = "kubelet_runtime_operations_total";
+
+/** The median of `xs` (the lower one of an even count, as the report's p50). */
+function medianOf(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
 
 /** N manifests written at once; waits for CRI and /pods, then removes them. */
 export async function agentBurst(ctx: BenchContext, names: string[]): Promise<BurstResult> {
@@ -68,6 +76,7 @@ export async function agentBurst(ctx: BenchContext, names: string[]): Promise<Bu
   const ops2 = await agentOps(agent);
   return {
     running: Math.max(...starts.values()) - t0,
+    medianPod: medianOf([...starts.values()]) - t0,
     reported: reportedAt - t0,
     teardown: gone - t1,
     startCalls: perPod(counterDelta(ops0, ops1), names.length),
@@ -89,6 +98,7 @@ export async function baselineBurst(ctx: BenchContext, names: string[]): Promise
   const gone = await teardownBaseline(ctx, started);
   return {
     running: Math.max(...starts.values()) - t0,
+    medianPod: medianOf([...starts.values()]) - t0,
     teardown: gone,
     startCalls: perPod(counterDelta(calls0, calls1), names.length),
     teardownCalls: perPod(counterDelta(calls1, baseline.calls), names.length),

@@ -155,6 +155,10 @@ for (let round = 0; round < rounds; round++) {
     if (warmUp) continue;
     samples.add(`start ${n} pods: containers running`, "agent", a!.running);
     samples.add(`start ${n} pods: containers running`, "baseline", b!.running);
+    if (n > 1) {
+      samples.add(`start ${n} pods: median pod running`, "agent", a!.medianPod);
+      samples.add(`start ${n} pods: median pod running`, "baseline", b!.medianPod);
+    }
     samples.add(`start ${n} pods: /pods Running`, "agent", a!.reported!);
     samples.add(`start ${n} pods: /pods Running`, "baseline", b!.running);
     samples.add(`teardown ${n} pods`, "agent", a!.teardown);
