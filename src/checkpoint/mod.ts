@@ -23,6 +23,7 @@ export {
 export { type CheckpointFs, denoFs } from "./_fs.ts";
 export { sweepTempFiles, TEMP_MARK, writeFileAtomic } from "./_atomic.ts";
 export { DebouncedSlot, type SlotDeps } from "./_slot.ts";
+export type { KindData } from "./_kinds.ts";
 
 /** `<root-dir>/checkpoint`. */
 export function checkpointDir(rootDir: string): string {

@@ -151,7 +151,14 @@ class ApiSource implements ApiPodSource {
       if (!saved || this.#store.synced || this.#fromCheckpoint || run.signal.aborted) return;
       this.#fromCheckpoint = true;
       try {
-        const { pods } = this.#snapshot(saved.pods, clock.now());
+        // A root dir reused under another node name holds another node's pods: not ours to run.
+        const mine = saved.pods.filter((p) => p.spec?.nodeName === nodeName);
+        if (mine.length < saved.pods.length) {
+          this.#log.warn("Checkpoint pods bound to another node left out", {
+            pods: saved.pods.length - mine.length,
+          });
+        }
+        const { pods } = this.#snapshot(mine, clock.now());
         this.#log.info("The API server cannot be reached; running the pods of the checkpoint", {
           pods: pods.length,
           savedAt: new Date(checkpoint?.savedAt ?? 0).toISOString(),

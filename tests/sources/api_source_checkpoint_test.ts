@@ -103,6 +103,15 @@ Deno.test("api source: a failed first list runs the checkpoint's pods at once, a
   await s.stop();
 });
 
+Deno.test("api source: checkpoint pods bound to another node (a renamed node) are not run", async () => {
+  const elsewhere = apiPod("elsewhere");
+  elsewhere.spec!.nodeName = "node0";
+  const s = driven([apiPod("a"), elsewhere]);
+  s.failList();
+  assert.deepEqual(s.updates.map(names), [["a"]]);
+  await s.stop();
+});
+
 Deno.test("api source: a first list not answered within 3 s runs the checkpoint (a black-holed uplink)", async () => {
   const s = driven([apiPod("a")]);
   await s.clock.advance(2_999);
