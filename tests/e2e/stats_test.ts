@@ -59,9 +59,12 @@ Deno.test(
         const s = await waitFor(async () => {
           const s = await summaryOf();
           const hog = podStats(s, "stats-hog");
-          // Volumes appear once the sampler has seen the pod specs.
-          return hog?.volume && podStats(s, "stats-burn") ? s : undefined;
-        }, { timeoutMs: 45_000, what: "both pods, with volumes, in the summary" });
+          const burn = podStats(s, "stats-burn");
+          // Volumes appear once the sampler has seen the pod specs, containers once a sample
+          // was taken after they started (the sampler runs every 10 s; one may predate them).
+          const started = (p: Json | undefined) => ((p?.containers as Json[]) ?? []).length > 0;
+          return hog?.volume && started(hog) && started(burn) ? s : undefined;
+        }, { timeoutMs: 45_000, what: "both pods, with volumes and containers, in the summary" });
         validateSummary(s, e2e.agent.hostname);
         const hog = podStats(s, "stats-hog")!;
         const vols = (hog.volume as Json[]).map((v) => v.name).sort();
