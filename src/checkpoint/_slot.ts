@@ -22,8 +22,8 @@ export interface SlotDeps<T> {
 }
 
 export class DebouncedSlot<T> implements CheckpointSlot<T> {
-  readonly saved: T | undefined;
   readonly savedAt: number | undefined;
+  #saved: T | undefined;
   readonly #deps: SlotDeps<T>;
   readonly #failures: RepeatedFailures;
   #pending?: () => T;
@@ -36,9 +36,15 @@ export class DebouncedSlot<T> implements CheckpointSlot<T> {
 
   constructor(deps: SlotDeps<T>) {
     this.#deps = deps;
-    this.saved = deps.saved?.data;
+    this.#saved = deps.saved?.data;
     this.savedAt = deps.saved?.savedAt;
     this.#failures = new RepeatedFailures(deps.logger, { clock: deps.clock });
+  }
+
+  take(): T | undefined {
+    const saved = this.#saved;
+    this.#saved = undefined;
+    return saved;
   }
 
   schedule(produce: () => T): void {

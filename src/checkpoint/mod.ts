@@ -66,6 +66,13 @@ export async function openCheckpoint(deps: OpenCheckpointDeps): Promise<Checkpoi
   }
   const slot = async <K extends CheckpointKind>(kind: K) => {
     const loaded = usable ? await store.load(kind) : { state: "none" as const };
+    if (loaded.state === "saved" && kind === "pods") {
+      log.info("Checkpoint found", {
+        dir: deps.dir,
+        pods: (loaded.data as KindData["pods"]).pods.length,
+        savedAt: new Date(loaded.savedAt).toISOString(),
+      });
+    }
     return new DebouncedSlot<KindData[K]>({
       kind,
       saved: loaded.state === "saved" ? loaded : undefined,
@@ -81,13 +88,6 @@ export async function openCheckpoint(deps: OpenCheckpointDeps): Promise<Checkpoi
     secrets: await slot("secrets"),
     tokens: await slot("tokens"),
   };
-  if (slots.pods.saved) {
-    log.info("Checkpoint found", {
-      dir: deps.dir,
-      pods: slots.pods.saved.pods.length,
-      savedAt: new Date(slots.pods.savedAt ?? 0).toISOString(),
-    });
-  }
   return {
     dir: deps.dir,
     ...slots,

@@ -44,10 +44,14 @@ export interface TokensCheckpoint {
  * current state. Writes are debounced and happen in the background.
  */
 export interface CheckpointSlot<T> {
-  /** What was saved before this start; undefined when nothing usable was there. */
-  readonly saved: T | undefined;
-  /** When `saved` was written (ms since the epoch). */
+  /** When what `take` hands over was written (ms since the epoch); undefined without it. */
   readonly savedAt: number | undefined;
+  /**
+   * What was saved before this start, handed over once: the slot keeps no reference, so the
+   * owner frees the memory when done with it. Undefined when nothing usable was there, and on
+   * every later call.
+   */
+  take(): T | undefined;
   /**
    * Asks for the state `produce` returns to be written soon. Calls within the debounce window
    * coalesce into one write of the latest state (`produce` runs at write time). Never blocks,

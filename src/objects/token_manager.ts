@@ -60,7 +60,7 @@ export class TokenManager {
 
   constructor(deps: TokenManagerDeps) {
     this.#deps = deps;
-    for (const t of deps.checkpoint?.saved?.tokens ?? []) {
+    for (const t of deps.checkpoint?.take()?.tokens ?? []) {
       this.#cache.set(t.key, {
         podUid: t.podUid,
         token: t.token,

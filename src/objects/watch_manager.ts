@@ -72,7 +72,7 @@ export class WatchManager<T extends WatchedObject> {
 
   constructor(deps: WatchManagerDeps<T>) {
     this.#deps = deps;
-    for (const o of deps.checkpoint?.saved?.objects ?? []) {
+    for (const o of deps.checkpoint?.take()?.objects ?? []) {
       this.#lastSeen.set(key(o.metadata?.namespace ?? "", o.metadata?.name ?? ""), o);
     }
   }

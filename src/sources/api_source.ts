@@ -105,10 +105,13 @@ class ApiSource implements ApiPodSource {
   readonly #sent = new Map<string, { key: string; pod: V1Pod }>();
   #fromCheckpoint = false;
   #lastListError?: string;
+  /** The checkpoint's pods, kept until the first list makes them useless. */
+  #saved?: V1Pod[];
 
   constructor(readonly opts: ApiSourceOptions) {
     this.store = this.#store;
     this.#log = opts.logger.child({ source: "api" });
+    this.#saved = opts.checkpoint?.take()?.pods;
   }
 
   state(): ApiSourceState {
@@ -147,15 +150,15 @@ class ApiSource implements ApiPodSource {
     };
     // The last desired state known, while the API server cannot tell: once, before any list.
     const runCheckpoint = () => {
-      const saved = checkpoint?.saved;
+      const saved = this.#saved;
       if (!saved || this.#store.synced || this.#fromCheckpoint || run.signal.aborted) return;
       this.#fromCheckpoint = true;
       try {
         // A root dir reused under another node name holds another node's pods: not ours to run.
-        const mine = saved.pods.filter((p) => p.spec?.nodeName === nodeName);
-        if (mine.length < saved.pods.length) {
+        const mine = saved.filter((p) => p.spec?.nodeName === nodeName);
+        if (mine.length < saved.length) {
           this.#log.warn("Checkpoint pods bound to another node left out", {
-            pods: saved.pods.length - mine.length,
+            pods: saved.length - mine.length,
           });
         }
         const { pods } = this.#snapshot(mine, clock.now());
@@ -179,7 +182,7 @@ class ApiSource implements ApiPodSource {
       save();
     });
     const stopWaiting = new AbortController();
-    if (checkpoint?.saved) {
+    if (this.#saved) {
       clock.sleep(this.opts.checkpointAfterMs ?? DEFAULT_CHECKPOINT_AFTER_MS, {
         signal: AbortSignal.any([run.signal, stopWaiting.signal]),
       }).then(runCheckpoint, () => undefined); // listed first, or stopped
@@ -194,6 +197,7 @@ class ApiSource implements ApiPodSource {
         logger: this.#log,
         onList: (items, rv) => {
           stopWaiting.abort();
+          this.#saved = undefined;
           this.#store.replace(items, rv);
         },
         onEvent: (type, pod) => {

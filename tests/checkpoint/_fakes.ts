@@ -2,7 +2,7 @@
 import type { CheckpointSlot } from "../../src/checkpoint/types.ts";
 
 export class MemorySlot<T> implements CheckpointSlot<T> {
-  readonly saved: T | undefined;
+  saved: T | undefined;
   readonly savedAt: number | undefined;
   /** How often a write was asked for. */
   schedules = 0;
@@ -11,6 +11,12 @@ export class MemorySlot<T> implements CheckpointSlot<T> {
   constructor(saved?: T, savedAt?: number) {
     this.saved = saved;
     this.savedAt = saved === undefined ? undefined : savedAt ?? Date.UTC(2026, 0, 1);
+  }
+
+  take(): T | undefined {
+    const saved = this.saved;
+    this.saved = undefined;
+    return saved;
   }
 
   schedule(produce: () => T): void {

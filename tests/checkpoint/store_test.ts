@@ -221,7 +221,7 @@ Deno.test("openCheckpoint: slots start from what was saved; unusable files start
   await withDir(async (dir) => {
     const clock = new FakeClock();
     const first = await openCheckpoint({ dir, clock, logger: nullLogger });
-    assert.equal(first.pods.saved, undefined);
+    assert.equal(first.pods.take(), undefined);
     const ac = new AbortController();
     const running = first.run({ signal: ac.signal });
     first.pods.schedule(() => ({ pods: [pod("a")] as never }));
@@ -230,11 +230,12 @@ Deno.test("openCheckpoint: slots start from what was saved; unusable files start
     await running; // writes what is pending
     await Deno.writeTextFile(`${dir}/secrets.json`, "garbage");
     const second = await openCheckpoint({ dir, clock, logger: nullLogger });
-    assert.equal(second.pods.saved?.pods[0].metadata?.name, "a");
+    assert.equal(second.pods.take()?.pods[0].metadata?.name, "a");
     assert.equal(second.pods.savedAt, clock.now());
-    assert.equal(second.configMaps.saved?.objects[0].metadata?.name, "c");
-    assert.equal(second.secrets.saved, undefined);
-    assert.equal(second.tokens.saved, undefined);
+    assert.equal(second.configMaps.take()?.objects[0].metadata?.name, "c");
+    assert.equal(second.secrets.take(), undefined);
+    assert.equal(second.tokens.take(), undefined);
+    assert.equal(second.pods.take(), undefined, "handed over once: the slot keeps no copy");
   });
 });
 
@@ -247,7 +248,7 @@ Deno.test("openCheckpoint: a directory that cannot be made means no checkpoint, 
       clock: new FakeClock(),
       logger: nullLogger,
     });
-    assert.equal(cp.pods.saved, undefined);
+    assert.equal(cp.pods.take(), undefined);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -375,13 +375,15 @@ Deno.test({
             assert.ok(c.configmaps.objects.some((o) => o.metadata?.name === "edge-config"));
             const left = [...Deno.readDirSync(`${e2e.rootDir}/checkpoint`)].map((f) => f.name);
             assert.ok(!left.some((n) => n.endsWith(".corrupt")), `nothing corrupt: ${left}`);
+            // A write the kill cut short leaves its temp file; the next start removes it (the
+            // agent's own writes after that use new names).
+            const torn = left.filter((n) => n.includes(TEMP_MARK));
+            if (torn.length > 0) {
+              console.log(`[edge-autonomy] kill -9 round ${round} cut a write short: ${torn}`);
+            }
             await e2e.restartAgent();
-            assert.ok(
-              !(await Array.fromAsync(Deno.readDir(`${e2e.rootDir}/checkpoint`))).some((f) =>
-                f.name.includes(TEMP_MARK)
-              ),
-              "a torn temp file is swept at the start",
-            );
+            const after = [...Deno.readDirSync(`${e2e.rootDir}/checkpoint`)].map((f) => f.name);
+            assert.ok(!torn.some((n) => after.includes(n)), `torn temp files swept: ${after}`);
           }
           await waitFor(async () => (await edgePods()).every((p) => isRunning(p) && ready(p)), {
             timeoutMs: 60_000,
