@@ -8,7 +8,7 @@ import { parseQuantity } from "../util/quantity.ts";
 import { formatDuration, parseDuration } from "./duration.ts";
 import { parseSeparatedMap } from "./_eviction_flags.ts";
 import { parseBool, parseInt32 } from "./_values.ts";
-import type { FlagDef } from "./_flag_table.ts";
+import { type FlagDef, mapFlag, scalar } from "./_flag_kit.ts";
 import type { AgentConfig, Taint } from "./types.ts";
 
 const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
@@ -48,39 +48,9 @@ export function checkTaint(t: Taint): Taint {
   return t.value === undefined || t.value === "" ? { key: t.key, effect: t.effect } : t;
 }
 
-type MapKey = "nodeLabels" | "kubeReserved" | "systemReserved";
-
-function mapFlag(name: string, field: MapKey, help: string): FlagDef {
-  return {
-    name,
-    type: "mapStringString",
-    help,
-    field,
-    parse: (raw) => parseSeparatedMap(raw, "="),
-    apply(cfg, value, first) {
-      const next = value as Record<string, string>;
-      cfg[field] = first ? { ...next } : { ...cfg[field], ...next };
-    },
-  };
-}
-
-function scalar<K extends keyof AgentConfig>(
-  name: string,
-  field: K,
-  type: FlagDef["type"],
-  help: string,
-  parse: (raw: string) => AgentConfig[K],
-): FlagDef {
-  return {
-    name,
-    type,
-    help,
-    field,
-    parse,
-    apply(cfg, value) {
-      cfg[field] = value as AgentConfig[K];
-    },
-  };
+/** A `key=value,...` map flag. */
+function pairsFlag(name: string, key: Parameters<typeof mapFlag>[1], help: string): FlagDef {
+  return mapFlag(name, key, help, (raw) => parseSeparatedMap(raw, "="));
 }
 
 /** In help order (alphabetical, like the main table). */
@@ -109,7 +79,7 @@ export const CLUSTER_FLAGS: readonly FlagDef[] = [
     "Requests per second to the API server (0: no limit).",
     parseInt32,
   ),
-  mapFlag(
+  pairsFlag(
     "kube-reserved",
     "kubeReserved",
     "Resources kept back for Kubernetes system daemons, as name=quantity pairs " +
@@ -123,7 +93,7 @@ export const CLUSTER_FLAGS: readonly FlagDef[] = [
       "node; without it the agent runs static pods only.",
     (raw) => raw,
   ),
-  mapFlag(
+  pairsFlag(
     "node-labels",
     "nodeLabels",
     "Labels added when the node registers, as key=value pairs.",
@@ -149,7 +119,7 @@ export const CLUSTER_FLAGS: readonly FlagDef[] = [
     "Taints the node registers with, as key=value:Effect (comma-separated).",
     parseTaints,
   ),
-  mapFlag(
+  pairsFlag(
     "system-reserved",
     "systemReserved",
     "Resources kept back for the operating system's daemons, as name=quantity pairs " +

@@ -6,14 +6,7 @@
  */
 import { parseDuration } from "./duration.ts";
 import { parseBool, parseInt32 } from "./_values.ts";
-import type { FlagDef } from "./_flag_table.ts";
-import type { AgentConfig } from "./types.ts";
-
-type MapKey =
-  | "evictionHard"
-  | "evictionSoft"
-  | "evictionSoftGracePeriod"
-  | "evictionMinimumReclaim";
+import { type FlagDef, mapFlag, scalar } from "./_flag_kit.ts";
 
 /** Splits `a<b,c<d` (sep "<") or `a=b,c=d` (sep "="); empty items are skipped, sides trimmed. */
 export function parseSeparatedMap(raw: string, sep: "<" | "="): Record<string, string> {
@@ -29,37 +22,14 @@ export function parseSeparatedMap(raw: string, sep: "<" | "="): Record<string, s
   return out;
 }
 
-function mapFlag(name: string, field: MapKey, sep: "<" | "=", help: string): FlagDef {
-  return {
-    name,
-    type: "mapStringString",
-    help,
-    field,
-    parse: (raw) => parseSeparatedMap(raw, sep),
-    apply(cfg, value, first) {
-      const next = value as Record<string, string>;
-      cfg[field] = first ? { ...next } : { ...cfg[field], ...next };
-    },
-  };
-}
-
-function scalar<K extends keyof AgentConfig>(
+/** A map flag whose pairs are `key<value` or `key=value`. */
+function separatedMap(
   name: string,
-  field: K,
-  type: FlagDef["type"],
+  key: Parameters<typeof mapFlag>[1],
+  sep: "<" | "=",
   help: string,
-  parse: (raw: string) => AgentConfig[K],
 ): FlagDef {
-  return {
-    name,
-    type,
-    help,
-    field,
-    parse,
-    apply(cfg, value) {
-      cfg[field] = value as AgentConfig[K];
-    },
-  };
+  return mapFlag(name, key, help, (raw) => parseSeparatedMap(raw, sep));
 }
 
 /** In help order (alphabetical, like the main table). */
@@ -73,7 +43,7 @@ export const EVICTION_FLAGS: readonly FlagDef[] = [
       "one. Pods with a priority of 2000000000 or more stay critical.",
     parseBool,
   ),
-  mapFlag(
+  separatedMap(
     "eviction-hard",
     "evictionHard",
     "<",
@@ -88,7 +58,7 @@ export const EVICTION_FLAGS: readonly FlagDef[] = [
     "Longest termination grace period, in seconds, given to a pod evicted for a soft threshold.",
     parseInt32,
   ),
-  mapFlag(
+  separatedMap(
     "eviction-minimum-reclaim",
     "evictionMinimumReclaim",
     "=",
@@ -102,14 +72,14 @@ export const EVICTION_FLAGS: readonly FlagDef[] = [
     "How long a pressure condition stays true after its signal recovers.",
     parseDuration,
   ),
-  mapFlag(
+  separatedMap(
     "eviction-soft",
     "evictionSoft",
     "<",
     "Soft eviction thresholds as signal<value pairs, acted on once they have held for their " +
       "grace period.",
   ),
-  mapFlag(
+  separatedMap(
     "eviction-soft-grace-period",
     "evictionSoftGracePeriod",
     "=",

@@ -5,51 +5,9 @@ import { GC_FLAGS } from "./_gc_flags.ts";
 import { CLUSTER_FLAGS } from "./_cluster_flags.ts";
 import { SERVER_FLAGS } from "./_server_flags.ts";
 import { parseBool, parseHeaderPairs, parseInt32, parseList } from "./_values.ts";
-import type { AgentConfig } from "./types.ts";
+import { field, type FlagDef, type TypeName } from "./_flag_kit.ts";
 
-/** What the help text calls the value type (pflag's names). */
-type TypeName =
-  | "string"
-  | "int32"
-  | "duration"
-  | "strings"
-  | "colonSeparatedMultimapStringString"
-  | "mapStringString";
-
-export interface FlagDef {
-  name: string;
-  short?: string;
-  /** Value type for help; undefined for booleans, which take no separate argument. */
-  type?: TypeName;
-  help: string;
-  /** The AgentConfig field set by this flag; undefined for --config, --help, --version. */
-  field?: keyof AgentConfig;
-  /** Converts the raw text; throws an Error with the reason. */
-  parse(raw: string): unknown;
-  /**
-   * Stores a parsed value. `first` is true for the first occurrence on the command line: list and
-   * map flags replace the earlier (default or file) value then, and append on later occurrences.
-   */
-  apply(cfg: AgentConfig, value: unknown, first: boolean): void;
-}
-
-function field<K extends keyof AgentConfig>(spec: {
-  name: string;
-  short?: string;
-  field: K;
-  type?: TypeName;
-  help: string;
-  parse: (raw: string) => AgentConfig[K];
-  merge?: (prev: AgentConfig[K], next: AgentConfig[K], first: boolean) => AgentConfig[K];
-}): FlagDef {
-  return {
-    ...spec,
-    apply(cfg, value, first) {
-      const next = value as AgentConfig[K];
-      cfg[spec.field] = spec.merge ? spec.merge(cfg[spec.field], next, first) : next;
-    },
-  };
-}
+export type { FlagDef } from "./_flag_kit.ts";
 
 function control(name: string, type: TypeName | undefined, help: string, short?: string): FlagDef {
   return {

@@ -8,7 +8,7 @@
 import { ConfigError } from "../util/errors.ts";
 import { formatDuration, parseDuration } from "./duration.ts";
 import { parseBool, parseList } from "./_values.ts";
-import type { FlagDef } from "./_flag_table.ts";
+import { type FlagDef, scalar } from "./_flag_kit.ts";
 import type { AgentConfig } from "./types.ts";
 
 export type AuthorizationMode = "AlwaysAllow" | "Webhook";
@@ -91,25 +91,6 @@ export function serverDefaults(opts: { withConfigFile: boolean }): Pick<AgentCon
     authorizationWebhookCacheUnauthorizedTTLMs: 30_000,
     enableDebuggingHandlers: true,
     enableSystemLogHandler: true,
-  };
-}
-
-function scalar<K extends ServerKey>(
-  name: string,
-  field: K,
-  type: FlagDef["type"],
-  help: string,
-  parse: (raw: string) => AgentConfig[K],
-): FlagDef {
-  return {
-    name,
-    type,
-    help,
-    field,
-    parse,
-    apply(cfg, value) {
-      cfg[field] = value as AgentConfig[K];
-    },
   };
 }
 
