@@ -358,14 +358,17 @@ export class ListDecoder<T extends object> {
         continue;
       }
       const end = r.end();
-      const key = text.substring(r.pos, end);
+      const start = r.pos;
+      const key = text.substring(start, end);
       let item = this.#items.get(key);
       if (item) {
         item.seen = call;
         this.stats.reused++;
       } else {
         item = { value: deepFreeze(this.decodeItem(r, end)), seen: call };
-        this.#items.set(key, item);
+        // The key gets its own copy of the bytes: a substring would keep the whole answer's
+        // string alive for as long as the item stays unchanged.
+        this.#items.set(byteString.decode(r.buf.subarray(start, end)), item);
         this.stats.decoded++;
       }
       r.pos = end;
