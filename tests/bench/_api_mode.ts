@@ -197,11 +197,22 @@ async function deleteAll(api: ApiClient, names: string[]): Promise<void> {
     }).catch(() => undefined) // already gone
   ));
   await waitFor(async () => {
-    const list = await api.request<{ items: unknown[] }>({
+    const list = await api.request<{ items: V1Pod[] }>({
       method: "GET",
       path: `/api/v1/namespaces/${NS}/pods`,
       query: { labelSelector: "bench=api" },
     });
+    // A DELETE of the hundred sent at once can fail (the client's rate limit and deadline make
+    // the last ones wait longest): ask again for any pod not being deleted yet.
+    await Promise.all(
+      list.items.filter((p) => !p.metadata?.deletionTimestamp).map((p) =>
+        api.request({
+          method: "DELETE",
+          path: `/api/v1/namespaces/${NS}/pods/${p.metadata?.name}`,
+          body: { gracePeriodSeconds: 2 },
+        }).catch(() => undefined)
+      ),
+    );
     return list.items.length === 0;
   }, { what: "the bench pods to leave the API", timeoutMs: 180_000, intervalMs: 1000 });
 }

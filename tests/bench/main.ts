@@ -95,6 +95,16 @@ const settings = {
   ),
 };
 const progress = (s: string) => console.error(`[bench] ${s}`);
+// A failure during the run whose clean-up then fails too surfaces as a bare "SuppressedError":
+// print both, the run's own error first.
+for (const type of ["error", "unhandledrejection"] as const) {
+  globalThis.addEventListener(type, (e) => {
+    const err = "reason" in e ? e.reason : (e as ErrorEvent).error;
+    if (!(err instanceof SuppressedError)) return;
+    console.error("[bench] the run failed:", err.suppressed);
+    console.error("[bench] and its clean-up failed:", err.error);
+  });
+}
 
 const rt = await ensureContainerd();
 const cri = createCriClient(rt.endpoint, { timeoutMs: 120_000 });
