@@ -1,7 +1,7 @@
 /**
  * Container environment: `$(VAR)` expansion and the env list the kubelet hands the runtime
- * (kubelet_pods.go makeEnvironmentVariables, third_party/forked/golang/expansion), and the
- * downward API's values, which downwardAPI and projected volumes share.
+ * (kubelet_pods.go makeEnvironmentVariables, third_party/forked/golang/expansion); the
+ * downward API's values are in `_downward_api.ts`.
  */
 import type {
   V1ConfigMap,
@@ -10,19 +10,11 @@ import type {
   V1ResourceFieldSelector,
   V1Secret,
 } from "@kubernetes/client-node";
-import { availableParallelism, totalmem } from "node:os";
 import type { KeyValue } from "../cri/types.ts";
 import type { PodObjects } from "../objects/mod.ts";
-import type { DownwardAPIValues } from "../volumes/mod.ts";
 import { ConfigError, DenoletError, isKind, NotFoundError } from "../util/errors.ts";
 import type { Logger } from "../util/log.ts";
-import { quantityMilliValue, quantityValue } from "../util/quantity.ts";
-import {
-  cpuLimitMilli,
-  cpuRequestMilli,
-  memoryLimitBytes,
-  memoryRequestBytes,
-} from "./_resources.ts";
+import { type DownwardContext, fieldRefValue, resourceFieldValue } from "./_downward_api.ts";
 
 /**
  * Kubernetes `$(VAR)` expansion: `$(NAME)` is replaced by `lookup(NAME)` or left as written when
@@ -62,18 +54,8 @@ export function expandVars(input: string, lookup: (name: string) => string | und
 /** ConfigMaps and Secrets for env `valueFrom` and `envFrom` (the API mode's object caches). */
 export type EnvObjects = Pick<PodObjects, "configMap" | "secret">;
 
-/** Pod facts that env `fieldRef`s read and that the spec does not hold. */
-export interface EnvContext {
-  podIP?: string;
-  podIPs?: string[];
-  hostIP?: string;
-  /** All node IPs for status.hostIPs; defaults to [hostIP]. */
-  hostIPs?: string[];
-  nodeName: string;
-  /** Defaults to pod.spec.serviceAccountName. */
-  serviceAccountName?: string;
-  /** For resourceFieldRef limits when the container sets none; defaults to this machine. */
-  nodeAllocatable?: { cpuMilli: number; memoryBytes: number };
+/** Pod facts env reads beyond the downward API's, and where ConfigMaps and Secrets come from. */
+export interface EnvContext extends DownwardContext {
   /**
    * ConfigMaps and Secrets (API mode). Without them, references to either fail with a clear
    * error unless optional.
@@ -92,131 +74,6 @@ export class EnvSourceError extends DenoletError {
   constructor(readonly field: string, message: string, options?: ErrorOptions) {
     super(message, options);
   }
-}
-
-const LABEL_REF = /^metadata\.(labels|annotations)\['(.+)'\]$/;
-
-/** Go's %q for the downward API's map files: a double-quoted string with Go's escapes. */
-function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"' || ch === "\\") out += "\\" + ch;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\r") out += "\\r";
-    else if (c < 0x20 || c === 0x7f) out += "\\x" + c.toString(16).padStart(2, "0");
-    else out += ch;
-  }
-  return out + '"';
-}
-
-/** fieldpath.FormatMap: `key="value"` lines sorted by key, no trailing newline. */
-function formatMap(m: Record<string, string> | undefined): string {
-  return Object.keys(m ?? {}).sort().map((k) => `${k}=${goQuote(m![k])}`).join("\n");
-}
-
-function fieldRefValue(pod: V1Pod, fieldPath: string, ctx: EnvContext, field: string): string {
-  const m = LABEL_REF.exec(fieldPath);
-  if (m) {
-    const map = m[1] === "labels" ? pod.metadata?.labels : pod.metadata?.annotations;
-    return map?.[m[2]] ?? "";
-  }
-  const podIPs = ctx.podIPs ?? (ctx.podIP ? [ctx.podIP] : []);
-  const hostIPs = ctx.hostIPs ?? (ctx.hostIP ? [ctx.hostIP] : []);
-  // A host-network pod has no sandbox IP; upstream reports the node's IPs as the pod's.
-  const effPodIPs = podIPs.length === 0 && pod.spec?.hostNetwork ? hostIPs : podIPs;
-  switch (fieldPath) {
-    case "metadata.name":
-      return pod.metadata?.name ?? "";
-    case "metadata.namespace":
-      return pod.metadata?.namespace ?? "";
-    case "metadata.uid":
-      return pod.metadata?.uid ?? "";
-    case "metadata.labels":
-      return formatMap(pod.metadata?.labels);
-    case "metadata.annotations":
-      return formatMap(pod.metadata?.annotations);
-    case "spec.nodeName":
-      return ctx.nodeName;
-    case "spec.serviceAccountName":
-      return ctx.serviceAccountName ?? pod.spec?.serviceAccountName ?? "";
-    case "status.podIP":
-      return ctx.podIP ?? effPodIPs[0] ?? "";
-    case "status.podIPs":
-      return effPodIPs.join(",");
-    case "status.hostIP":
-      return ctx.hostIP ?? hostIPs[0] ?? "";
-    case "status.hostIPs":
-      return hostIPs.join(",");
-  }
-  throw new ConfigError(field, `unsupported fieldRef fieldPath ${JSON.stringify(fieldPath)}`);
-}
-
-function resourceFieldValue(
-  pod: V1Pod,
-  container: V1Container | undefined,
-  src: V1ResourceFieldSelector,
-  ctx: EnvContext & { field: string },
-): string {
-  const field = ctx.field;
-  let target = container;
-  if (src.containerName) {
-    const all = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-    target = all.find((c) => c.name === src.containerName);
-    if (!target) {
-      throw new ConfigError(
-        field,
-        `resourceFieldRef names unknown container ${JSON.stringify(src.containerName)}`,
-      );
-    }
-  }
-  if (!target) throw new ConfigError(field, "resourceFieldRef needs a containerName");
-  const alloc = ctx.nodeAllocatable ??
-    { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem() };
-  const divisor = src.divisor ?? "1";
-  const cpu = (milli: number) => {
-    const d = quantityMilliValue(divisor, { field: `${field}.divisor` });
-    if (d <= 0) throw new ConfigError(`${field}.divisor`, "must be positive");
-    return String(Math.ceil(milli / d));
-  };
-  const mem = (bytes: number) => {
-    const d = quantityValue(divisor, { field: `${field}.divisor` });
-    if (d <= 0) throw new ConfigError(`${field}.divisor`, "must be positive");
-    return String(Math.ceil(bytes / d));
-  };
-  switch (src.resource) {
-    case "limits.cpu":
-      return cpu(cpuLimitMilli(target) || alloc.cpuMilli);
-    case "requests.cpu":
-      return cpu(cpuRequestMilli(target));
-    case "limits.memory":
-      return mem(memoryLimitBytes(target) || alloc.memoryBytes);
-    case "requests.memory":
-      return mem(memoryRequestBytes(target));
-  }
-  throw new ConfigError(
-    field,
-    `unsupported resourceFieldRef resource ${JSON.stringify(src.resource)}`,
-  );
-}
-
-/**
- * The downward API for volumes: the same values as env, with the pod's own node name and no
- * IPs (upstream allows only metadata fields and resources in volumes).
- */
-export function downwardAPIValues(
-  opts: { nodeAllocatable?: EnvContext["nodeAllocatable"] } = {},
-): DownwardAPIValues {
-  const ctx = (pod: V1Pod): EnvContext => ({
-    nodeName: pod.spec?.nodeName ?? "",
-    nodeAllocatable: opts.nodeAllocatable,
-  });
-  return {
-    fieldValue: (pod, ref) => fieldRefValue(pod, ref.fieldPath, ctx(pod), ref.field),
-    resourceValue: (pod, ref) =>
-      resourceFieldValue(pod, ref.container, ref.selector, { ...ctx(pod), field: ref.field }),
-  };
 }
 
 /**

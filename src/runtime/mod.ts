@@ -46,4 +46,5 @@ export {
 export { type QOSClass, qosClass as podQOS } from "../util/qos.ts";
 export { quantityMilliValue, quantityValue } from "../util/quantity.ts";
 export { toRunningPod } from "./_status.ts";
-export { downwardAPIValues, type EnvObjects, EnvSourceError } from "./_env.ts";
+export { type EnvObjects, EnvSourceError } from "./_env.ts";
+export { downwardAPIValues } from "./_downward_api.ts";
