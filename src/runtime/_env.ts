@@ -3,13 +3,7 @@
  * (kubelet_pods.go makeEnvironmentVariables, third_party/forked/golang/expansion); the
  * downward API's values are in `_downward_api.ts`.
  */
-import type {
-  V1ConfigMap,
-  V1Container,
-  V1Pod,
-  V1ResourceFieldSelector,
-  V1Secret,
-} from "@kubernetes/client-node";
+import type { V1ConfigMap, V1Container, V1Pod, V1Secret } from "@kubernetes/client-node";
 import type { KeyValue } from "../cri/types.ts";
 import type { PodObjects } from "../objects/mod.ts";
 import { ConfigError, DenoletError, isKind, NotFoundError } from "../util/errors.ts";
