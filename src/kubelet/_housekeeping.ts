@@ -2,6 +2,7 @@
  * Housekeeping (the kubelet's HandlePodCleanups): runtime liveness, and removal of what no source
  * asks for any more — pods the runtime still runs, their directories and cgroups.
  */
+import { isLive } from "./_runtime_view.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
 import type { HealthCheck, KubeletDeps } from "./types.ts";
 import type { PodWorkers } from "./pod_workers.ts";
@@ -58,8 +59,7 @@ export async function cleanupOrphans(
   }
   for (const rp of running) {
     if (desired.has(rp.uid) || workers.isActive(rp.uid)) continue;
-    const live = rp.sandboxes.some((s) => s.state === "ready") ||
-      rp.containers.some((c) => c.state === "running");
+    const live = isLive(rp);
     deps.logger.info("Cleaning up pod that no source asks for", {
       pod: `${rp.namespace}/${rp.name}`,
       uid: rp.uid,

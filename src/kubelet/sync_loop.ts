@@ -19,8 +19,10 @@ import { createPodSyncer } from "./pod_syncer.ts";
 import { podRef } from "./_pod_ref.ts";
 import { checkRuntime, cleanupOrphans } from "./_housekeeping.ts";
 import { admitPod } from "./_admission.ts";
+import { keepRunning } from "./_keep_running.ts";
+import { otherInstances, runningCounts } from "./_runtime_view.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
-import type { RunningPod, RuntimeContainerState } from "../runtime/types.ts";
+import type { RuntimeContainerState } from "../runtime/types.ts";
 import type { HealthCheck, KubeletDeps } from "./types.ts";
 
 export type { HealthCheck, KubeletDeps, PodStatusSink } from "./types.ts";
@@ -41,9 +43,6 @@ const RESYNC_JITTER = 0.5;
 const ERROR_BACKOFF_MS = 10_000;
 /** The loop is unhealthy when it has not turned for this long. */
 const LOOP_STALL_MS = 30_000;
-/** First pause before a failed source or PLEG loop is started again; doubles up to the max. */
-const RESTART_PAUSE_MS = 1000;
-const MAX_RESTART_PAUSE_MS = 30_000;
 
 export class Kubelet {
   readonly podManager = new PodManager();
@@ -86,7 +85,8 @@ export class Kubelet {
       logger: deps.logger,
       requeue: (uid, afterMs, err) => this.#requeue(uid, afterMs, err),
       onWorkDone: (op, ms) => deps.observe?.podWorker?.(op, ms),
-      otherInstances: (pod) => this.#otherInstances(pod),
+      otherInstances: (pod) =>
+        otherInstances(deps.pleg.runningPods(), pod, (uid) => !!this.podManager.get(uid)),
       onTerminated: (uid, pod) => {
         const current = this.podManager.get(uid) ?? pod;
         if (current) deps.statusSink?.podTerminated(current);
@@ -100,19 +100,19 @@ export class Kubelet {
     this.#lastIteration = clock.now();
     const tasks: Promise<void>[] = [
       ...this.#deps.sources.map((s) =>
-        this.#keepRunning(
+        keepRunning(
           `source ${s.name}`,
           (sig) => s.run((update) => this.#inbox.push({ kind: "source", update }), { signal: sig }),
-          signal,
+          { signal, clock, logger: this.#log },
         )
       ),
-      this.#keepRunning(
+      keepRunning(
         "pleg",
         (sig) =>
           this.#deps.pleg.run((event) => this.#inbox.push({ kind: "pleg", event }), {
             signal: sig,
           }),
-        signal,
+        { signal, clock, logger: this.#log },
       ),
     ];
     const stopTick = clock.every(TICK_MS, () => this.#inbox.push({ kind: "tick" }), { signal });
@@ -127,35 +127,6 @@ export class Kubelet {
       await this.#housekeeping;
       await this.#workers.stop();
       await Promise.allSettled(tasks);
-    }
-  }
-
-  /**
-   * Runs a long-lived loop (a source, the PLEG) until the signal aborts. One that throws or
-   * returns early is a bug, not a reason to stop the agent: it is logged and started again
-   * after a pause that doubles up to 30 s. Never rejects.
-   */
-  async #keepRunning(
-    what: string,
-    run: (signal: AbortSignal) => Promise<void>,
-    signal: AbortSignal,
-  ): Promise<void> {
-    let pauseMs = RESTART_PAUSE_MS;
-    while (!signal.aborted) {
-      try {
-        await run(signal);
-        if (signal.aborted) return;
-        this.#log.error("Loop ended unexpectedly; starting it again", { loop: what });
-      } catch (e) {
-        if (signal.aborted) return;
-        this.#log.error("Loop failed; starting it again", { loop: what, err: e, pauseMs });
-      }
-      try {
-        await this.#deps.clock.sleep(pauseMs, { signal });
-      } catch {
-        return; // aborted
-      }
-      pauseMs = Math.min(pauseMs * 2, MAX_RESTART_PAUSE_MS);
     }
   }
 
@@ -235,23 +206,9 @@ export class Kubelet {
     }));
   }
 
-  /**
-   * From the last relist, as upstream's PLEG reports them: pods with a ready sandbox
-   * (kubelet_running_pods) and this agent's containers by state (kubelet_running_containers).
-   */
+  /** Pods with a ready sandbox and containers by state, from the last relist (metrics). */
   runningCounts(): { pods: number; containers: Record<RuntimeContainerState, number> } {
-    const containers: Record<RuntimeContainerState, number> = {
-      created: 0,
-      running: 0,
-      exited: 0,
-      unknown: 0,
-    };
-    let pods = 0;
-    for (const rp of this.#deps.pleg.runningPods()) {
-      if (rp.sandboxes.some((s) => s.state === "ready")) pods++;
-      for (const c of rp.containers) containers[c.state]++;
-    }
-    return { pods, containers };
+    return runningCounts(this.#deps.pleg.runningPods());
   }
 
   manifestProblems(): ManifestProblem[] {
@@ -416,17 +373,6 @@ export class Kubelet {
     // Until every source has spoken, an unknown pod may just be one not read yet.
     if (!this.#runtimeHealth.ok || !this.sourcesReady()) return;
     await cleanupOrphans(this.#deps, { desired, workers: this.#workers, signal });
-  }
-
-  /** Live runtime pods of the same name that no source asks for (see PodWorkersDeps). */
-  #otherInstances(pod: V1Pod): RunningPod[] {
-    const { uid, name, namespace } = pod.metadata ?? {};
-    return this.#deps.pleg.runningPods().filter((rp) =>
-      rp.name === name && rp.namespace === namespace && rp.uid !== uid &&
-      !this.podManager.get(rp.uid) &&
-      (rp.sandboxes.some((s) => s.state === "ready") ||
-        rp.containers.some((c) => c.state === "running"))
-    );
   }
 
   #requeue(uid: string, afterMs: number | undefined, err?: unknown): void {
