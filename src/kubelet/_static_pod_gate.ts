@@ -4,6 +4,13 @@
  * hostPath pods (etcd-style) must never run twice, so the new UID waits until the old one has
  * fully terminated. Candidates start in the order they arrived.
  */
+/** What the gate reads of a pod worker. */
+export interface GateWorker {
+  fullName: string;
+  started: boolean;
+  finished: boolean;
+}
+
 export class StaticPodStartGate {
   /** Full name → the UID that holds it (started and not yet finished). */
   readonly #started = new Map<string, string>();
@@ -46,6 +53,19 @@ export class StaticPodStartGate {
     const rest = queue.filter((u) => u !== uid);
     if (rest.length > 0) this.#waiting.set(fullName, rest);
     else this.#waiting.delete(fullName);
+  }
+
+  /**
+   * No other worker of `w`'s name has started and not finished (a predecessor still stopping,
+   * or an orphan being killed).
+   */
+  nameIsFree(w: GateWorker, workers: ReadonlyMap<string, GateWorker>): boolean {
+    for (const other of workers.values()) {
+      if (other !== w && other.fullName === w.fullName && !other.finished && other.started) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The UID holding `fullName`, if any (for tests and diagnostics). */

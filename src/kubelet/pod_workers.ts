@@ -8,11 +8,8 @@
  * period restarts a termination in progress with that period. A static pod does not start while
  * another pod with its full name is still running (StaticPodStartGate).
  */
-import type { V1Pod } from "@kubernetes/client-node";
-import type { Logger } from "../util/log.ts";
-import type { RunningPod } from "../runtime/types.ts";
-import { CONFIG_SOURCE_ANNOTATION } from "../sources/mod.ts";
 import { podRef } from "./_pod_ref.ts";
+import { effectiveGrace, isStaticPod, type Worker } from "./_worker_record.ts";
 import { StaticPodStartGate } from "./_static_pod_gate.ts";
 import type {
   PodTarget,
@@ -35,35 +32,6 @@ export type {
 
 /** Why a termination step was cut short to run again at once with a shorter grace period. */
 const SHORTER_GRACE = new Error("termination restarted with a shorter grace period");
-
-interface Worker {
-  uid: string;
-  /** `namespace/name`: static pods sharing it never run at once. */
-  fullName: string;
-  /** Came from a file or URL (not the API server): subject to the start gate. */
-  isStatic: boolean;
-  state: PodWorkState;
-  pod?: V1Pod;
-  runningPod?: RunningPod;
-  pending?: PodUpdate;
-  kill?: { gracePeriodSeconds?: number; removed: boolean };
-  /** A create for the same UID that arrived while the old incarnation was being torn down. */
-  restartWith?: PodUpdate;
-  /** Allowed past the start gate (always true for pods that are not static). */
-  started: boolean;
-  /** Waiting at the start gate: pending work stays until the gate opens or a kill arrives. */
-  gated: boolean;
-  lastSyncTime: number;
-  inflight?: AbortController;
-  /** The running termination step, aborted when a shorter grace period arrives. */
-  terminationInflight?: AbortController;
-  wake?: () => void;
-  finished: boolean;
-  /** Resolved when the worker finishes terminating (whenTerminated). */
-  onFinished: (() => void)[];
-  loop?: Promise<void>;
-  log: Logger;
-}
 
 export class PodWorkers {
   readonly #deps: PodWorkersDeps;
@@ -335,11 +303,7 @@ export class PodWorkers {
    * runs no unknown instance of its name (those are killed first).
    */
   #mayStart(w: Worker): boolean {
-    for (const other of this.#workers.values()) {
-      if (other !== w && other.fullName === w.fullName && !other.finished && other.started) {
-        return false;
-      }
-    }
+    if (!this.#gate.nameIsFree(w, this.#workers)) return false;
     const others = w.pod ? (this.#deps.otherInstances?.(w.pod) ?? []) : [];
     if (others.length > 0) {
       for (const rp of others) {
@@ -350,11 +314,10 @@ export class PodWorkers {
       }
       return false;
     }
-    const stillWaiting = (uid: string) => {
+    return this.#gate.tryStart(w.fullName, w.uid, (uid) => {
       const o = this.#workers.get(uid);
       return !!o && !o.kill && !o.finished && o.state === "syncing";
-    };
-    return this.#gate.tryStart(w.fullName, w.uid, stillWaiting);
+    });
   }
 
   #target(w: Worker): PodTarget {
@@ -428,16 +391,4 @@ export class PodWorkers {
       this.#deps.onWorkDone?.(update.type, this.#deps.clock.now() - start);
     }
   }
-}
-
-/** The grace period a kill uses: the override, else what the pod asks for (upstream default 30). */
-function effectiveGrace(w: Worker, override: number | undefined): number {
-  return override ?? w.pod?.metadata?.deletionGracePeriodSeconds ??
-    w.pod?.spec?.terminationGracePeriodSeconds ?? 30;
-}
-
-/** Static pods come from a file or URL; only API pods are not (upstream `IsStaticPod`). */
-function isStaticPod(pod: V1Pod): boolean {
-  const source = pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION];
-  return source !== undefined && source !== "api";
 }
