@@ -1,7 +1,7 @@
 /**
  * The subset of CRI `runtime.v1` that denolet uses, as plain TypeScript shapes.
- * Field names are the proto names in lowerCamelCase (as @grpc/proto-loader yields them with
- * keepCase=false); enums are their proto value names; int64 values are JS numbers
+ * Field names are the proto names in lowerCamelCase (as the generated codecs in `_codec.ts` yield
+ * them); enums are their proto value names; int64 values are JS numbers
  * (nanosecond timestamps lose sub-microsecond precision, which nothing here needs).
  * Optional fields are omitted when unset.
  */
@@ -9,12 +9,7 @@
 export type Labels = Record<string, string>;
 
 export type * from "./_stats_types.ts";
-import type {
-  ContainerStats,
-  ContainerStatsFilter,
-  PodSandboxStats,
-  PodSandboxStatsFilter,
-} from "./_stats_types.ts";
+export type * from "./_service_types.ts";
 
 export interface VersionResponse {
   version: string;
@@ -302,116 +297,4 @@ export interface ContainerEvent {
   containerEventType: ContainerEventType;
   /** Nanoseconds since the epoch. */
   createdAt: number;
-}
-
-export interface CallOptions {
-  /** Aborting cancels the RPC on the wire. */
-  signal?: AbortSignal;
-  /** Overrides the client's default deadline (--runtime-request-timeout), in ms. */
-  timeoutMs?: number;
-}
-
-/**
- * CRI RuntimeService. Every call is a single unary RPC with a deadline (the client's default,
- * or `timeoutMs`); aborting `signal` cancels it. Failures are thrown as errors whose chain
- * contains `NotFoundError` for gRPC NOT_FOUND and `RuntimeUnavailableError` when the runtime
- * cannot be reached. Stop/Remove calls are idempotent on the runtime side.
- */
-export interface RuntimeService {
-  version(opts?: CallOptions): Promise<VersionResponse>;
-  /** Creates and starts a sandbox; returns its id. */
-  runPodSandbox(
-    config: PodSandboxConfig,
-    runtimeHandler?: string,
-    opts?: CallOptions,
-  ): Promise<string>;
-  stopPodSandbox(podSandboxId: string, opts?: CallOptions): Promise<void>;
-  removePodSandbox(podSandboxId: string, opts?: CallOptions): Promise<void>;
-  podSandboxStatus(podSandboxId: string, opts?: CallOptions): Promise<PodSandboxStatus>;
-  /**
-   * Sandboxes matching `filter`. The items are frozen and may be the same objects as in an
-   * earlier answer when they did not change (the client decodes only what changed).
-   */
-  listPodSandbox(filter?: PodSandboxFilter, opts?: CallOptions): Promise<PodSandbox[]>;
-  /** Returns the new container's id. */
-  createContainer(
-    podSandboxId: string,
-    config: ContainerConfig,
-    sandboxConfig: PodSandboxConfig,
-    opts?: CallOptions,
-  ): Promise<string>;
-  startContainer(containerId: string, opts?: CallOptions): Promise<void>;
-  /** Sends the stop signal, then SIGKILL after `timeoutSeconds`. Blocks until the container exits. */
-  stopContainer(containerId: string, timeoutSeconds: number, opts?: CallOptions): Promise<void>;
-  removeContainer(containerId: string, opts?: CallOptions): Promise<void>;
-  /** Containers matching `filter`; frozen items, shared between answers like listPodSandbox's. */
-  listContainers(filter?: ContainerFilter, opts?: CallOptions): Promise<Container[]>;
-  containerStatus(containerId: string, opts?: CallOptions): Promise<ContainerStatus>;
-  execSync(
-    containerId: string,
-    cmd: string[],
-    timeoutSeconds: number,
-    opts?: CallOptions,
-  ): Promise<ExecSyncResponse>;
-  status(opts?: CallOptions): Promise<RuntimeStatus>;
-  /** Asks the runtime to reopen the container's log file (after rotation). Errors if not running. */
-  reopenContainerLog(containerId: string, opts?: CallOptions): Promise<void>;
-  /** Stats of one container; NotFoundError if it does not exist. */
-  containerStats(containerId: string, opts?: CallOptions): Promise<ContainerStats>;
-  /** Stats of the running containers matching `filter`. */
-  listContainerStats(filter?: ContainerStatsFilter, opts?: CallOptions): Promise<ContainerStats[]>;
-  /**
-   * Stats of the ready sandboxes matching `filter`. containerd 1.6 fails the whole call if a
-   * matching sandbox has no cgroup parent.
-   */
-  listPodSandboxStats(
-    filter?: PodSandboxStatsFilter,
-    opts?: CallOptions,
-  ): Promise<PodSandboxStats[]>;
-  /**
-   * Streams the runtime's container events (CRI GetContainerEvents, read by the evented PLEG) to
-   * `onEvent` until `signal` aborts, then resolves. Rejects when the stream fails or ends; a
-   * runtime that does not serve it (containerd before 1.7) rejects at once with an error for
-   * which `isUnimplemented` is true. `onReady` runs once the runtime has accepted the stream.
-   * Optional: fakes and runtimes without events leave it out.
-   */
-  containerEvents?(
-    onEvent: (e: ContainerEvent) => void,
-    opts: { signal: AbortSignal; onReady?: () => void },
-  ): Promise<void>;
-}
-
-/** Which streams an exec or attach session carries (CRI ExecRequest/AttachRequest). */
-export interface StreamFlags {
-  stdin: boolean;
-  stdout: boolean;
-  stderr: boolean;
-  /** With a TTY there is no separate stderr: the runtime merges it into stdout. */
-  tty: boolean;
-}
-
-/**
- * The CRI's streaming calls: each prepares a session on the runtime's streaming server and
- * returns its one-shot URL, to which the caller then connects (or proxies a client's upgraded
- * connection). Same error and cancellation contract as RuntimeService.
- */
-export interface StreamingService {
-  exec(containerId: string, cmd: string[], flags: StreamFlags, opts?: CallOptions): Promise<string>;
-  attach(containerId: string, flags: StreamFlags, opts?: CallOptions): Promise<string>;
-  portForward(podSandboxId: string, ports: number[], opts?: CallOptions): Promise<string>;
-}
-
-/** CRI ImageService. Same error and cancellation contract as RuntimeService. */
-export interface ImageService {
-  listImages(opts?: CallOptions): Promise<Image[]>;
-  /** Returns undefined when the image is not present. */
-  imageStatus(image: ImageSpec, opts?: CallOptions): Promise<Image | undefined>;
-  /** Returns the image reference (usually the digest/id) of the pulled image. */
-  pullImage(
-    image: ImageSpec,
-    sandboxConfig?: PodSandboxConfig,
-    opts?: CallOptions,
-  ): Promise<string>;
-  removeImage(image: ImageSpec, opts?: CallOptions): Promise<void>;
-  imageFsInfo(opts?: CallOptions): Promise<FilesystemUsage[]>;
 }
