@@ -4,12 +4,10 @@
  * minutes), starts them, and runs the agent from source in the foreground, joined as a node.
  * Extra command-line arguments go to the agent. Ctrl-C stops the agent, then the control plane.
  */
-import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
+import { runAgentInForeground } from "./_foreground_agent.ts";
 import { ensureContainerd } from "./containerd.ts";
 import { startControlPlane } from "./control_plane.ts";
 
-const MAIN_TS = new URL("../../main.ts", import.meta.url).pathname;
-const FORWARDED: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 const NODE = "denolet-demo";
 
 async function main(): Promise<number> {
@@ -26,12 +24,8 @@ async function main(): Promise<number> {
       `[demo]      KUBECONFIG=${cp.adminKubeconfig} ${cp.binaries.kubectl} create deployment web ` +
       `--image=${rt.images.busybox} -- sh -c 'while true; do sleep 1; done'`,
   );
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      `--v8-flags=${AGENT_V8_FLAGS}`,
-      MAIN_TS,
+  return await runAgentInForeground(
+    [
       "--kubeconfig",
       kubeconfig,
       "--hostname-override",
@@ -43,22 +37,8 @@ async function main(): Promise<number> {
       `--pod-infra-container-image=${rt.sandboxImage}`,
       ...Deno.args,
     ],
-    stdin: "inherit",
-    stdout: "inherit",
-    stderr: "inherit",
-  }).spawn();
-  const forward = (sig: Deno.Signal) => () => {
-    try {
-      child.kill(sig);
-    } catch (err) {
-      log(`cannot forward ${sig}: ${(err as Error).message}`);
-    }
-  };
-  const handlers = FORWARDED.map((sig) => [sig, forward(sig)] as const);
-  for (const [sig, h] of handlers) Deno.addSignalListener(sig, h);
-  const status = await child.status;
-  for (const [sig, h] of handlers) Deno.removeSignalListener(sig, h);
-  return status.code;
+    log,
+  );
 }
 
 if (import.meta.main) Deno.exit(await main());

@@ -2,13 +2,11 @@
  * `deno task demo`: provisions the dev containerd if needed, seeds sample static pods, and runs
  * the agent from source in the foreground. Extra command-line arguments go to the agent.
  */
-import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
+import { runAgentInForeground } from "./_foreground_agent.ts";
 import { ensureContainerd } from "./containerd.ts";
 
-const MAIN_TS = new URL("../../main.ts", import.meta.url).pathname;
 const SAMPLES = new URL("./samples/", import.meta.url).pathname;
 const READ_ONLY_PORT = 10255;
-const FORWARDED: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
 async function isEmptyOrMissing(dir: string): Promise<boolean> {
   try {
@@ -44,12 +42,8 @@ async function main(): Promise<number> {
       `[demo] try: curl -s http://127.0.0.1:${READ_ONLY_PORT}/pods ; ` +
       `curl -s http://127.0.0.1:18080/`,
   );
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      `--v8-flags=${AGENT_V8_FLAGS}`,
-      MAIN_TS,
+  return await runAgentInForeground(
+    [
       "--container-runtime-endpoint",
       rt.endpoint,
       "--pod-manifest-path",
@@ -61,23 +55,8 @@ async function main(): Promise<number> {
       `--pod-infra-container-image=${rt.sandboxImage}`,
       ...Deno.args,
     ],
-    stdin: "inherit",
-    stdout: "inherit",
-    stderr: "inherit",
-  }).spawn();
-  // Ctrl-C reaches the whole foreground process group anyway; forwarding covers `kill <pid>`.
-  const forward = (sig: Deno.Signal) => () => {
-    try {
-      child.kill(sig);
-    } catch (err) {
-      console.error(`[demo] cannot forward ${sig}: ${(err as Error).message}`);
-    }
-  };
-  const handlers = FORWARDED.map((sig) => [sig, forward(sig)] as const);
-  for (const [sig, h] of handlers) Deno.addSignalListener(sig, h);
-  const status = await child.status;
-  for (const [sig, h] of handlers) Deno.removeSignalListener(sig, h);
-  return status.code;
+    (s) => console.error(`[demo] ${s}`),
+  );
 }
 
 if (import.meta.main) Deno.exit(await main());
