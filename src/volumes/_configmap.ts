@@ -5,9 +5,8 @@
  */
 import type { V1ConfigMapProjection, V1Pod } from "@kubernetes/client-node";
 import type { PodObjects } from "../objects/mod.ts";
-import { isKind, NotFoundError } from "../util/errors.ts";
 import type { FileProjection } from "./_atomic_writer.ts";
-import { decodeBase64, DEFAULT_FILE_MODE, keyPayload } from "./_payload.ts";
+import { decodeBase64, DEFAULT_FILE_MODE, keyPayload, objectKeys } from "./_payload.ts";
 import type { VolumePlugin } from "./_types.ts";
 
 /**
@@ -20,15 +19,14 @@ export async function configMapPayload(
   opts: { objects: Pick<PodObjects, "configMap">; defaultMode: number; signal?: AbortSignal },
 ): Promise<Map<string, FileProjection>> {
   const optional = source.optional === true;
-  const data = new Map<string, Uint8Array>();
-  try {
+  const data = await objectKeys(optional, async () => {
     const cm = await opts.objects.configMap(pod, source.name ?? "", { signal: opts.signal });
     const enc = new TextEncoder();
-    for (const [k, v] of Object.entries(cm.data ?? {})) data.set(k, enc.encode(v));
-    for (const [k, v] of Object.entries(cm.binaryData ?? {})) data.set(k, decodeBase64(v));
-  } catch (err) {
-    if (!(optional && isKind(err, NotFoundError))) throw err;
-  }
+    const keys = new Map<string, Uint8Array>();
+    for (const [k, v] of Object.entries(cm.data ?? {})) keys.set(k, enc.encode(v));
+    for (const [k, v] of Object.entries(cm.binaryData ?? {})) keys.set(k, decodeBase64(v));
+    return keys;
+  });
   return keyPayload(data, {
     items: source.items,
     defaultMode: opts.defaultMode,

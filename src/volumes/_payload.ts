@@ -3,6 +3,7 @@
  * named after it, or only the listed `items` at their paths, with `defaultMode` unless an item
  * sets its own `mode`.
  */
+import { isKind, NotFoundError } from "../util/errors.ts";
 import type { V1KeyToPath } from "@kubernetes/client-node";
 import { DenoletError } from "../util/errors.ts";
 import type { FileProjection } from "./_atomic_writer.ts";
@@ -56,4 +57,20 @@ export function aggregateErrors(errors: unknown[]): unknown {
   if (errors.length === 1) return errors[0];
   const msg = errors.map((e) => (e instanceof Error ? e.message : String(e))).join(", ");
   return new DenoletError(`[${msg}]`, { cause: errors[0] });
+}
+
+/**
+ * The keys of an object a volume source names, read by `read`; no keys when the object is
+ * missing and the source is optional (upstream: the volume is then empty).
+ */
+export async function objectKeys(
+  optional: boolean,
+  read: () => Promise<Map<string, Uint8Array>>,
+): Promise<Map<string, Uint8Array>> {
+  try {
+    return await read();
+  } catch (err) {
+    if (optional && isKind(err, NotFoundError)) return new Map();
+    throw err;
+  }
 }

@@ -4,9 +4,8 @@
  */
 import type { V1Pod, V1SecretProjection } from "@kubernetes/client-node";
 import type { PodObjects } from "../objects/mod.ts";
-import { isKind, NotFoundError } from "../util/errors.ts";
 import type { FileProjection } from "./_atomic_writer.ts";
-import { decodeBase64, DEFAULT_FILE_MODE, keyPayload } from "./_payload.ts";
+import { decodeBase64, DEFAULT_FILE_MODE, keyPayload, objectKeys } from "./_payload.ts";
 import type { VolumePlugin } from "./_types.ts";
 
 /** The files of one Secret source (a volume's, as its `secretName`, or a projected one's). */
@@ -16,13 +15,10 @@ export async function secretPayload(
   opts: { objects: Pick<PodObjects, "secret">; defaultMode: number; signal?: AbortSignal },
 ): Promise<Map<string, FileProjection>> {
   const optional = source.optional === true;
-  const data = new Map<string, Uint8Array>();
-  try {
+  const data = await objectKeys(optional, async () => {
     const secret = await opts.objects.secret(pod, source.name ?? "", { signal: opts.signal });
-    for (const [k, v] of Object.entries(secret.data ?? {})) data.set(k, decodeBase64(v));
-  } catch (err) {
-    if (!(optional && isKind(err, NotFoundError))) throw err;
-  }
+    return new Map(Object.entries(secret.data ?? {}).map(([k, v]) => [k, decodeBase64(v)]));
+  });
   return keyPayload(data, {
     items: source.items,
     defaultMode: opts.defaultMode,
