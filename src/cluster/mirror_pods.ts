@@ -10,6 +10,7 @@
  * One reconcile loop compares the kubelet's static pods with the store's mirrors: on a trigger
  * (a static pod's status changed, a mirror changed in the API) and every few seconds.
  */
+import { finalDeleteRequest } from "./_final_delete.ts";
 import type { V1Node, V1Pod } from "@kubernetes/client-node";
 import { type ApiClient, ApiError } from "../apiclient/types.ts";
 import type { ApiPodStore } from "../sources/api_source.ts";
@@ -198,16 +199,7 @@ class Mirrors implements MirrorPods {
   async #delete(mirror: V1Pod, signal: AbortSignal): Promise<void> {
     const { namespace, name, uid } = mirror.metadata ?? {};
     try {
-      await this.#deps.client.request({
-        method: "DELETE",
-        path: `/api/v1/namespaces/${namespace}/pods/${name}`,
-        body: {
-          apiVersion: "v1",
-          kind: "DeleteOptions",
-          gracePeriodSeconds: 0,
-          preconditions: { uid },
-        },
-      }, { signal });
+      await this.#deps.client.request(finalDeleteRequest({ namespace, name, uid }), { signal });
     } catch (err) {
       // Already gone, or replaced (the UID precondition failed): nothing left to delete.
       if (!(err instanceof ApiError && (err.status === 404 || err.status === 409))) throw err;

@@ -12,6 +12,7 @@
  * pod is kept: after an outage (or a start from the checkpoint) that is what is written, as soon
  * as the pods' list succeeds again.
  */
+import { finalDeleteRequest } from "./_final_delete.ts";
 import type { V1Pod, V1PodStatus } from "@kubernetes/client-node";
 import { type ApiClient, ApiError } from "../apiclient/types.ts";
 import type { PodStatusSink, PodWorkState } from "../kubelet/mod.ts";
@@ -260,16 +261,7 @@ class Writer implements StatusWriter {
       }
     }
     if (e.terminated && isApiPod(e.pod) && target.metadata?.deletionTimestamp) {
-      await this.#deps.client.request({
-        method: "DELETE",
-        path: base,
-        body: {
-          apiVersion: "v1",
-          kind: "DeleteOptions",
-          gracePeriodSeconds: 0,
-          preconditions: { uid },
-        },
-      }, { signal });
+      await this.#deps.client.request(finalDeleteRequest({ namespace, name, uid }), { signal });
       e.deleted = true;
       this.#log.info("Pod deleted from the API server after its graceful termination", {
         pod: `${namespace}/${name}`,

@@ -100,7 +100,8 @@ function tooBig(size: number | undefined, maxBytes: number): UnreadableFileError
   return new UnreadableFileError(`file${what} larger than the ${maxBytes} bytes allowed`);
 }
 
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
+/** The chunks of a read as one array of `total` bytes. */
+export function concat(chunks: Uint8Array[], total: number): Uint8Array {
   if (chunks.length === 1) return chunks[0];
   const all = new Uint8Array(total);
   let offset = 0;

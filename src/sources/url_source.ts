@@ -1,3 +1,4 @@
+import { concat } from "./_fs.ts";
 import type { V1Pod } from "@kubernetes/client-node";
 import { createHash } from "node:crypto";
 import type { Clock } from "../util/clock.ts";
@@ -208,11 +209,5 @@ async function readLimited(res: Response, maxBytes: number): Promise<Uint8Array>
     }
     chunks.push(value);
   }
-  const all = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    all.set(c, offset);
-    offset += c.length;
-  }
-  return all;
+  return concat(chunks, total);
 }
