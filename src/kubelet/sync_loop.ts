@@ -63,11 +63,14 @@ export class Kubelet {
     this.#deps = deps;
     this.#log = deps.logger;
     this.#housekeepingFailures = new RepeatedFailures(deps.logger, { clock: deps.clock });
+    // Without a sink (standalone) there is no one to tell, and no status comparison to pay for.
+    const sink = deps.statusSink;
     this.statuses = new StatusManager({
-      onChange: (uid, status) => {
-        const pod = this.podManager.get(uid);
-        if (pod) deps.statusSink?.statusChanged(pod, status);
-      },
+      onChange: sink &&
+        ((uid, status) => {
+          const pod = this.podManager.get(uid);
+          if (pod) sink.statusChanged(pod, status);
+        }),
     });
     const syncer = createPodSyncer({
       runtime: deps.runtime,
