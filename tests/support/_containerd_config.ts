@@ -109,25 +109,39 @@ export const CNI_BRIDGE = "denolet0";
 export const CNI_SUBNET = "10.85.0.0/16";
 
 /**
+ * The bridge and IPv4 subnet of one runtime's pod network. Two runtimes on one host need
+ * different ones: the same bridge with two host-local IPAM dirs would hand out one address twice.
+ */
+export interface CniNetwork {
+  /** Linux bridge name (at most 15 characters). */
+  bridge: string;
+  /** `a.b.c.0/len`; the gateway (the bridge's address) is the first host, `a.b.c.1`. */
+  subnet: string;
+}
+
+/** The dev runtime's network. */
+export const DEFAULT_CNI_NETWORK: CniNetwork = { bridge: CNI_BRIDGE, subnet: CNI_SUBNET };
+
+/**
  * A bridge network with host-local IPAM (own data dir) and port mappings. The loopback plugin is
  * not chained here: the CRI plugin brings `lo` up itself with `<bin_dir>/loopback`
  * (go-cni `WithLoNetwork`), and chaining it would run it against `eth0`.
  */
-export function renderCniConfig(l: DevLayout): string {
+export function renderCniConfig(l: DevLayout, network: CniNetwork = DEFAULT_CNI_NETWORK): string {
   const conf = {
     cniVersion: "0.4.0",
     name: CNI_NETWORK_NAME,
     plugins: [
       {
         type: "bridge",
-        bridge: CNI_BRIDGE,
+        bridge: network.bridge,
         isGateway: true,
         ipMasq: true,
         hairpinMode: true,
         ipam: {
           type: "host-local",
           dataDir: l.cniDataDir,
-          ranges: [[{ subnet: CNI_SUBNET, gateway: "10.85.0.1" }]],
+          ranges: [[{ subnet: network.subnet, gateway: gatewayOf(network.subnet) }]],
           routes: [{ dst: "0.0.0.0/0" }],
         },
       },
@@ -135,4 +149,13 @@ export function renderCniConfig(l: DevLayout): string {
     ],
   };
   return JSON.stringify(conf, null, 2) + "\n";
+}
+
+/** The first host address of an IPv4 subnet whose network address ends in `.0`. */
+export function gatewayOf(subnet: string): string {
+  const m = /^(\d+\.\d+\.\d+)\.0\/(\d+)$/.exec(subnet);
+  if (!m || Number(m[2]) > 30) {
+    throw new RangeError(`Cannot derive a gateway from subnet "${subnet}": expected a.b.c.0/len`);
+  }
+  return `${m[1]}.1`;
 }

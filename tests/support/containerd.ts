@@ -7,6 +7,8 @@ import { realClock } from "../../src/util/clock.ts";
 import { DevSetupError, exists, run, tryRun } from "./_exec.ts";
 import { ensurePackages } from "./_packages.ts";
 import {
+  type CniNetwork,
+  DEFAULT_CNI_NETWORK,
   type DevLayout,
   layoutFor,
   renderCniConfig,
@@ -30,6 +32,13 @@ export interface DevOptions {
   /** Progress lines (package install, daemon start, image import); defaults to stderr. */
   log?: (s: string) => void;
   signal?: AbortSignal;
+  /**
+   * Another runtime directory than `devDir()`, for a second, private containerd (the bench's
+   * upstream kubelet must never meet the shared one). Pair it with its own `network`.
+   */
+  dir?: string;
+  /** The pod network written when the daemon starts; defaults to `denolet0`, 10.85.0.0/16. */
+  network?: CniNetwork;
 }
 
 export const DEFAULT_DEV_DIR = "/var/lib/denolet-dev";
@@ -60,11 +69,11 @@ export function devRuntime(dir = devDir()): DevRuntime {
  */
 export async function ensureContainerd(opts: DevOptions = {}): Promise<DevRuntime> {
   const log = opts.log ?? stderrLog;
-  const l = layoutFor(devDir());
+  const l = layoutFor(opts.dir ?? devDir());
   await Deno.mkdir(l.dir, { recursive: true });
   await withLock(l, async () => {
     await ensurePackages(log);
-    if (!(await answers(l.socket))) await startLocked(l, log, opts.signal);
+    if (!(await answers(l.socket))) await startLocked(l, log, opts);
     await ensureImages({ socket: l.socket, dir: l.dir }, { log });
   });
   return devRuntime(l.dir);
@@ -72,10 +81,10 @@ export async function ensureContainerd(opts: DevOptions = {}): Promise<DevRuntim
 
 /** Starts the dev containerd if it is not running (packages and images are not checked). */
 export async function startContainerd(opts: DevOptions = {}): Promise<void> {
-  const l = layoutFor(devDir());
+  const l = layoutFor(opts.dir ?? devDir());
   await Deno.mkdir(l.dir, { recursive: true });
   await withLock(l, async () => {
-    if (!(await answers(l.socket))) await startLocked(l, opts.log ?? stderrLog, opts.signal);
+    if (!(await answers(l.socket))) await startLocked(l, opts.log ?? stderrLog, opts);
   });
 }
 
@@ -84,7 +93,7 @@ export async function startContainerd(opts: DevOptions = {}): Promise<void> {
  * Containers keep running under their shims, as with any containerd restart. No-op when stopped.
  */
 export async function stopContainerd(opts: DevOptions = {}): Promise<void> {
-  const l = layoutFor(devDir());
+  const l = layoutFor(opts.dir ?? devDir());
   await Deno.mkdir(l.dir, { recursive: true });
   await withLock(l, async () => {
     const pid = await findDaemonPid(l);
@@ -131,13 +140,17 @@ async function withLock<T>(l: DevLayout, fn: () => Promise<T>): Promise<T> {
 async function startLocked(
   l: DevLayout,
   log: (s: string) => void,
-  signal: AbortSignal | undefined,
+  opts: { signal?: AbortSignal; network?: CniNetwork },
 ): Promise<void> {
+  const signal = opts.signal;
   for (const d of [l.root, l.state, l.runDir, l.cniConfDir, l.cniDataDir, `${l.dir}/log`]) {
     await Deno.mkdir(d, { recursive: true });
   }
   await Deno.writeTextFile(l.config, renderContainerdConfig(l, PAUSE_IMAGE));
-  await Deno.writeTextFile(`${l.cniConfDir}/10-denolet.conflist`, renderCniConfig(l));
+  await Deno.writeTextFile(
+    `${l.cniConfDir}/10-denolet.conflist`,
+    renderCniConfig(l, opts.network ?? DEFAULT_CNI_NETWORK),
+  );
   log(`starting containerd (config ${l.config}, log ${l.log})`);
   // setsid in a background job of a non-interactive shell execs in place (no fork), so `$!` is
   // containerd's own pid; the daemon gets its own session and outlives this process.

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { layoutFor, renderCniConfig, renderContainerdConfig } from "./_containerd_config.ts";
+import {
+  DEFAULT_CNI_NETWORK,
+  gatewayOf,
+  layoutFor,
+  renderCniConfig,
+  renderContainerdConfig,
+} from "./_containerd_config.ts";
 
 const l = layoutFor("/srv/dev");
 
@@ -34,4 +40,20 @@ Deno.test("CNI config is a bridge with host-local IPAM in the dev dir and portma
   assert.equal(bridge.ipam.ranges[0][0].subnet, "10.85.0.0/16");
   assert.equal(portmap.type, "portmap");
   assert.deepEqual(portmap.capabilities, { portMappings: true });
+});
+
+Deno.test("CNI config of a second runtime takes its own bridge, subnet and gateway", () => {
+  const conf = JSON.parse(renderCniConfig(l, { bridge: "denolet1", subnet: "10.86.0.0/16" }));
+  const [bridge] = conf.plugins;
+  assert.equal(bridge.bridge, "denolet1");
+  assert.deepEqual(bridge.ipam.ranges, [[{ subnet: "10.86.0.0/16", gateway: "10.86.0.1" }]]);
+  assert.throws(() => gatewayOf("10.86.1.5/16"), RangeError);
+});
+
+Deno.test("CNI config of the dev runtime is unchanged by the network option", () => {
+  assert.equal(renderCniConfig(l), renderCniConfig(l, DEFAULT_CNI_NETWORK));
+  assert.equal(
+    JSON.parse(renderCniConfig(l)).plugins[0].ipam.ranges[0][0].gateway,
+    "10.85.0.1",
+  );
 });
