@@ -3,6 +3,7 @@ import type { SteadyState } from "./_footprint.ts";
 import type { ProbeLoad } from "./_probe_load.ts";
 import { ratio, summarize, type Summary } from "./_stats.ts";
 import type { ApiModeResult } from "./_api_mode.ts";
+import { formatUpstream, type UpstreamResult } from "./_upstream_report.ts";
 
 export interface Row {
   agent: Summary;
@@ -40,6 +41,8 @@ export interface Report {
   probeLoad?: ProbeLoad;
   /** The API-server mode against a real control plane (issue 10), when run. */
   apiMode?: ApiModeResult;
+  /** The upstream kubelet side by side on a private runtime (issue 14), when run. */
+  upstream?: UpstreamResult;
   targets: Record<string, { value: number; target: string; met: boolean }>;
 }
 
@@ -145,6 +148,7 @@ export function formatReport(r: Report): string {
   }
   if (r.probeLoad) lines.push("", ...formatProbeLoad(r.probeLoad, r.steadyState));
   if (r.apiMode) lines.push("", ...formatApiMode(r.apiMode, r.steadyState["0 pods (fresh)"]));
+  if (r.upstream) lines.push("", ...formatUpstream(r.upstream));
   lines.push("", "CRI calls per pod the agent makes beyond the baseline's:");
   for (const [k, c] of Object.entries(r.criCallsPerPod)) {
     const extra = Object.entries(c.agent)

@@ -16,7 +16,8 @@
  *
  *   deno task bench [--quick] [--rounds 4] [--pods 1,10,30] [--throughput 100] [--rate 5]
  *                   [--sample 60] [--footprint 30,110] [--probe-pods 110]
- *                   [--only start,throughput,footprint,probes,api] [--out dist/bench.json]
+ *                   [--upstream-pods 30,110]
+ *                   [--only start,throughput,footprint,probes,api,upstream] [--out dist/bench.json]
  *                   [--v8-flags --lite-mode,...] [--agent-env MALLOC_ARENA_MAX=2,...]
  *
  * `--quick` (about 4 minutes): 2 rounds, 30 pods of throughput, 10 s samples, footprint 30,
@@ -24,6 +25,9 @@
  * `api` (issue 10): a real control plane and a second agent joined to it: 30 pods created in the
  * API server at once and 100 at `--rate`/s, each timed until the API reports it Running and
  * Ready (p50, p99, all), and the agent's RSS and CPU idle and with 110 pods.
+ * `upstream` (issue 14, `_upstream.ts`): the agent and the upstream kubelet one after the other
+ * on a private containerd, `--upstream-pods` pause pods written at once (p50 pod, all started),
+ * then RSS and CPU of each at 0 and the `--footprint` pod counts.
  */
 import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
 import { parseArgs } from "node:util";
@@ -36,6 +40,8 @@ import { removeFootprintPods, type SteadyState, steadyStateAt } from "./_footpri
 import { podNames, waitSandboxesGone } from "./_pods.ts";
 import { type ProbeLoad, probeLoad } from "./_probe_load.ts";
 import { apiModeBench } from "./_api_mode.ts";
+import { upstreamBench } from "./_upstream.ts";
+import { upstreamTargets } from "./_upstream_report.ts";
 import { formatReport, type Machine, type Report, Samples } from "./_report.ts";
 import {
   agentBurst,
@@ -47,7 +53,7 @@ import {
 } from "./_scenarios.ts";
 
 /** The parts `--only` selects; the steady-state windows at 0 pods go with `footprint`. */
-const SCENARIOS = ["start", "throughput", "footprint", "probes", "api"] as const;
+const SCENARIOS = ["start", "throughput", "footprint", "probes", "api", "upstream"] as const;
 type Scenario = typeof SCENARIOS[number];
 
 const { values } = parseArgs({
@@ -61,6 +67,7 @@ const { values } = parseArgs({
     sample: { type: "string" },
     footprint: { type: "string" },
     "probe-pods": { type: "string" },
+    "upstream-pods": { type: "string" },
     only: { type: "string", default: SCENARIOS.join(",") },
     // The flags the agent ships with; `--v8-flags=` (empty) measures V8's defaults instead.
     "v8-flags": { type: "string", default: AGENT_V8_FLAGS },
@@ -82,6 +89,8 @@ const settings = {
   /** API mode: pods created at once, paced pods, and the steady-state pod count. */
   api: { burst: 30, paced: quick ? 30 : 100, loaded: quick ? 30 : 110 },
   only: parseOnly(values.only!),
+  /** Upstream kubelet side by side: burst sizes (steady state at 0 and `footprint`). */
+  upstreamPods: (values["upstream-pods"] ?? (quick ? "30" : "30,110")).split(",").map(Number),
   /** Upstream defaults where the e2e harness differs (it polls files every 2 s, logs at -v 2). */
   agentArgs: ["--file-check-frequency", "20s", "-v", "0"],
   /** DENO_V8_FLAGS for the agent only, to judge a flag's memory/CPU trade (e.g. --lite-mode). */
@@ -230,6 +239,21 @@ const apiMode = runs("api")
   })
   : undefined;
 
+const upstream = runs("upstream")
+  ? await upstreamBench({
+    bursts: settings.upstreamPods,
+    rounds: settings.rounds,
+    steady: [0, ...settings.footprint],
+    sampleMs,
+    agentArgs: settings.agentArgs,
+    agentEnv: {
+      ...settings.agentEnv,
+      ...(settings.agentV8Flags ? { DENO_V8_FLAGS: settings.agentV8Flags } : {}),
+    },
+    progress,
+  })
+  : undefined;
+
 const latency = samples.rows();
 const report: Report = {
   when: new Date(realClock.now()).toISOString(),
@@ -241,7 +265,8 @@ const report: Report = {
   steadyState,
   probeLoad: probes,
   apiMode,
-  targets: targets(latency, steadyState),
+  upstream,
+  targets: { ...targets(latency, steadyState), ...(upstream ? upstreamTargets(upstream) : {}) },
 };
 await Deno.mkdir(new URL("../../dist", import.meta.url), { recursive: true });
 await Deno.writeTextFile(values.out!, JSON.stringify(report, null, 2));
