@@ -18,6 +18,8 @@ export interface UpstreamKubeletConfigOptions {
   port: number;
   /** /healthz port (127.0.0.1). */
   healthzPort: number;
+  /** The host uses cgroup v1, which the kubelet refuses since v1.35 unless told otherwise. */
+  cgroupV1: boolean;
 }
 
 /** KubeletConfiguration (kubelet.config.k8s.io/v1beta1) as JSON, which the kubelet reads as YAML. */
@@ -33,6 +35,7 @@ export function renderKubeletConfig(o: UpstreamKubeletConfigOptions): string {
     cgroupDriver: "cgroupfs",
     cgroupsPerQOS: true,
     cgroupRoot: o.cgroupRoot,
+    ...(o.cgroupV1 ? { failCgroupV1: false } : {}),
     podLogsDir: o.podLogsDir,
     failSwapOn: false,
     address: "127.0.0.1",

@@ -61,7 +61,8 @@ export async function startUpstreamKubelet(o: UpstreamKubeletOptions): Promise<U
   const manifestDir = `${tmp}/manifests`;
   const podLogsDir = `${tmp}/pods`;
   for (const d of [manifestDir, podLogsDir, `${tmp}/root`]) await Deno.mkdir(d);
-  await makeCgroupRoot(o.cgroupRoot);
+  const cgroupV1 = !(await isCgroupV2());
+  await makeCgroupRoot(o.cgroupRoot, cgroupV1);
   const sysctls = await readSysctls();
   const healthzPort = freePort();
   const configFile = `${tmp}/kubelet.json`;
@@ -74,6 +75,7 @@ export async function startUpstreamKubelet(o: UpstreamKubeletOptions): Promise<U
       podLogsDir,
       port: freePort(),
       healthzPort,
+      cgroupV1,
     }),
   );
   const daemon: Daemon = startDaemon("kubelet", o.binary, {
@@ -122,9 +124,9 @@ export async function startUpstreamKubelet(o: UpstreamKubeletOptions): Promise<U
  * hierarchy, with cpuset's cpus and mems copied from the top (a new cpuset cgroup starts empty
  * and could not hold a process); on v2 (one hierarchy) the directory is enough.
  */
-async function makeCgroupRoot(root: string): Promise<void> {
+async function makeCgroupRoot(root: string, v1: boolean): Promise<void> {
   const rel = root.replace(/^\/+/, "");
-  if (await isCgroupV2()) {
+  if (!v1) {
     await Deno.mkdir(`${CGROUP_MOUNT}/${rel}`, { recursive: true });
     return;
   }

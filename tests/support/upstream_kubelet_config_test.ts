@@ -8,6 +8,7 @@ const opts = {
   podLogsDir: "/tmp/u/pods",
   port: 41001,
   healthzPort: 41002,
+  cgroupV1: true,
 };
 
 Deno.test("upstream kubelet config keeps it on its own runtime, cgroup root and log dir", () => {
@@ -22,6 +23,14 @@ Deno.test("upstream kubelet config keeps it on its own runtime, cgroup root and 
   // Its container GC removes the log dirs of every pod it does not know: never /var/log/pods.
   assert.equal(c.podLogsDir, opts.podLogsDir);
   assert.equal(c.failSwapOn, false);
+});
+
+Deno.test("upstream kubelet config allows cgroup v1 only on a v1 host", () => {
+  assert.equal(JSON.parse(renderKubeletConfig(opts)).failCgroupV1, false);
+  assert.equal(
+    "failCgroupV1" in JSON.parse(renderKubeletConfig({ ...opts, cgroupV1: false })),
+    false,
+  );
 });
 
 Deno.test("upstream kubelet config: loopback ports, no read-only port, no image GC", () => {
