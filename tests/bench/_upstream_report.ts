@@ -59,7 +59,7 @@ export function upstreamRows(r: UpstreamResult): UpstreamRow[] {
   for (const [n, st] of sortedByCount(r.steady)) {
     row(`${n} pods: RSS`, "MB", (s) => [st[s].footprint.rssMB]);
     row(`${n} pods: anon`, "MB", (s) => [st[s].footprint.anonMB]);
-    row(`${n} pods: CPU, % of a core`, "%", (s) => [st[s].footprint.cpuPct]);
+    row(`${n} pods: CPU`, "%", (s) => [st[s].footprint.cpuPct]);
   }
   return rows;
 }
@@ -95,7 +95,7 @@ export function formatUpstream(r: UpstreamResult): string[] {
   ];
   for (const row of upstreamRows(r)) {
     lines.push(
-      "  " + `${row.what} (${row.unit})`.padEnd(34) + [
+      "  " + `${row.what} (${row.unit === "%" ? "% of a core" : row.unit})`.padEnd(34) + [
         cell(row.denolet.median, row.unit).padStart(10),
         cell(row.kubelet.median, row.unit).padStart(10),
         (Number.isNaN(row.ratio) ? "-" : row.ratio.toFixed(2)).padStart(10),

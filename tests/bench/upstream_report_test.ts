@@ -53,10 +53,10 @@ Deno.test("upstream rows: bursts by size, then footprint by pod count, medians o
     "110 pods at once: all started",
     "0 pods: RSS",
     "0 pods: anon",
-    "0 pods: CPU, % of a core",
+    "0 pods: CPU",
     "110 pods: RSS",
     "110 pods: anon",
-    "110 pods: CPU, % of a core",
+    "110 pods: CPU",
   ]);
   const p50 = rows[0];
   assert.deepEqual(p50.denolet, { median: 2000, min: 1900, max: 2100 });

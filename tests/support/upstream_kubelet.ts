@@ -7,7 +7,7 @@
  * dir and pod log dir, and the host sysctls it rewrites are put back when it stops.
  */
 import type { RuntimeService } from "../../src/cri/types.ts";
-import { DevSetupError } from "./_exec.ts";
+import { DevSetupError, exists, run } from "./_exec.ts";
 import { type Daemon, startDaemon, waitDaemon } from "./_control_plane_process.ts";
 import { KUBELET_SYSCTLS, renderKubeletConfig } from "./_upstream_kubelet_config.ts";
 import { removeAgentSandboxes, removeCgroupTree } from "./agent.ts";
@@ -64,6 +64,7 @@ export async function startUpstreamKubelet(o: UpstreamKubeletOptions): Promise<U
   const cgroupV1 = !(await isCgroupV2());
   await makeCgroupRoot(o.cgroupRoot, cgroupV1);
   const sysctls = await readSysctls();
+  const linksDirExisted = await exists(LEGACY_LOG_LINKS);
   const healthzPort = freePort();
   const configFile = `${tmp}/kubelet.json`;
   await Deno.writeTextFile(
@@ -93,8 +94,9 @@ export async function startUpstreamKubelet(o: UpstreamKubeletOptions): Promise<U
       await daemon.stop();
       await removeAgentSandboxes(o.cleanupWith, hostname);
       await removeCgroupTree(o.cgroupRoot.replace(/^\/+/, ""), CGROUP_MOUNT);
-      await removeLogLinks(podLogsDir);
+      await removeLogLinks(podLogsDir, { dirExisted: linksDirExisted });
       await writeSysctls(sysctls);
+      await unmountUnder(tmp);
       if (!Deno.env.get("DENOLET_KEEP_E2E")) {
         await Deno.remove(tmp, { recursive: true }).catch((err) => {
           // A volume still mounted under the root dir (busy) must not fail the run.
@@ -170,8 +172,24 @@ async function writeSysctls(values: Map<string, string>): Promise<void> {
   }
 }
 
-/** The kubelet links each container's log into /var/log/containers; drop the links into ours. */
-async function removeLogLinks(podLogsDir: string): Promise<void> {
+/**
+ * The kubelet bind-mounts its root dir onto itself (rshared, MakeRShared) and leaves it mounted:
+ * every mount under `dir` goes, deepest first, or the temp dir could not be removed.
+ */
+async function unmountUnder(dir: string): Promise<void> {
+  const info = await Deno.readTextFile("/proc/self/mountinfo");
+  // Field 5 is the mount point (octal escapes for spaces; our temp paths have none).
+  const points = info.split("\n").map((l) => l.split(" ")[4])
+    .filter((p) => p !== undefined && (p === dir || p.startsWith(`${dir}/`)))
+    .sort((a, b) => b.length - a.length);
+  for (const p of points) await run("umount", [p]);
+}
+
+/**
+ * The kubelet links each container's log into /var/log/containers (making it if need be): drop
+ * the links into our log dir, and the directory if it came with the kubelet and is now empty.
+ */
+async function removeLogLinks(podLogsDir: string, o: { dirExisted: boolean }): Promise<void> {
   let entries: Deno.DirEntry[];
   try {
     entries = await Array.fromAsync(Deno.readDir(LEGACY_LOG_LINKS));
@@ -183,5 +201,11 @@ async function removeLogLinks(podLogsDir: string): Promise<void> {
     if (!e.isSymlink) continue;
     const path = `${LEGACY_LOG_LINKS}/${e.name}`;
     if ((await Deno.readLink(path)).startsWith(`${podLogsDir}/`)) await Deno.remove(path);
+  }
+  if (!o.dirExisted) {
+    // rmdir: fails, harmlessly, when another kubelet-like process has put links there since.
+    await Deno.remove(LEGACY_LOG_LINKS).catch((err) => {
+      console.error(`[upstream-kubelet] leaving ${LEGACY_LOG_LINKS}: ${err}`);
+    });
   }
 }
