@@ -3,14 +3,19 @@
  * a line that does not parse is skipped, so one new kernel field cannot blank a whole sample.
  */
 
-/** `key value` lines (cgroup `memory.stat`, `cpu.stat`, `/proc/vmstat`). */
+/**
+ * `key value` lines (cgroup `memory.stat`, `cpu.stat`, `/proc/vmstat`): one space between, as
+ * the kernel writes them (Number() ignores the value's surrounding blanks). Read for every pod
+ * every sample, so no regular expression.
+ */
 export function parseFlatKeyed(text: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const line of text.split("\n")) {
-    const [key, value] = line.trim().split(/\s+/);
-    if (!key || value === undefined) continue;
-    const n = Number(value);
-    if (Number.isFinite(n)) out.set(key, n);
+    const sp = line.indexOf(" ");
+    if (sp <= 0) continue;
+    const value = line.slice(sp + 1);
+    const n = value.trim() === "" ? NaN : Number(value);
+    if (Number.isFinite(n)) out.set(line.slice(0, sp), n);
   }
   return out;
 }

@@ -66,21 +66,37 @@ export async function podStats(input: PodInputs, env: PodEnv): Promise<PodStats>
     env.podLogsDir.replace(/\/+$/, "")
   }/${sandbox.metadata.namespace}_${sandbox.metadata.name}_${uid}`;
 
+  // The pod's own cgroup first: with it, a container the runtime reports CPU and memory for
+  // needs only its limit from the cgroup files, and the sandbox only its processes (network).
+  const podCg = podCgroup !== undefined ? await env.cgroups.read(podCgroup) : undefined;
   const containers: ContainerStats[] = [];
   const containerSamples: CgroupSample[] = [];
   for (const c of input.containers) {
-    const cgroup = (await findContainerCgroup(env.cgroups, podCgroup, c.id))?.sample;
-    if (cgroup) containerSamples.push(cgroup);
+    const cri = input.criStats.get(c.id);
+    let cgroup: CgroupSample | undefined;
+    let limitBytes: number | undefined;
+    if (podCg && criCovers(cri)) {
+      limitBytes = (await findMemoryLimit(env.cgroups, podCgroup, c.id))?.limitBytes;
+    } else {
+      cgroup = (await findContainerCgroup(env.cgroups, podCgroup, c.id))?.sample;
+      if (cgroup) containerSamples.push(cgroup);
+      limitBytes = cgroup?.memory?.limitBytes;
+    }
     const logs = await env.dirUsage(`${logDir}/${c.metadata.name}`);
-    containers.push(containerStats(c, { cri: input.criStats.get(c.id), cgroup, logs, env }));
+    containers.push(containerStats(c, { cri, cgroup, limitBytes, logs, env }));
   }
 
-  const sandboxCgroup = await findContainerCgroup(env.cgroups, podCgroup, sandbox.id);
   const linux = input.sandboxStats?.linux;
-  const podCg = podCgroup !== undefined ? await env.cgroups.read(podCgroup) : undefined;
-  // Without a pod cgroup the pod is the sum of its containers and the sandbox (pause).
-  const pod = podCg ??
-    sumSamples([...containerSamples, ...(sandboxCgroup ? [sandboxCgroup.sample] : [])]);
+  let pod = podCg;
+  let sandboxPids: number[];
+  if (pod) {
+    sandboxPids = await findProcs(env.cgroups, podCgroup, sandbox.id);
+  } else {
+    // Without a pod cgroup the pod is the sum of its containers and the sandbox (pause).
+    const sandboxCgroup = await findContainerCgroup(env.cgroups, podCgroup, sandbox.id);
+    pod = sumSamples([...containerSamples, ...(sandboxCgroup ? [sandboxCgroup.sample] : [])]);
+    sandboxPids = sandboxCgroup ? await env.cgroups.procs(sandboxCgroup.path) : [];
+  }
   const podCpuNs = linux?.cpu?.usageCoreNanoSeconds?.value ?? pod.cpuUsageNs;
 
   const volumes = await volumeStats(input.pod, uid, env);
@@ -92,8 +108,7 @@ export async function podStats(input: PodInputs, env: PodEnv): Promise<PodStats>
       ? undefined
       : cpuStats(now, podCpuNs, env.rates.update(`pod/${uid}`, podCpuNs, now.getTime())),
     memory: pod.memory ? memoryStats(now, pod.memory) : undefined,
-    network: (sandboxCgroup ? await podNetwork(env, sandboxCgroup.path) : undefined) ??
-      criNetwork(input.sandboxStats, now),
+    network: (await podNetwork(env, sandboxPids)) ?? criNetwork(input.sandboxStats, now),
     volume: volumes.length > 0 ? volumes.map((v) => v.stats) : undefined,
     "ephemeral-storage": ephemeralStorage(containers, volumes, env),
     process_stats: pod.pids !== undefined ? { process_count: pod.pids } : undefined,
@@ -109,18 +124,55 @@ async function findContainerCgroup(
   podCgroup: string | undefined,
   id: string,
 ): Promise<{ path: string; sample: CgroupSample } | undefined> {
-  const paths = [containerCgroupPath(podCgroup, id)];
-  if (podCgroup !== undefined) paths.push(containerCgroupPath(undefined, id));
-  for (const path of paths) {
+  for (const path of candidatePaths(podCgroup, id)) {
     const sample = await cgroups.read(path);
     if (sample) return { path, sample };
   }
   return undefined;
 }
 
+/** The container's memory limit, under the pod cgroup or containerd's default parent. */
+async function findMemoryLimit(
+  cgroups: CgroupReader,
+  podCgroup: string | undefined,
+  id: string,
+): Promise<{ limitBytes?: number } | undefined> {
+  for (const path of candidatePaths(podCgroup, id)) {
+    const limit = await cgroups.memoryLimit(path);
+    if (limit) return limit;
+  }
+  return undefined;
+}
+
+/** The processes of a container's (sandbox's) cgroup, wherever it is; empty when none. */
+async function findProcs(
+  cgroups: CgroupReader,
+  podCgroup: string | undefined,
+  id: string,
+): Promise<number[]> {
+  for (const path of candidatePaths(podCgroup, id)) {
+    const pids = await cgroups.procs(path);
+    if (pids.length > 0) return pids;
+  }
+  return [];
+}
+
+function candidatePaths(podCgroup: string | undefined, id: string): string[] {
+  const paths = [containerCgroupPath(podCgroup, id)];
+  if (podCgroup !== undefined) paths.push(containerCgroupPath(undefined, id));
+  return paths;
+}
+
+/** The runtime reports the container's CPU and memory: its cgroup adds only the limit. */
+function criCovers(s: CriContainerStats | undefined): boolean {
+  return s?.cpu?.usageCoreNanoSeconds !== undefined && criMemory(s) !== undefined;
+}
+
 interface ContainerParts {
   cri?: CriContainerStats;
+  /** The container's cgroup counters, when read (the runtime did not report them all). */
   cgroup?: CgroupSample;
+  limitBytes?: number;
   logs: DirUsage;
   env: PodEnv;
 }
@@ -137,9 +189,7 @@ function containerStats(c: Container, p: ContainerParts): ContainerStats {
       ? undefined
       : cpuStats(now, cpuNs, rates.update(`container/${c.id}`, cpuNs, now.getTime())),
     // Limits come from the cgroup: containerd 1.6 reports availableBytes 0 without one.
-    memory: mem
-      ? memoryStats(now, { ...mem, limitBytes: p.cgroup?.memory?.limitBytes })
-      : undefined,
+    memory: mem ? memoryStats(now, { ...mem, limitBytes: p.limitBytes }) : undefined,
     rootfs: {
       ...capacityOf(now, imagefs),
       usedBytes: layer?.usedBytes?.value ?? 0,
@@ -191,8 +241,7 @@ export function sumSamples(samples: CgroupSample[]): CgroupSample {
  * cgroup, and `/proc/<pid>/net/dev` shows its namespace's counters — two small file reads,
  * no exec, no CRI call.
  */
-async function podNetwork(env: PodEnv, sandboxCgroup: string): Promise<NetworkStats | undefined> {
-  const pids = await env.cgroups.procs(sandboxCgroup);
+async function podNetwork(env: PodEnv, pids: number[]): Promise<NetworkStats | undefined> {
   for (const pid of pids) {
     const counters = await readNetDev(env.procRoot, pid);
     if (counters.length > 0) return networkStats(counters, env.now);

@@ -58,11 +58,21 @@ Deno.test("cgroup v2: cpu.stat usage_usec, memory.current, memory.stat anon/inac
   assert.deepEqual(await r.procs("kubepods/burstable/podu2/sb2"), [5151]);
 });
 
+Deno.test("memoryLimit reads the limit alone: v1 limit_in_bytes, v2 memory.max, root unlimited", async () => {
+  const v1 = createCgroupReader(V1, "v1");
+  assert.deepEqual(await v1.memoryLimit("k8s.io/c1"), { limitBytes: 104857600 });
+  assert.deepEqual(await v1.memoryLimit(""), { limitBytes: undefined });
+  const v2 = createCgroupReader(V2, "v2");
+  assert.deepEqual(await v2.memoryLimit("kubepods/burstable/podu2/c2"), { limitBytes: 104857600 });
+  assert.deepEqual(await v2.memoryLimit("kubepods/burstable/podu2"), { limitBytes: undefined });
+});
+
 Deno.test("a cgroup that does not exist reads as undefined, its procs as empty", async () => {
   for (const mode of ["v1", "v2"] as const) {
     const r = createCgroupReader(mode === "v1" ? V1 : V2, mode);
     assert.equal(await r.read("k8s.io/gone"), undefined);
     assert.deepEqual(await r.procs("k8s.io/gone"), []);
+    assert.equal(await r.memoryLimit("k8s.io/gone"), undefined);
   }
 });
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
 import { createStatsProvider } from "../../src/stats/mod.ts";
+import { type CgroupReader, createCgroupReader } from "../../src/stats/_cgroup.ts";
 import type { FsCapacity } from "../../src/util/statfs.ts";
 import { FakeClock } from "../../src/util/clock.ts";
 import { nullLogger } from "../../src/util/log.ts";
@@ -47,7 +48,9 @@ function pod(uid: string, name: string): V1Pod {
   };
 }
 
-function setup(opts: { cgroupRoot: string; podCgroups?: Record<string, string> }) {
+function setup(
+  opts: { cgroupRoot: string; podCgroups?: Record<string, string>; cgroups?: CgroupReader },
+) {
   const clock = new FakeClock(T0);
   const cri = new StatsCri();
   const statfsCalls: string[] = [];
@@ -64,6 +67,7 @@ function setup(opts: { cgroupRoot: string; podCgroups?: Record<string, string> }
     procRoot: `${FIX}proc`,
     samplePeriodMs: 10_000,
     podCgroupPath: (p) => opts.podCgroups?.[p.metadata?.uid ?? ""],
+    cgroups: opts.cgroups,
     statfs: (path) => {
       statfsCalls.push(path);
       return Promise.resolve(
@@ -166,6 +170,41 @@ Deno.test("cgroup v2 with a pod cgroup: pod usage comes from kubepods/.../pod<ui
   assert.equal(c.cpu?.usageCoreNanoSeconds, 2.5e9);
   assert.equal(c.memory?.workingSetBytes, 52_000_000);
   assert.equal(c.memory?.availableBytes, 104857600 - 52_000_000);
+});
+
+Deno.test("with a pod cgroup and the runtime's container stats, containers cost one limit read", async () => {
+  const full: string[] = [];
+  const real = createCgroupReader(`${FIX}cgroup_v2`, "v2");
+  const cgroups: CgroupReader = {
+    mode: real.mode,
+    read: (path) => (full.push(path), real.read(path)),
+    memoryLimit: (path) => real.memoryLimit(path),
+    procs: (path) => real.procs(path),
+  };
+  const { cri, provider } = setup({
+    cgroupRoot: `${FIX}cgroup_v2`,
+    podCgroups: { u2: "/kubepods/burstable/podu2" },
+    cgroups,
+  });
+  cri.sandboxes = [sandbox("sb2", "u2", "db", T0 - 60_000)];
+  const c2 = container("c2", "sb2", "main", T0 - 50_000);
+  cri.containers = [c2];
+  cri.stats.set("c2", criStats(c2, 1_900_000_000, { workingSet: 39_000_000 }));
+
+  const p = (await provider.summary()).pods[0];
+  assert.deepEqual(
+    full.sort(),
+    ["", "/kubepods/burstable/podu2"],
+    "no container or sandbox counters",
+  );
+  assert.equal(p.cpu?.usageCoreNanoSeconds, 3e9, "the pod's own cgroup");
+  assert.equal(p.memory?.workingSetBytes, 73400320 - 10485760);
+  assert.equal(p.process_stats?.process_count, 5);
+  assert.equal(p.network?.rxBytes, 107308, "netns of the pause process in the sandbox cgroup");
+  const c = p.containers[0];
+  assert.equal(c.cpu?.usageCoreNanoSeconds, 1_900_000_000);
+  assert.equal(c.memory?.workingSetBytes, 39_000_000);
+  assert.equal(c.memory?.availableBytes, 104857600 - 39_000_000, "limit from memory.max");
 });
 
 Deno.test("a pod started before pod cgroups: its containers are found under k8s.io", async () => {
