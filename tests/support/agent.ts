@@ -26,6 +26,8 @@ export interface StartAgentOptions {
   extraArgs?: string[];
   /** The program to run; defaults to the repository's main.ts (tests of the harness use a stub). */
   mainModule?: string;
+  /** Extra `deno run` flags, before the program (e.g. `--inspect=127.0.0.1:9229` to profile it). */
+  denoFlags?: string[];
   /** Extra environment for the agent process. */
   env?: Record<string, string>;
   /** --hostname-override; defaults to a unique `e2e-<pid>-<n>`. */
@@ -84,6 +86,7 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
     "run",
     "-A",
     `--v8-flags=${AGENT_V8_FLAGS}`,
+    ...(opts.denoFlags ?? []),
     opts.mainModule ?? MAIN_TS,
     "--container-runtime-endpoint",
     runtime.endpoint,
