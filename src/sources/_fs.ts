@@ -7,6 +7,11 @@ export interface FsStat {
   isDirectory: boolean;
   /** Only `lstat` reports a link; `stat` describes what it points to. */
   isSymlink: boolean;
+  /**
+   * What changes whenever the content may have (device, inode, size, mtime, ctime), and the
+   * newer of mtime and ctime (ms since the epoch); absent when the file system cannot say.
+   */
+  version?: { key: string; changedAtMs: number };
 }
 
 /** One batch of change notifications; `paths` are absolute. */
@@ -91,7 +96,21 @@ export const denoFileSystem: FileSystemDeps = {
 };
 
 function toStat(info: Deno.FileInfo): FsStat {
-  return { isFile: info.isFile, isDirectory: info.isDirectory, isSymlink: info.isSymlink };
+  const st: FsStat = {
+    isFile: info.isFile,
+    isDirectory: info.isDirectory,
+    isSymlink: info.isSymlink,
+  };
+  const { mtime, ctime } = info;
+  if (info.isFile && mtime && ctime && info.ino !== null) {
+    const m = mtime.getTime();
+    const c = ctime.getTime();
+    st.version = {
+      key: `${info.dev}:${info.ino}:${info.size}:${m}:${c}`,
+      changedAtMs: Math.max(m, c),
+    };
+  }
+  return st;
 }
 
 /** `size` undefined: only known to exceed the limit. */

@@ -28,6 +28,9 @@ export interface FileSourceOptions {
  */
 const DEFAULT_DEBOUNCE_MS = 10;
 
+/** Older than the coarsest file timestamps (FAT's 2 s), with room to spare. */
+const SETTLED_MS = 3_000;
+
 /**
  * One read of the path. `pods` undefined means "could not read: keep the last pods". A read
  * that learned nothing to report (see `#pathMissing`) is `undefined` instead.
@@ -68,8 +71,11 @@ class FileSource implements PodSource {
   #entryChanged = false;
   /** What failed before any read succeeded, as last logged (nothing is sent then). */
   #unsentKey = "";
-  /** Decoded manifests by path, with a digest of the bytes they came from. */
-  readonly #outcomes = new Map<string, { digest: string; outcome: Outcome }>();
+  /**
+   * Decoded manifests by path, with a digest of the bytes they came from and, once the file
+   * has settled, its stat version (see `#readManifest`).
+   */
+  readonly #outcomes = new Map<string, { digest: string; outcome: Outcome; settled?: string }>();
 
   constructor(readonly path: string, readonly opts: FileSourceOptions) {
     this.#fs = opts.fs ?? denoFileSystem;
@@ -152,7 +158,7 @@ class FileSource implements PodSource {
     if (!st.isFile) {
       return { pods: undefined, problems: [{ path, reason: "not a directory or regular file" }] };
     }
-    const one = await this.#readManifest(path);
+    const one = await this.#readManifest(path, st);
     this.#forgetOutcomesExcept(new Set([path]));
     if (one === undefined) return this.#pathMissing(conclusive);
     return "pod" in one ? { pods: [one.pod], problems: [] } : { pods: undefined, problems: [one] };
@@ -248,7 +254,7 @@ class FileSource implements PodSource {
       };
     }
     if (!st.isFile) return { path: file, reason: "not a regular file" };
-    return await this.#readManifest(file);
+    return await this.#readManifest(file, st);
   }
 
   async #isSymlink(file: string): Promise<boolean> {
@@ -260,8 +266,16 @@ class FileSource implements PodSource {
     }
   }
 
-  /** Undefined when the file is gone (removed since it was listed or stat'ed). */
-  async #readManifest(file: string): Promise<Outcome | undefined> {
+  /**
+   * Undefined when the file is gone (removed since it was listed or stat'ed). A file whose stat
+   * `st` (taken before) matches the one of a read that found it settled is not read again: the
+   * periodic check of a hundred manifests would otherwise open and hash each one every time.
+   * Settled means its mtime and ctime were over SETTLED_MS old at that stat, so any later change
+   * stamps a newer time even on a file system with coarse timestamps (git's "racily clean").
+   */
+  async #readManifest(file: string, st?: FsStat): Promise<Outcome | undefined> {
+    const known = this.#outcomes.get(file);
+    if (st?.version && known?.settled === st.version.key) return known.outcome;
     this.#logger.debug(3, "Reading manifest file", { path: file });
     let bytes: Uint8Array;
     try {
@@ -271,12 +285,13 @@ class FileSource implements PodSource {
       if (e instanceof UnreadableFileError) return { path: file, reason: e.message };
       return { path: file, reason: `cannot read: ${errorMessage(e)}` };
     }
+    const settled = st?.version && this.opts.clock.now() - st.version.changedAtMs > SETTLED_MS
+      ? st.version.key
+      : undefined;
     // Decoding a large manifest costs far more than reading it: do it once per content.
     const digest = createHash("sha256").update(bytes).digest("hex");
-    const known = this.#outcomes.get(file);
-    if (known?.digest === digest) return known.outcome;
-    const outcome = this.#decode(bytes, file);
-    this.#outcomes.set(file, { digest, outcome });
+    const outcome = known?.digest === digest ? known.outcome : this.#decode(bytes, file);
+    this.#outcomes.set(file, { digest, outcome, settled });
     return outcome;
   }
 

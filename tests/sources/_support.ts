@@ -78,6 +78,13 @@ export class MemFs implements FileSystemDeps {
   reads = 0;
   /** Calls on these paths (stat, list, read) fail with the error, as EACCES or EIO would. */
   readonly failures = new Map<string, Error>();
+  /**
+   * When set, `stat` reports a file's version as a real file system would: a key that changes
+   * with every write, and the time of the last write by this clock.
+   */
+  stampWith?: () => number;
+  readonly #written = new Map<string, { n: number; at: number }>();
+  #writes = 0;
 
   mkdir(path: string): void {
     this.dirs.add(path);
@@ -100,6 +107,7 @@ export class MemFs implements FileSystemDeps {
   }
   write(path: string, content: string, opts: { notify?: boolean } = {}): void {
     this.files.set(path, content);
+    this.#written.set(path, { n: ++this.#writes, at: this.stampWith?.() ?? 0 });
     if (opts.notify ?? true) this.#notify(path);
   }
   remove(path: string): void {
@@ -118,7 +126,9 @@ export class MemFs implements FileSystemDeps {
       return Promise.resolve({ isFile: false, isDirectory: true, isSymlink: false });
     }
     if (this.files.has(path)) {
-      return Promise.resolve({ isFile: true, isDirectory: false, isSymlink: false });
+      const w = this.#written.get(path)!;
+      const version = this.stampWith && { key: `${path}#${w.n}`, changedAtMs: w.at };
+      return Promise.resolve({ isFile: true, isDirectory: false, isSymlink: false, version });
     }
     return Promise.reject(new Deno.errors.NotFound(path));
   }

@@ -124,6 +124,30 @@ Deno.test("file source re-reads periodically and only reports changes", async ()
   await stop();
 });
 
+Deno.test("file source does not re-read a settled file whose stat is unchanged", async () => {
+  const fs = dirFs();
+  fs.failWatch = true; // periodic check only
+  const clock = new FakeClock();
+  fs.stampWith = () => clock.now();
+  fs.write(`${DIR}/a.yaml`, podYaml("a"));
+  const { updates, stop } = start(DIR, fs, { clock });
+  await updates.next();
+  assert.equal(fs.reads, 1);
+  await clock.advance(PERIOD);
+  await settle();
+  assert.equal(fs.reads, 2, "read again: it was written just before the first read");
+  await clock.advance(PERIOD);
+  await settle();
+  assert.equal(fs.reads, 2, "settled and unchanged: not read");
+
+  fs.write(`${DIR}/a.yaml`, podYaml("a", "busybox:1.37"), { notify: false });
+  await clock.advance(PERIOD);
+  const changed = await updates.next();
+  assert.equal(changed.pods[0].spec?.containers[0].image, "busybox:1.37");
+  assert.equal(fs.reads, 3);
+  await stop();
+});
+
 Deno.test("file source re-reads on a change notification after a debounce", async () => {
   const fs = dirFs();
   const { updates, clock, stop } = start(DIR, fs);
