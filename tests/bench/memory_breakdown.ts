@@ -2,11 +2,12 @@
  * What the agent's idle RSS is made of. Cumulative probes, each a fresh `deno run`:
  * an empty script; + @grpc/grpc-js; + the generated CRI codec; + an open CRI channel
  * after one call; + yaml. Then the whole agent idle, with `--pods` running pods, and idle again
- * after `--cycles` rounds of pods created and deleted, once per V8 flag variant
- * (DENO_V8_FLAGS), with the V8 heap figures from `_agent_probe.ts`.
+ * after `--cycles` rounds of pods created and deleted, once per variant: V8 flags
+ * (DENO_V8_FLAGS) or allocator settings, with the V8 heap figures from `_agent_probe.ts`, and
+ * `bundle`, the package's minified bundle as the single file runs it (`_agent_bundle.ts`).
  *
  *   deno run -A tests/bench/memory_breakdown.ts [--settle 15] [--pods 30] [--cycles 3]
- *                                              [--variants default,lite-mode]
+ *                                              [--variants default,bundle]
  *
  * Writes dist/memory_breakdown.json and prints a table. Figures are MB; RSS = anon + file,
  * where "file" is mostly the deno binary's pages (shared between deno processes).
@@ -19,6 +20,7 @@ import { startAgent } from "../support/agent.ts";
 import { manifest, podNames, waitSandboxesGone } from "./_pods.ts";
 import { waitPodsRunning } from "./_scenarios.ts";
 import { type MappingBreakdown, mappingBreakdown, procSample } from "./_proc.ts";
+import { buildAgentBundle } from "./_agent_bundle.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -39,8 +41,13 @@ const cycles = Number(values.cycles);
  * lets the probe force a GC every second) and allocator settings (glibc's MALLOC_ARENA_MAX caps
  * the per-thread malloc arenas that Deno's worker threads otherwise each grow and keep).
  */
-const VARIANTS: Record<string, { v8?: string; gc?: boolean; env?: Record<string, string> }> = {
+const VARIANTS: Record<
+  string,
+  { v8?: string; gc?: boolean; env?: Record<string, string>; bundle?: boolean }
+> = {
   default: {},
+  // What the single file runs: the package's minified bundle (no heap figures: no probe inside).
+  bundle: { bundle: true },
   "forced-gc": { v8: "--expose-gc", gc: true },
   "optimize-for-size": { v8: "--optimize-for-size" },
   "semi-space-1MB": { v8: "--max-semi-space-size=1" },
@@ -172,14 +179,16 @@ console.log(JSON.stringify({ rssKB: kb("VmRSS"), anonKB: kb("RssAnon"), fileKB: 
  * memory that does not come back after the pods are gone is either a leak or heap V8 keeps.
  */
 async function measureAgent(spec: (typeof VARIANTS)[string]): Promise<Record<string, Row>> {
-  const memOut = `${probeDir}/agent_mem.json`;
+  const memOut = spec.bundle ? undefined : `${probeDir}/agent_mem.json`;
   await using agent = await startAgent({
     runtime: rt,
     cleanupWith: cri.runtime,
-    mainModule: new URL("./_agent_probe.ts", import.meta.url).pathname,
+    mainModule: spec.bundle
+      ? await buildAgentBundle(probeDir)
+      : new URL("./_agent_probe.ts", import.meta.url).pathname,
     env: {
       ...spec.env,
-      DENOLET_MEM_OUT: memOut,
+      ...(memOut ? { DENOLET_MEM_OUT: memOut } : {}),
       ...(spec.v8 ? { DENO_V8_FLAGS: spec.v8 } : {}),
       ...(spec.gc ? { DENOLET_MEM_GC: "1" } : {}),
     },
@@ -207,17 +216,17 @@ async function measureAgent(spec: (typeof VARIANTS)[string]): Promise<Record<str
   return rows;
 }
 
-async function agentRow(pid: number, memOut: string): Promise<Row> {
+async function agentRow(pid: number, memOut: string | undefined): Promise<Row> {
   const p = await procSample(pid);
-  const mem = JSON.parse(await Deno.readTextFile(memOut)) as Deno.MemoryUsage;
+  const mem = memOut ? JSON.parse(await Deno.readTextFile(memOut)) as Deno.MemoryUsage : undefined;
   return {
     rssMB: p.rssKB / 1024,
     anonMB: p.anonKB / 1024,
     fileMB: p.fileKB / 1024,
     threads: p.threads,
-    heapUsedMB: mem.heapUsed / MB,
-    heapTotalMB: mem.heapTotal / MB,
-    externalMB: mem.external / MB,
+    heapUsedMB: mem && mem.heapUsed / MB,
+    heapTotalMB: mem && mem.heapTotal / MB,
+    externalMB: mem && mem.external / MB,
     mappings: await mappingBreakdown(pid),
   };
 }

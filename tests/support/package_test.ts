@@ -393,6 +393,12 @@ Deno.test("bundleAgent: main.ts bundles to the same bytes twice and reads no pro
   );
   // The CRI codec is compiled in (generated from proto/ by proto_codec.ts).
   assert.match(text, /\/runtime\.v1\.RuntimeService\/ListContainers/);
-  assert.match(text, /"packed": true|packed: true/);
+  assert.match(text, /"packed": true|packed: ?(true|!0)/);
   assert.doesNotMatch(text, /\/root\/\.cache|denolet-package-/, "no host path in the bundle");
+  // Minified and one byte per character in V8: no comments, no non-ASCII character anywhere.
+  assert.ok(a.every((byte) => byte < 0x80), "the bundle is ASCII");
+  assert.doesNotMatch(text, /^\s*\/\*\*/m, "no doc comment survives");
+  // protobufjs comes only with @grpc/proto-loader, which stays out (grpc-js channelz/ORCA only).
+  assert.doesNotMatch(text, /no such type: /, "protobufjs's reflection is not bundled");
+  assert.match(text, /"@grpc\/proto-loader"\)/, "grpc-js's lazy require is left external");
 });

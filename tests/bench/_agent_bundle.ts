@@ -1,0 +1,48 @@
+/**
+ * The agent as the single file runs it (issue 13): the package's own bundle of main.ts (built by
+ * `bundleAgent`, minified as `deno task package` ships it), run by the same Deno with the same V8
+ * flags. The packaged file adds only its shell header, the unpacking and a narrower permission
+ * set, none of which changes the agent's memory or CPU once it runs; so `--agent bundle` measures
+ * what users run, and the default (`main.ts` from source) what developers run.
+ */
+import { AGENT_V8_FLAGS, renderBuildInfo } from "../../src/build_info/mod.ts";
+import { bundleAgent } from "../support/package.ts";
+import { sourceCommit } from "../support/compile.ts";
+
+/** How the bench starts the agent: from source, or from the package's bundle. */
+export type AgentForm = "source" | "bundle";
+
+export function parseAgentForm(s: string): AgentForm {
+  if (s === "source" || s === "bundle") return s;
+  throw new Error(`--agent: ${JSON.stringify(s)} is neither "source" nor "bundle"`);
+}
+
+/**
+ * Writes the bundle into `dir` and runs it once with `--version`, as the package's header does on
+ * a first start, so that Deno's caches are filled before anything is measured (a first run fills
+ * them from inside the agent and keeps ~35 MB more for as long as it runs). Returns its path.
+ */
+export async function buildAgentBundle(
+  dir: string,
+  opts: { v8Flags?: string; signal?: AbortSignal } = {},
+): Promise<string> {
+  const info = renderBuildInfo({
+    commit: await sourceCommit(),
+    compiled: true,
+    packed: true,
+  });
+  const bytes = await bundleAgent({ info, signal: opts.signal });
+  const file = `${dir}/denolet.js`;
+  await Deno.writeFile(file, bytes);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `--v8-flags=${opts.v8Flags ?? AGENT_V8_FLAGS}`, file, "--version"],
+    stdout: "piped",
+    stderr: "piped",
+    signal: opts.signal,
+  }).output();
+  if (!out.success) {
+    const err = new TextDecoder().decode(out.stderr).trim();
+    throw new Error(`the agent bundle does not run (${file} --version):\n${err}`);
+  }
+  return file;
+}
