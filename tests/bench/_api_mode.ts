@@ -33,10 +33,13 @@ export async function apiModeBench(opts: {
   ratePerSecond: number;
   loaded: number;
   progress: (s: string) => void;
+  /** The agent's program (`--agent bundle`); default main.ts. */
+  agentMain?: string;
 }): Promise<ApiModeResult> {
   const { progress } = opts;
   progress("API mode: starting the control plane and a joined agent");
   const c = await setupCluster({
+    mainModule: opts.agentMain,
     // Upstream defaults where the e2e harness differs.
     extraArgs: ["--sync-frequency", "1m", "--file-check-frequency", "20s", "-v", "0"],
   });

@@ -82,6 +82,9 @@ export function formatReport(r: Report): string {
     `loadavg before=${m.loadavg.map(f2).join(",")} after=${
       r.machineAfter.loadavg.map(f2).join(",")
     } foreign sandboxes before=${m.foreignSandboxes} after=${r.machineAfter.foreignSandboxes}`,
+    `agent=${r.settings.agentForm ?? "source"} v8-flags=${
+      r.settings.agentV8Flags || "(V8 defaults)"
+    }`,
     "",
     "latency (ms)".padEnd(42) +
       ["n", "median", "p90", "p99", "min", "max", "base med", "base p99", "x med", "x p99"]

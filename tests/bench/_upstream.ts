@@ -43,6 +43,8 @@ export interface UpstreamOptions {
   /** The agent's bench arguments and environment (V8 flags). */
   agentArgs: string[];
   agentEnv: Record<string, string>;
+  /** The agent's program (`--agent bundle`); default main.ts. */
+  agentMain?: string;
   progress: (s: string) => void;
 }
 
@@ -82,6 +84,7 @@ export async function upstreamBench(o: UpstreamOptions): Promise<UpstreamResult>
         runtime: rt,
         cleanupWith: cri.runtime,
         hostname,
+        mainModule: o.agentMain,
         extraArgs: o.agentArgs,
         env: o.agentEnv,
       });

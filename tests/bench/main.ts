@@ -19,6 +19,7 @@
  *                   [--upstream-pods 30,110]
  *                   [--only start,throughput,footprint,probes,api,upstream] [--out dist/bench.json]
  *                   [--v8-flags --lite-mode,...] [--agent-env MALLOC_ARENA_MAX=2,...]
+ *                   [--agent source|bundle]
  *
  * `--quick` (about 4 minutes): 2 rounds, 30 pods of throughput, 10 s samples, footprint 30,
  * probe load with 30 pods. `--only probes` runs the probe load alone.
@@ -41,6 +42,7 @@ import { podNames, waitSandboxesGone } from "./_pods.ts";
 import { type ProbeLoad, probeLoad } from "./_probe_load.ts";
 import { apiModeBench } from "./_api_mode.ts";
 import { upstreamBench } from "./_upstream.ts";
+import { buildAgentBundle, parseAgentForm } from "./_agent_bundle.ts";
 import { upstreamTargets } from "./_upstream_report.ts";
 import { formatReport, type Machine, type Report, Samples } from "./_report.ts";
 import {
@@ -72,6 +74,8 @@ const { values } = parseArgs({
     // The flags the agent ships with; `--v8-flags=` (empty) measures V8's defaults instead.
     "v8-flags": { type: "string", default: AGENT_V8_FLAGS },
     "agent-env": { type: "string", default: "" },
+    // `bundle`: the package's minified bundle, as the single file runs it (_agent_bundle.ts).
+    agent: { type: "string", default: "source" },
     out: { type: "string", default: "dist/bench.json" },
   },
 });
@@ -95,6 +99,8 @@ const settings = {
   agentArgs: ["--file-check-frequency", "20s", "-v", "0"],
   /** DENO_V8_FLAGS for the agent only, to judge a flag's memory/CPU trade (e.g. --lite-mode). */
   agentV8Flags: values["v8-flags"]!,
+  /** What runs as the agent: main.ts from source, or the package's bundle. */
+  agentForm: parseAgentForm(values.agent!),
   /** Extra agent environment, `K=V,K=V` (e.g. MALLOC_ARENA_MAX=2). */
   agentEnv: Object.fromEntries(
     values["agent-env"]!.split(",").filter((kv) => kv.includes("=")).map((kv) => {
@@ -133,9 +139,13 @@ await using _base = {
     await Deno.remove(workDir, { recursive: true });
   },
 };
+const agentMain = settings.agentForm === "bundle"
+  ? await buildAgentBundle(workDir, { v8Flags: settings.agentV8Flags })
+  : undefined;
 await using agent = await startAgent({
   runtime: rt,
   cleanupWith: cri.runtime,
+  mainModule: agentMain,
   extraArgs: settings.agentArgs,
   env: {
     ...settings.agentEnv,
@@ -236,6 +246,7 @@ const apiMode = runs("api")
     ratePerSecond: settings.ratePerSecond,
     loaded: settings.api.loaded,
     progress,
+    agentMain,
   })
   : undefined;
 
@@ -246,6 +257,7 @@ const upstream = runs("upstream")
     steady: [0, ...settings.footprint],
     sampleMs,
     agentArgs: settings.agentArgs,
+    agentMain,
     agentEnv: {
       ...settings.agentEnv,
       ...(settings.agentV8Flags ? { DENO_V8_FLAGS: settings.agentV8Flags } : {}),

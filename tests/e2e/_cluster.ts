@@ -32,6 +32,8 @@ export interface ClusterOptions {
   controlPlane?: ControlPlane;
   /** The node name; default a unique `e2e-node-<pid>-<n>`. */
   nodeName?: string;
+  /** The agent's program; default main.ts (the bench passes the package's bundle). */
+  mainModule?: string;
 }
 
 export interface ClusterE2E {
@@ -81,6 +83,7 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
       hostname: nodeName,
       rootDir,
       manifestDir,
+      mainModule: opts.mainModule,
       extraArgs: [
         "--kubeconfig",
         kubeconfig,
