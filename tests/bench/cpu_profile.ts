@@ -54,7 +54,7 @@ await using agent = await startAgent({
   // The bench's agent flags (tests/bench/main.ts): upstream's file poll and log level.
   extraArgs: ["--file-check-frequency", "20s", "-v", "0"],
   denoFlags: [`--inspect=127.0.0.1:${inspectPort}`],
-  env: values["v8-flags"] ? { DENO_V8_FLAGS: values["v8-flags"] } : {},
+  v8Flags: values["v8-flags"],
 });
 await agent.waitHealthy({ timeoutMs: 60_000 });
 progress(`agent ${agent.pid} healthy; ${pods} pods`);

@@ -97,7 +97,7 @@ const settings = {
   upstreamPods: (values["upstream-pods"] ?? (quick ? "30" : "30,110")).split(",").map(Number),
   /** Upstream defaults where the e2e harness differs (it polls files every 2 s, logs at -v 2). */
   agentArgs: ["--file-check-frequency", "20s", "-v", "0"],
-  /** DENO_V8_FLAGS for the agent only, to judge a flag's memory/CPU trade (e.g. --lite-mode). */
+  /** The agent's V8 flags only, to judge a flag's memory/CPU trade (e.g. --lite-mode). */
   agentV8Flags: values["v8-flags"]!,
   /** What runs as the agent: main.ts from source, or the package's bundle. */
   agentForm: parseAgentForm(values.agent!),
@@ -147,10 +147,8 @@ await using agent = await startAgent({
   cleanupWith: cri.runtime,
   mainModule: agentMain,
   extraArgs: settings.agentArgs,
-  env: {
-    ...settings.agentEnv,
-    ...(settings.agentV8Flags ? { DENO_V8_FLAGS: settings.agentV8Flags } : {}),
-  },
+  v8Flags: settings.agentV8Flags,
+  env: settings.agentEnv,
 });
 await agent.waitHealthy({ timeoutMs: 60_000 });
 const ctx: BenchContext = { cri, agent, baseline, image: rt.images.pause };

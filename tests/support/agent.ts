@@ -28,6 +28,12 @@ export interface StartAgentOptions {
   mainModule?: string;
   /** Extra `deno run` flags, before the program (e.g. `--inspect=127.0.0.1:9229` to profile it). */
   denoFlags?: string[];
+  /**
+   * The agent's V8 flags, comma-separated: AGENT_V8_FLAGS (what it ships with) by default, ""
+   * for V8's own defaults. Given on the command line, not in DENO_V8_FLAGS: what `--lite-mode`
+   * implies there cannot be undone from the environment.
+   */
+  v8Flags?: string;
   /** Extra environment for the agent process. */
   env?: Record<string, string>;
   /** --hostname-override; defaults to a unique `e2e-<pid>-<n>`. */
@@ -85,7 +91,7 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
   const args = [
     "run",
     "-A",
-    `--v8-flags=${AGENT_V8_FLAGS}`,
+    ...((opts.v8Flags ?? AGENT_V8_FLAGS) ? [`--v8-flags=${opts.v8Flags ?? AGENT_V8_FLAGS}`] : []),
     ...(opts.denoFlags ?? []),
     opts.mainModule ?? MAIN_TS,
     "--container-runtime-endpoint",
