@@ -74,8 +74,9 @@ function plus(deps: ServiceDeps, seconds: number): number {
  */
 function runtimeDefs(): Record<string, MethodDef> {
   const defs = { ...criServices().runtime } as Record<string, MethodDef>;
-  const containers = new ListDecoder(1, decodeContainer);
-  const sandboxes = new ListDecoder(1, decodePodSandbox);
+  // Container: labels = 8, annotations = 9; PodSandbox: labels = 5, annotations = 6 (api.proto).
+  const containers = new ListDecoder(1, decodeContainer, { mapFields: [8, 9] });
+  const sandboxes = new ListDecoder(1, decodePodSandbox, { mapFields: [5, 6] });
   defs.ListContainers = {
     ...defs.ListContainers,
     responseDeserialize: (b: Uint8Array) => ({ containers: containers.decode(b) }),

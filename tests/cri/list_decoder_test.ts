@@ -41,7 +41,7 @@ Deno.test("ListDecoder reuses unchanged items and decodes changed ones afresh", 
 });
 
 Deno.test("ListDecoder forgets items not seen in its window of answers", () => {
-  const list = new ListDecoder(1, decodeContainer, 2);
+  const list = new ListDecoder(1, decodeContainer, { window: 2 });
   const [a] = list.decode(listBytes([container("a")]));
   list.decode(listBytes([container("b")]));
   list.decode(listBytes([container("b")]));
@@ -49,6 +49,36 @@ Deno.test("ListDecoder forgets items not seen in its window of answers", () => {
   const [again] = list.decode(listBytes([container("a")]));
   assert.notEqual(again, a, "decoded afresh after it fell out of the window");
   assert.deepEqual(again, a);
+});
+
+Deno.test("ListDecoder reuses an item whose map entries come in another order", () => {
+  // Go runtimes write a map in random iteration order: containerd sends the same container
+  // with its labels and annotations ordered differently from one list to the next.
+  const labels = { "io.kubernetes.pod.uid": "uid-a", "io.kubernetes.pod.name": "web" };
+  const reordered = { "io.kubernetes.pod.name": "web", "io.kubernetes.pod.uid": "uid-a" };
+  const annotations = { "io.kubernetes.container.hash": "1", "x": "2" };
+  const list = new ListDecoder(1, decodeContainer, { mapFields: [8, 9] });
+  const a = listBytes([{ ...container("a"), labels, annotations }]);
+  const b = listBytes([{
+    ...container("a"),
+    labels: reordered,
+    annotations: { "x": "2", "io.kubernetes.container.hash": "1" },
+  }]);
+  assert.notDeepEqual(a, b, "the wire bytes differ");
+  const [first] = list.decode(a);
+  const [second] = list.decode(b);
+  assert.equal(second, first);
+  assert.deepEqual(list.stats, { decoded: 1, reused: 1 });
+  assert.equal(list.size, 1);
+  // A changed entry is a change: decoded afresh, whatever the order.
+  const [third] = list.decode(listBytes([{ ...container("a"), labels: { ...reordered, x: "y" } }]));
+  assert.notEqual(third, first);
+  assert.equal(third.labels.x, "y");
+  // Without mapFields the order counts (a decoder for messages without maps).
+  const plain = new ListDecoder(1, decodeContainer);
+  plain.decode(a);
+  plain.decode(b);
+  assert.deepEqual(plain.stats, { decoded: 2, reused: 0 });
 });
 
 Deno.test("ListDecoder refuses a list cut short", () => {

@@ -77,7 +77,9 @@ Deno.test("CRI client drives a sandbox and a container on containerd", async () 
       image: { image: rt.images.busybox },
       command: ["sh", "-c", "echo hi; sleep 3600"],
       logPath: "app/0.log",
-      labels: { "io.kubernetes.container.name": "app" },
+      // Several entries: containerd writes maps in Go's random order (see the list check below).
+      labels: { "io.kubernetes.container.name": "app", l1: "1", l2: "2", l3: "3", l4: "4" },
+      annotations: { a1: "1", a2: "2", a3: "3", a4: "4" },
       envs: [{ key: "GREETING", value: "hello" }],
     };
     const containerId = await runtime.createContainer(sandboxId, containerConfig, sandboxConfig);
@@ -86,6 +88,13 @@ Deno.test("CRI client drives a sandbox and a container on containerd", async () 
 
     const containers = await runtime.listContainers({ podSandboxId: sandboxId });
     assert.deepEqual(containers.map((c) => [c.id, c.state]), [[containerId, "CONTAINER_RUNNING"]]);
+    // An unchanged container is not decoded again (issue 14): the same object on every list,
+    // although its labels and annotations arrive in a different order most of the time.
+    for (let i = 0; i < 8; i++) {
+      const [again] = await runtime.listContainers({ podSandboxId: sandboxId });
+      assert.equal(again, containers[0], `list ${i + 2} decoded the container afresh`);
+    }
+    assert.equal(containers[0].annotations.a3, "3");
     const st = await runtime.containerStatus(containerId);
     assert.equal(st.state, "CONTAINER_RUNNING");
     assert.equal(st.logPath, `${logDir}/app/0.log`);
