@@ -45,6 +45,8 @@ export interface UpstreamOptions {
   agentEnv: Record<string, string>;
   /** The agent's program (`--agent bundle`); default main.ts. */
   agentMain?: string;
+  /** The agent's V8 flags, on its command line (startAgent `v8Flags`). */
+  agentV8Flags?: string;
   progress: (s: string) => void;
 }
 
@@ -85,6 +87,7 @@ export async function upstreamBench(o: UpstreamOptions): Promise<UpstreamResult>
         cleanupWith: cri.runtime,
         hostname,
         mainModule: o.agentMain,
+        v8Flags: o.agentV8Flags,
         extraArgs: o.agentArgs,
         env: o.agentEnv,
       });

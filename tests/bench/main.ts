@@ -256,10 +256,8 @@ const upstream = runs("upstream")
     sampleMs,
     agentArgs: settings.agentArgs,
     agentMain,
-    agentEnv: {
-      ...settings.agentEnv,
-      ...(settings.agentV8Flags ? { DENO_V8_FLAGS: settings.agentV8Flags } : {}),
-    },
+    agentEnv: settings.agentEnv,
+    agentV8Flags: settings.agentV8Flags,
     progress,
   })
   : undefined;
