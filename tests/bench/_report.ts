@@ -160,7 +160,7 @@ export function formatReport(r: Report): string {
       .map(([op, n]) => `${op} ${n > 0 ? "+" : ""}${f1(n)}`);
     lines.push(`  ${k}: ${extra.join(", ") || "none"}`);
   }
-  lines.push("", "targets (issue 6; reported, not asserted):");
+  lines.push("", "targets (issues 6 and 14; reported, not asserted):");
   for (const [k, t] of Object.entries(r.targets)) {
     lines.push(`  ${t.met ? "met  " : "SHORT"} ${k}: ${f2(t.value)} (target ${t.target})`);
   }
