@@ -6,7 +6,7 @@
  * what users run, and the default (`main.ts` from source) what developers run.
  */
 import { AGENT_V8_FLAGS, renderBuildInfo } from "../../src/build_info/mod.ts";
-import { bundleAgent } from "../support/package.ts";
+import { bundleAgent, warmBundle } from "../support/package.ts";
 import { sourceCommit } from "../support/compile.ts";
 
 /** How the bench starts the agent: from source, or from the package's bundle. */
@@ -34,15 +34,6 @@ export async function buildAgentBundle(
   const bytes = await bundleAgent({ info, signal: opts.signal });
   const file = `${dir}/denolet.js`;
   await Deno.writeFile(file, bytes);
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `--v8-flags=${opts.v8Flags ?? AGENT_V8_FLAGS}`, file, "--version"],
-    stdout: "piped",
-    stderr: "piped",
-    signal: opts.signal,
-  }).output();
-  if (!out.success) {
-    const err = new TextDecoder().decode(out.stderr).trim();
-    throw new Error(`the agent bundle does not run (${file} --version):\n${err}`);
-  }
+  await warmBundle(file, { v8Flags: opts.v8Flags ?? AGENT_V8_FLAGS, signal: opts.signal });
   return file;
 }

@@ -21,7 +21,7 @@ import { LAYOUT } from "../../src/install/mod.ts";
 import { errorMessage } from "../../src/util/log.ts";
 import { bakedPermissionFlags, copySources, parseCompileArgs, sourceCommit } from "./compile.ts";
 import { devDir } from "./containerd.ts";
-import { DevSetupError, sha256Hex } from "./_exec.ts";
+import { DevSetupError, run, sha256Hex } from "./_exec.ts";
 import {
   buildId,
   BUNDLE_FILE,
@@ -250,6 +250,19 @@ export async function bundleAgent(
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/**
+ * Runs a bundle once with `--version`, as the package's header does on a first start, so that
+ * Deno's caches are filled before the agent runs from it (the bench measures it afterwards).
+ */
+export async function warmBundle(
+  file: string,
+  opts: { v8Flags: string; signal?: AbortSignal },
+): Promise<void> {
+  await run(Deno.execPath(), ["run", "-A", `--v8-flags=${opts.v8Flags}`, file, "--version"], {
+    signal: opts.signal,
+  });
 }
 
 async function main(args: string[]): Promise<number> {
