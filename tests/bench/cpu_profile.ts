@@ -6,7 +6,7 @@
  * the profile's top self-time functions (url:line), total (inclusive) time by function and self
  * time by file, and writes the profile (open it in Chrome DevTools) to `--out`.
  *
- *   deno run -A tests/bench/cpu_profile.ts [--pods 110] [--seconds 60] [--top 30]
+ *   deno run -A tests/bench/cpu_profile.ts [--pods 110] [--seconds 60] [--top 30] [--probes on|off]
  *        [--interval-us 1000] [--v8-flags --lite-mode] [--out dist/agent.cpuprofile]
  *
  * It creates bench pods: run it under `flock /tmp/bench.lock`.
@@ -19,7 +19,7 @@ import { freePort, startAgent } from "../support/agent.ts";
 import { connectInspector, type CpuProfile, summarizeProfile } from "./_cdp.ts";
 import { removeFootprintPods } from "./_footprint.ts";
 import { counterDelta, countersBy } from "./_metrics.ts";
-import { manifest, podNames, waitSandboxesGone } from "./_pods.ts";
+import { manifest, manifestText, podNames, probePod, waitSandboxesGone } from "./_pods.ts";
 import { type Footprint, sampleFootprint } from "./_proc.ts";
 import { waitPodsRunning } from "./_scenarios.ts";
 import { realClock } from "../../src/util/clock.ts";
@@ -35,6 +35,9 @@ const { values } = parseArgs({
     top: { type: "string", default: "30" },
     "interval-us": { type: "string", default: "1000" },
     "v8-flags": { type: "string", default: AGENT_V8_FLAGS },
+    // The probe load's busybox pods (_pods.ts probePod) instead of pause pods: "on" with their
+    // three probes, "off" without them, so the two profiles differ only in the probes.
+    probes: { type: "string", default: "" },
     out: { type: "string", default: "dist/agent.cpuprofile" },
   },
 });
@@ -61,10 +64,16 @@ progress(`agent ${agent.pid} healthy; ${pods} pods`);
 
 // The window without the profiler: steadyStateAt settles 5 s after the pods run.
 const names = podNames("fp", pods);
+const probes = values.probes;
+if (probes !== "" && probes !== "on" && probes !== "off") {
+  throw new Error(`--probes: ${JSON.stringify(probes)} is neither "on" nor "off"`);
+}
+const podText = (n: string) =>
+  probes === ""
+    ? manifest(n, rt.images.pause)
+    : manifestText(probePod(n, rt.images.busybox, { probes: probes === "on" }));
 await Promise.all(
-  names.map((n) =>
-    Deno.writeTextFile(`${agent.manifestDir}/${n}.yaml`, manifest(n, rt.images.pause))
-  ),
+  names.map((n) => Deno.writeTextFile(`${agent.manifestDir}/${n}.yaml`, podText(n))),
 );
 if (pods > 0) await waitPodsRunning(agent, names);
 await realClock.sleep(SETTLE_MS);
