@@ -25,7 +25,7 @@ import { DenoletError } from "../util/errors.ts";
 import { criServices, type MethodDef } from "./_proto.ts";
 import { serverStream, unary, type UnaryDeps } from "./_unary.ts";
 import { decodeContainer, decodePodSandbox } from "./_codec.ts";
-import { ListDecoder } from "./_wire.ts";
+import { ListDecoder } from "./_list_decoder.ts";
 
 /** The kubelet's CRI client version string sent in VersionRequest. */
 const KUBELET_API_VERSION = "0.1.0";

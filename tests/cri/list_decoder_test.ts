@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import type { Buffer } from "node:buffer";
 import { decodeContainer, encodeListContainersResponse } from "../../src/cri/_codec.ts";
-import { ListDecoder, ProtoWriter } from "../../src/cri/_wire.ts";
+import { ListDecoder } from "../../src/cri/_list_decoder.ts";
+import { ProtoWriter } from "../../src/cri/_wire.ts";
 import { createCriClient } from "../../src/cri/mod.ts";
 import { startTestServer } from "./_server.ts";
 
