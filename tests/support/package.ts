@@ -210,7 +210,7 @@ export async function inspectPackage(file: Uint8Array): Promise<Inspection> {
  * package does not carry and the agent never uses: leaving it out drops ~140 KB of source.
  * Logs carry error messages, not class names, so minified names show only in a crash's stack.
  */
-export const BUNDLE_SIZE_FLAGS = ["--minify", "--external", "@grpc/proto-loader"];
+const BUNDLE_SIZE_FLAGS = ["--minify", "--external", "@grpc/proto-loader"];
 
 /**
  * `deno bundle` of main.ts in a temporary copy of the sources holding `info` as build_info.json.
