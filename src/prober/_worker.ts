@@ -36,6 +36,20 @@ const KIND_LABEL: Record<ProbeKind, string> = {
   startup: "Startup",
 };
 
+/**
+ * Probe times are whole multiples of this (the period being whole seconds keeps them there), so
+ * probes due within one slot wake the agent once and share its I/O turns: a lone grpc-js call
+ * costs about 1.7 ms of CPU here against 0.5 ms back to back. Measured with the bench's probe
+ * load (110 pods, 33 probes/s): 1.74 ms of CPU per probe with no grid, 1.03 with 250 ms and
+ * 0.94 with 500 ms; two slots a second (about 16 probes each) are still no burst (issue 14).
+ */
+export const PROBE_GRID_MS = 500;
+
+/** The grid time nearest `t` (ms since the epoch) at or after it ("up"), or at or before it. */
+function onProbeGrid(t: number, round: "up" | "down"): number {
+  return (round === "up" ? Math.ceil : Math.floor)(t / PROBE_GRID_MS) * PROBE_GRID_MS;
+}
+
 /** Results before the first probe (upstream worker initialValue). */
 const INITIAL: Record<ProbeKind, ProbeResult> = {
   readiness: "failure",
@@ -121,14 +135,16 @@ export class ProbeWorker {
       await Promise.resolve();
       // After a kubelet restart every worker starts at once; spread them over one period.
       const atStartUp = period > clock.now() - this.#ctx.startedAt;
-      if (atStartUp) await this.#sleep(Math.floor(this.#ctx.random() * period));
       let next = clock.now();
-      if (!atStartUp) {
+      if (atStartUp) {
+        next = onProbeGrid(next + Math.floor(this.#ctx.random() * period), "up");
+        await this.#sleep(next - clock.now());
+      } else {
         // Pods written together start together: their first probes come as soon as they can
         // (no added latency to Ready), but the schedule after that takes a random phase within
         // the period, so their probes do not keep arriving in one burst every period (issue 14;
         // 110 exec probes at once made the runtime's list calls take seconds).
-        next -= Math.floor(this.#ctx.random() * period);
+        next = onProbeGrid(next - Math.floor(this.#ctx.random() * period), "down");
       }
       while (await this.#probeOnce()) {
         // Ticker semantics: a fixed schedule that a manual trigger does not shift; ticks

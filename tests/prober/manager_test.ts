@@ -249,6 +249,37 @@ Deno.test("prober: pods started together probe at once, then at spread phases (i
   manager.stop();
 });
 
+Deno.test("prober: probes share a 500 ms grid so probes due together wake the agent once (issue 14)", async () => {
+  const phases = [0.1, 0.6, 0.35, 0.5];
+  let draws = 0;
+  const { clock, statuses, exec, manager } = setup({ random: () => phases[draws++ % 4] });
+  const start = clock.now();
+  const times: number[] = [];
+  exec.next = () => (times.push(clock.now() - start), 0);
+  // At start-up, at an odd time: the jittered first probe is put off to the next grid time.
+  await tick(clock, 77);
+  manager.addPod(probePod({ livenessProbe: execProbe({ periodSeconds: 10 }) }));
+  statuses.running("c0", clock.now());
+  // Past the start-up period, at another odd time: pods probe at once, then on the grid.
+  await tick(clock, 10_046);
+  for (const [i, uid] of ["u-a", "u-b", "u-c"].entries()) {
+    manager.addPod({
+      ...probePod({ livenessProbe: execProbe({ periodSeconds: 10 }) }),
+      metadata: { uid },
+    });
+    statuses.running(`c${i + 1}`, clock.now(), uid);
+  }
+  for (let t = 0; t < 25_000; t += 50) await tick(clock, 50);
+  assert.equal(times[0], 1_500, "77 ms + 0.1 x 10 s, up to the grid");
+  assert.equal(times.filter((t) => t === 10_123).length, 3, "new pods' first probes at once");
+  const later = times.filter((t) => t !== 10_123);
+  assert.ok(later.length >= 7, `probes: ${times}`);
+  for (const t of later) assert.equal(t % 500, 0, `a probe at ${t} ms is off the grid: ${times}`);
+  // Each pod keeps its own phase: 10 s after 10 123 ms - 0.6/0.35/0.5 x 10 s, down to the grid.
+  for (const t of [14_000, 16_500, 15_000, 11_500]) assert.ok(later.includes(t), `${t}: ${times}`);
+  manager.stop();
+});
+
 Deno.test("prober: removePod stops every worker, leaves no timer and forgets results", async () => {
   const { clock, statuses, exec, manager } = setup();
   statuses.running("c1", clock.now());
