@@ -71,6 +71,12 @@ interface Entry {
   backoffMs: number;
   /** The last write: our status and the API's answer, canonical, so it is not repeated. */
   written?: { ours: string; answer: string };
+  /**
+   * The status objects last found in agreement (nothing to write). The resync looks at every pod
+   * every 10 s; while both are still the same objects (statuses and API objects are replaced on
+   * change, never edited in place) it skips comparing their texts, ~30 µs each in lite mode.
+   */
+  settled?: { ours: V1PodStatus; theirs: V1PodStatus | undefined };
 }
 
 const STRATEGIC = "application/strategic-merge-patch+json" as const;
@@ -243,7 +249,7 @@ class Writer implements StatusWriter {
     if (!target) return; // not in the API server (yet): a watch event wakes us
     const { namespace, name, uid } = target.metadata ?? {};
     const base = `/api/v1/namespaces/${namespace}/pods/${name}`;
-    if (e.status) {
+    if (e.status && (e.settled?.ours !== e.status || e.settled.theirs !== target.status)) {
       const ours = canonicalText(e.status);
       const theirs = canonicalText(target.status);
       const repeat = e.written?.ours === ours && e.written.answer === theirs;
@@ -258,6 +264,8 @@ class Writer implements StatusWriter {
         e.written = { ours, answer: canonicalText(updated?.status) };
         this.#log.debug(3, "Pod status written", { pod: `${namespace}/${name}`, uid });
         if (updated?.metadata) this.#deps.store.observe(updated);
+      } else {
+        e.settled = { ours: e.status, theirs: target.status };
       }
     }
     if (e.terminated && isApiPod(e.pod) && target.metadata?.deletionTimestamp) {

@@ -172,6 +172,31 @@ Deno.test("status writer: nothing is written when the API already has it (a rest
   await t.stop();
 });
 
+Deno.test("status writer: a status changed in the API after agreement is written back", async () => {
+  const t = setup({ resyncMs: 10_000 });
+  const pod = apiPod("web", asApi(running()));
+  t.driven.list([pod]);
+  t.kubelet.add(pod);
+  t.writer.statusChanged(pod, running());
+  await settle();
+  await t.clock.advance(10_000); // a resync finds both unchanged: nothing to compare or write
+  await settle();
+  assert.equal(t.api.requests.length, 0);
+  // Someone else writes the status; the watch brings a new object with other contents.
+  t.driven.event("MODIFIED", {
+    ...pod,
+    metadata: { ...pod.metadata, resourceVersion: "6" },
+    status: { ...asApi(running()), phase: "Pending" },
+  });
+  await settle();
+  assert.equal(t.api.calls("PATCH").length, 1);
+  assert.deepEqual(
+    (t.api.calls("PATCH")[0].body as { status: V1PodStatus }).status.phase,
+    "Running",
+  );
+  await t.stop();
+});
+
 Deno.test("status writer: a write is not repeated when the API answers it in its own words", async () => {
   const t = setup();
   const pod = apiPod("web");
