@@ -145,7 +145,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     nodeIP: nodeIP || undefined,
     podCgroups,
     podDirs: {
-      list: () => listPodDirs(config.rootDir),
+      list: () => Promise.resolve(listPodDirs(config.rootDir)),
       remove: (uid, o) => volumes.tearDownPod(uid, o),
     },
     checkRuntime: async ({ signal }) => {

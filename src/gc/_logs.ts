@@ -87,10 +87,10 @@ export class LogRotator {
       this.#logPaths.set(id, logPath);
     }
     if (!logPath) return;
-    let size = await fileSize(logPath);
+    let size = fileSize(logPath);
     if (size === undefined) {
       await runtime.reopenContainerLog(id, { signal });
-      size = await fileSize(logPath) ?? 0;
+      size = fileSize(logPath) ?? 0;
     }
     if (size < policy.maxSizeBytes) return;
     await this.rotate(id, logPath, policy, { signal });
@@ -103,7 +103,7 @@ export class LogRotator {
     policy: LogRotationPolicy,
     opts: { signal?: AbortSignal } = {},
   ): Promise<void> {
-    let rotated = await cleanupUnusedLogs(await listRotated(log));
+    let rotated = await cleanupUnusedLogs(listRotated(log));
     rotated = await removeExcess(rotated, policy.maxFiles);
     for (const f of rotated) if (!f.endsWith(COMPRESS_SUFFIX)) await compress(f);
     const target = `${log}.${rotationTimestamp(this.#deps.clock.now())}`;
@@ -126,9 +126,11 @@ export class LogRotator {
   }
 }
 
-async function fileSize(path: string): Promise<number | undefined> {
+// Sync metadata reads (see listPodDirs in src/agent/_host.ts): this runs for every container
+// every 10 s, and 110 async stats at once would keep ~20 blocking-pool threads alive for good.
+function fileSize(path: string): number | undefined {
   try {
-    return (await Deno.stat(path)).size;
+    return Deno.statSync(path).size;
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return undefined;
     throw err;
@@ -136,12 +138,12 @@ async function fileSize(path: string): Promise<number | undefined> {
 }
 
 /** `<log>.*`, sorted (timestamps sort by time). */
-async function listRotated(log: string): Promise<string[]> {
+function listRotated(log: string): string[] {
   const slash = log.lastIndexOf("/");
   const dir = log.slice(0, slash);
   const base = log.slice(slash + 1);
   const out: string[] = [];
-  for await (const e of Deno.readDir(dir)) {
+  for (const e of Deno.readDirSync(dir)) {
     if (e.isFile && e.name.startsWith(`${base}.`)) out.push(`${dir}/${e.name}`);
   }
   return out.sort();

@@ -47,12 +47,18 @@ export class UnreadableFileError extends DenoletError {}
 
 const CHUNK_BYTES = 64 * 1024;
 
+// Metadata is read synchronously (a failure still rejects): every manifest is stat'ed at each
+// periodic check, and that many async stats at once would keep ~20 threads of Deno's blocking
+// pool alive for good (see listPodDirs in src/agent/_host.ts).
 export const denoFileSystem: FileSystemDeps = {
-  stat: async (path) => toStat(await Deno.stat(path)),
-  lstat: async (path) => toStat(await Deno.lstat(path)),
+  // deno-lint-ignore require-await
+  stat: async (path) => toStat(Deno.statSync(path)),
+  // deno-lint-ignore require-await
+  lstat: async (path) => toStat(Deno.lstatSync(path)),
+  // deno-lint-ignore require-await
   async readDirNames(path) {
     const names: string[] = [];
-    for await (const e of Deno.readDir(path)) names.push(e.name);
+    for (const e of Deno.readDirSync(path)) names.push(e.name);
     return names;
   },
   async readFile(path, { maxBytes }) {
