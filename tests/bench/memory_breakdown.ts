@@ -1,13 +1,16 @@
 /**
  * What the agent's idle RSS is made of. Cumulative probes, each a fresh `deno run`:
  * an empty script; + @grpc/grpc-js; + the generated CRI codec; + an open CRI channel
- * after one call; + yaml. Then the whole agent idle, with `--pods` running pods, and idle again
+ * after one call; + yaml. The same kind of steps again as the single file runs code (`--steps
+ * bundle`): each a minified bundle made as the package's (`bundleAgent`), run with the agent's V8
+ * flags after a first run that fills Deno's code cache, ending with + Deno.serve answering one
+ * request: the floor under the agent's own code. Then the whole agent idle, with `--pods` running pods, and idle again
  * after `--cycles` rounds of pods created and deleted, once per variant: V8 flags
  * (DENO_V8_FLAGS) or allocator settings, with the V8 heap figures from `_agent_probe.ts`, and
  * `bundle`, the package's minified bundle as the single file runs it (`_agent_bundle.ts`).
  *
  *   deno run -A tests/bench/memory_breakdown.ts [--settle 15] [--pods 30] [--cycles 3]
- *                                              [--variants default,bundle]
+ *                                              [--steps source,bundle] [--variants default,bundle]
  *
  * Writes dist/memory_breakdown.json and prints a table. Figures are MB; RSS = anon + file,
  * where "file" is mostly the deno binary's pages (shared between deno processes).
@@ -21,6 +24,8 @@ import { manifest, podNames, waitSandboxesGone } from "./_pods.ts";
 import { waitPodsRunning } from "./_scenarios.ts";
 import { type MappingBreakdown, mappingBreakdown, procSample } from "./_proc.ts";
 import { buildAgentBundle } from "./_agent_bundle.ts";
+import { bundleAgent } from "../support/package.ts";
+import { AGENT_V8_FLAGS, renderBuildInfo } from "../../src/build_info/mod.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -29,6 +34,7 @@ const { values } = parseArgs({
     pods: { type: "string", default: "30" },
     cycles: { type: "string", default: "3" },
     variants: { type: "string" },
+    steps: { type: "string", default: "source,bundle" },
     out: { type: "string", default: "dist/memory_breakdown.json" },
   },
 });
@@ -60,7 +66,7 @@ const VARIANTS: Record<
     env: { MALLOC_ARENA_MAX: "2" },
   },
 };
-const variants = values.variants?.split(",") ?? Object.keys(VARIANTS);
+const variants = values.variants?.split(",").filter(Boolean) ?? Object.keys(VARIANTS);
 
 interface Row {
   rssMB: number;
@@ -95,13 +101,46 @@ const IMPORT_STEPS: [string, string][] = [
   ["+ yaml", `import * as YAML from "yaml"; YAML.parse("a: 1");`],
 ];
 
+/**
+ * As the single file runs code (a bundle, lite mode), imports relative to the repository root;
+ * `keep` holds what must stay open until the figures are taken, and is closed after, so the
+ * process ends by itself (Deno writes its code cache only then).
+ */
+const BUNDLED_STEPS: [string, string][] = [
+  ["bundle: deno, empty program", "const keep: { close(): unknown }[] = [];"],
+  ["bundle: + @grpc/grpc-js", `import "@grpc/grpc-js";`],
+  [
+    "bundle: + CRI client, one call",
+    `import { createCriClient } from "./src/cri/mod.ts";
+     const cri = createCriClient("${rt.endpoint}", { timeoutMs: 5000 });
+     await cri.runtime.version(); keep.push(cri);`,
+  ],
+  ["bundle: + yaml", `import * as YAML from "yaml"; YAML.parse("a: 1");`],
+  [
+    "bundle: + Deno.serve, one request",
+    `const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
+       new Response("ok"));
+     await (await fetch(\`http://127.0.0.1:\${server.addr.port}/\`)).text();
+     keep.push({ close: () => server.shutdown() });`,
+  ],
+];
+
+const steps = values.steps!.split(",");
 const probeDir = await Deno.makeTempDir({ prefix: "denolet-mem-" });
 const report: Record<string, Row> = {};
-let code = "";
-for (const [label, step] of IMPORT_STEPS) {
-  code += step + "\n";
-  report[label] = await probeScript(code);
-  console.error(`[mem] ${label}: ${fmt(report[label])}`);
+for (
+  const [kind, list, probe] of [
+    ["source", IMPORT_STEPS, probeScript],
+    ["bundle", BUNDLED_STEPS, probeBundle],
+  ] as const
+) {
+  if (!steps.includes(kind)) continue;
+  let code = "";
+  for (const [label, step] of list) {
+    code += step + "\n";
+    report[label] = await probe(code);
+    console.error(`[mem] ${label}: ${fmt(report[label])}`);
+  }
 }
 
 const cri = createCriClient(rt.endpoint, { timeoutMs: 60_000 });
@@ -161,7 +200,37 @@ console.log(JSON.stringify({ rssKB: kb("VmRSS"), anonKB: kb("RssAnon"), fileKB: 
     stderr: "inherit",
   }).output();
   if (!out.success) throw new Error(`probe ${file} failed with code ${out.code}`);
-  const j = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!);
+  return parseProbe(new TextDecoder().decode(out.stdout));
+}
+
+/** `body` bundled as the package bundles the agent; run once to fill the code cache, then measured. */
+async function probeBundle(body: string): Promise<Row> {
+  const file = `${probeDir}/bundle_${Object.keys(report).length}.js`;
+  const entry = `${body}
+await new Promise((r) => setTimeout(r, ${settleMs}));
+const st = Deno.readTextFileSync("/proc/self/status");
+const kb = (k: string) => Number(new RegExp(k + ":\\\\s+(\\\\d+)").exec(st)?.[1]);
+console.log(JSON.stringify({ rssKB: kb("VmRSS"), anonKB: kb("RssAnon"), fileKB: kb("RssFile"),
+  threads: kb("Threads"), mem: Deno.memoryUsage() }));
+for (const k of keep) await k.close();
+`;
+  const info = renderBuildInfo({ commit: "memory-breakdown", compiled: true, packed: true });
+  await Deno.writeFile(file, await bundleAgent({ info, entry }));
+  let row: Row | undefined;
+  for (let run = 0; run < 2; run++) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `--v8-flags=${AGENT_V8_FLAGS}`, file],
+      stderr: "inherit",
+    }).output();
+    if (!out.success) throw new Error(`probe ${file} failed with code ${out.code}`);
+    row = parseProbe(new TextDecoder().decode(out.stdout));
+  }
+  return row!;
+}
+
+/** The last line a probe printed: its /proc and heap figures. */
+function parseProbe(stdout: string): Row {
+  const j = JSON.parse(stdout.trim().split("\n").at(-1)!);
   return {
     rssMB: j.rssKB / 1024,
     anonMB: j.anonKB / 1024,

@@ -215,15 +215,19 @@ const BUNDLE_SIZE_FLAGS = ["--minify", "--external", "@grpc/proto-loader"];
 /**
  * `deno bundle` of main.ts in a temporary copy of the sources holding `info` as build_info.json.
  * npm packages come through a node_modules directory inside the copy, so the module paths the
- * bundle records are the same wherever the Deno cache lives.
+ * bundle records are the same wherever the Deno cache lives. `entry` bundles another program
+ * written beside main.ts instead (its imports relative to the repository root), the same way:
+ * `memory_breakdown.ts` measures parts of the agent as the single file would run them.
  */
 export async function bundleAgent(
-  opts: { info: string; signal?: AbortSignal },
+  opts: { info: string; entry?: string; signal?: AbortSignal },
 ): Promise<Uint8Array> {
   const dir = await Deno.makeTempDir({ prefix: "denolet-package-" });
   try {
     await copySources(dir, opts.info);
     await generateCodecModules(`${dir}/`);
+    const entry = opts.entry === undefined ? "main.ts" : "entry.ts";
+    if (opts.entry !== undefined) await Deno.writeTextFile(`${dir}/${entry}`, opts.entry);
     const out = await new Deno.Command(Deno.execPath(), {
       args: [
         "bundle",
@@ -234,7 +238,7 @@ export async function bundleAgent(
         ...BUNDLE_SIZE_FLAGS,
         "--output",
         `${dir}/${BUNDLE_FILE}`,
-        "main.ts",
+        entry,
       ],
       cwd: dir,
       env: { NO_COLOR: "1" },
@@ -244,7 +248,7 @@ export async function bundleAgent(
     }).output();
     if (!out.success) {
       const err = new TextDecoder().decode(out.stderr).trim();
-      throw new DevSetupError(`deno bundle of main.ts failed:\n${err}`);
+      throw new DevSetupError(`deno bundle of ${entry} failed:\n${err}`);
     }
     return await Deno.readFile(`${dir}/${BUNDLE_FILE}`);
   } finally {
