@@ -1,7 +1,13 @@
 /** Fakes for prober tests: a pod builder, a mutable status source and a scripted ExecSync. */
 import type { V1Container, V1Pod, V1PodStatus, V1Probe } from "@kubernetes/client-node";
 import type { ExecSyncResponse, RuntimeService } from "../../src/cri/types.ts";
-import type { FakeClock } from "../../src/util/clock.ts";
+import { FakeClock } from "../../src/util/clock.ts";
+import { nullLogger } from "../../src/util/log.ts";
+import {
+  createProbeManager,
+  type ProbeManagerDeps,
+  type ProbeUpdate,
+} from "../../src/prober/mod.ts";
 
 export const UID = "uid-1";
 
@@ -87,4 +93,22 @@ export async function tick(clock: FakeClock, ms: number): Promise<void> {
 
 async function flush(): Promise<void> {
   for (let i = 0; i < 200; i++) await Promise.resolve();
+}
+
+/** A probe manager on a fake clock, statuses and ExecSync; `random` is 0 unless given. */
+export function setupManager(over: Partial<ProbeManagerDeps> = {}) {
+  const clock = new FakeClock();
+  const statuses = new FakeStatuses();
+  const exec = new FakeExec();
+  const updates: ProbeUpdate[] = [];
+  const manager = createProbeManager({
+    runtime: exec,
+    clock,
+    logger: nullLogger,
+    getStatus: statuses.get,
+    onUpdate: (u) => updates.push(u),
+    random: () => 0,
+    ...over,
+  });
+  return { clock, statuses, exec, updates, manager };
 }
