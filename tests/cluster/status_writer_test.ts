@@ -1,7 +1,8 @@
 /**
  * The status writer: a strategic merge patch of `pods/<name>/status` with the UID precondition,
  * sent only when the kubelet-owned part differs from the API's, never repeated, retried with
- * back-off; static pods' statuses on their mirror pods (the final delete: status_writer_delete_test.ts).
+ * back-off; static pods' statuses on their mirror pods. The final delete after a graceful one is
+ * in status_writer_delete_test.ts.
  */
 import assert from "node:assert/strict";
 import type { V1Pod, V1PodStatus } from "@kubernetes/client-node";
