@@ -42,6 +42,14 @@ const settleMs = Number(values.settle) * 1000;
 const podCount = Number(values.pods);
 const cycles = Number(values.cycles);
 
+/** The end of every probe program: settle, then print its own /proc and heap figures. */
+const PROBE_REPORT = `await new Promise((r) => setTimeout(r, ${settleMs}));
+const st = Deno.readTextFileSync("/proc/self/status");
+const kb = (k: string) => Number(new RegExp(k + ":\\\\s+(\\\\d+)").exec(st)?.[1]);
+console.log(JSON.stringify({ rssKB: kb("VmRSS"), anonKB: kb("RssAnon"), fileKB: kb("RssFile"),
+  threads: kb("Threads"), mem: Deno.memoryUsage() }));
+`;
+
 /**
  * Variants of the whole agent: V8 flags (DENO_V8_FLAGS is comma-separated; --expose-gc only
  * lets the probe force a GC every second) and allocator settings (glibc's MALLOC_ARENA_MAX caps
@@ -187,13 +195,7 @@ async function probeScript(body: string): Promise<Row> {
   const file = `${probeDir}/probe_${Object.keys(report).length}.ts`;
   await Deno.writeTextFile(
     file,
-    `${body}
-await new Promise((r) => setTimeout(r, ${settleMs}));
-const st = Deno.readTextFileSync("/proc/self/status");
-const kb = (k: string) => Number(new RegExp(k + ":\\\\s+(\\\\d+)").exec(st)?.[1]);
-console.log(JSON.stringify({ rssKB: kb("VmRSS"), anonKB: kb("RssAnon"), fileKB: kb("RssFile"),
-  threads: kb("Threads"), mem: Deno.memoryUsage() }));
-`,
+    `${body}\n${PROBE_REPORT}`,
   );
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--config", `${ROOT}deno.json`, file],
@@ -206,14 +208,7 @@ console.log(JSON.stringify({ rssKB: kb("VmRSS"), anonKB: kb("RssAnon"), fileKB: 
 /** `body` bundled as the package bundles the agent; run once to fill the code cache, then measured. */
 async function probeBundle(body: string): Promise<Row> {
   const file = `${probeDir}/bundle_${Object.keys(report).length}.js`;
-  const entry = `${body}
-await new Promise((r) => setTimeout(r, ${settleMs}));
-const st = Deno.readTextFileSync("/proc/self/status");
-const kb = (k: string) => Number(new RegExp(k + ":\\\\s+(\\\\d+)").exec(st)?.[1]);
-console.log(JSON.stringify({ rssKB: kb("VmRSS"), anonKB: kb("RssAnon"), fileKB: kb("RssFile"),
-  threads: kb("Threads"), mem: Deno.memoryUsage() }));
-for (const k of keep) await k.close();
-`;
+  const entry = `${body}\n${PROBE_REPORT}for (const k of keep) await k.close();\n`;
   const info = renderBuildInfo({ commit: "memory-breakdown", compiled: true, packed: true });
   await Deno.writeFile(file, await bundleAgent({ info, entry }));
   let row: Row | undefined;
