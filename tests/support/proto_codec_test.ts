@@ -13,23 +13,35 @@ import { ProtoReader, ProtoWriter } from "../../src/cri/_wire.ts";
 import { healthService } from "../../src/prober/_grpc.ts";
 import { criServices } from "../../src/cri/_proto.ts";
 import {
-  expectedModule,
+  codecDrift,
+  expectedModules,
   generateCodecModules,
   GENERATED_CODECS,
-  renderCodecModule,
+  type GeneratedCodec,
+  renderCodecModules,
 } from "./proto_codec.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 for (const entry of GENERATED_CODECS) {
-  Deno.test(`proto codec: ${entry.module} is what ${entry.proto} generates now`, async () => {
-    assert.equal(
-      await Deno.readTextFile(`${ROOT}${entry.module}`),
-      await expectedModule(entry),
-      `${entry.module} is stale: run deno run -A tests/support/proto_codec.ts`,
+  Deno.test(`proto codec: the modules of ${entry.module} are what ${entry.proto} generates now`, async () => {
+    assert.deepEqual(
+      (await codecDrift(entry)).map((d) => `${d.path} is ${d.problem}`),
+      [],
+      "run deno run -A tests/support/proto_codec.ts",
     );
   });
 }
+
+Deno.test("proto codec: every generated module is under 400 lines, with the generated header", async () => {
+  for (const entry of GENERATED_CODECS) {
+    for (const path of (await expectedModules(entry)).keys()) {
+      const text = await Deno.readTextFile(`${ROOT}${path}`);
+      assert.ok(text.split("\n").length - 1 < 400, `${path} is 400 lines or more`);
+      assert.match(text, new RegExp(`^// Generated from ${entry.proto} .*; do not edit\\.\n`));
+    }
+  }
+});
 
 const api = protobuf.parse(await Deno.readTextFile(`${ROOT}proto/runtime/v1/api.proto`), {
   keepCase: false,
@@ -199,22 +211,34 @@ Deno.test("proto codec: services carry every RPC of the protos with their paths"
   assert.equal(healthService().Check.path, "/grpc.health.v1.Health/Check");
 });
 
-Deno.test("proto codec: the generator rewrites a stale module and leaves a fresh one alone", async () => {
+Deno.test("proto codec: the generator rewrites stale modules, removes extra ones, leaves fresh ones alone", async () => {
   const root = await Deno.makeTempDir({ prefix: "denolet-proto-codec-" });
   try {
     for (const e of GENERATED_CODECS) {
       await Deno.mkdir(`${root}/${e.proto.replace(/\/[^/]+$/, "")}`, { recursive: true });
-      await Deno.mkdir(`${root}/${e.module.replace(/\/[^/]+$/, "")}`, { recursive: true });
       await Deno.writeTextFile(
         `${root}/${e.proto}`,
         `syntax = "proto3";\npackage t.v1;\nmessage M { string a_b = 1; repeated int64 c = 2; }\n`,
       );
     }
-    const [first] = GENERATED_CODECS;
-    await Deno.writeTextFile(`${root}/${first.module}`, "// old\n");
+    const [split, single] = GENERATED_CODECS;
+    const dir = split.module.replace(/\.ts$/, "");
+    await Deno.mkdir(`${root}/${dir}`, { recursive: true });
+    await Deno.writeTextFile(`${root}/${split.module}`, "// old\n");
+    await Deno.writeTextFile(`${root}/${dir}/container_9.ts`, "// a group that is gone\n");
     const changed = await generateCodecModules(`${root}/`);
-    assert.deepEqual(changed, GENERATED_CODECS.map((e) => e.module));
-    const text = await Deno.readTextFile(`${root}/${first.module}`);
+    assert.deepEqual(changed, [
+      split.module,
+      `${dir}/other.ts`,
+      `${dir}/container_9.ts`,
+      single.module,
+    ]);
+    await assert.rejects(Deno.stat(`${root}/${dir}/container_9.ts`), Deno.errors.NotFound);
+    assert.match(
+      await Deno.readTextFile(`${root}/${split.module}`),
+      /export \* from "\.\/_codec\/other\.ts"/,
+    );
+    const text = await Deno.readTextFile(`${root}/${dir}/other.ts`);
     assert.match(text, /export function encodeM\(/);
     assert.match(text, /m\.aB = r\.string\(\)/);
     assert.deepEqual(await generateCodecModules(`${root}/`), []);
@@ -223,18 +247,60 @@ Deno.test("proto codec: the generator rewrites a stale module and leaves a fresh
   }
 });
 
-Deno.test("proto codec: the generator refuses what the wire runtime cannot do", () => {
+Deno.test("proto codec: a split codec's messages go with the first RPC that reaches them", async () => {
+  const entry: GeneratedCodec = {
+    proto: "t.proto",
+    module: "src/t/_codec.ts",
+    wire: new URL("../../src/cri/_wire.ts", import.meta.url).href,
+    split: [{ group: "first", rpcs: /\.A$/ }, { group: "second", rpcs: /./ }],
+  };
+  const modules = await renderCodecModules(
+    entry,
+    `syntax = "proto3"; package t;
+    enum E { E0 = 0; E1 = 1; }
+    message Shared { E e = 1; }
+    message AReq { Shared s = 1; } message ARes {}
+    message BReq { Shared s = 1; map<string, string> l = 2; } message BRes {}
+    message Lone {}
+    service S { rpc A(AReq) returns (ARes); rpc B(BReq) returns (BRes); }`,
+  );
+  const dir = "src/t/_codec";
+  assert.deepEqual([...modules.keys()], [
+    entry.module,
+    ...["enums", "first", "second", "other", "s"].map((m) => `${dir}/${m}.ts`),
+  ]);
+  const first = modules.get(`${dir}/first.ts`)!;
+  assert.match(first, /import \{ E_NAMES, E_VALUES \} from "\.\/enums\.ts";/);
+  assert.match(first, /function encodeShared\(.*function encodeAReq\(.*function encodeARes\(/s);
+  const second = modules.get(`${dir}/second.ts`)!;
+  assert.match(second, /import \{ decodeShared, encodeShared \} from "\.\/first\.ts";/);
+  assert.doesNotMatch(second, /enums\.ts|serializer/);
+  assert.match(modules.get(`${dir}/other.ts`)!, /function encodeLone\(/);
+  // The modules load (their cycles included) and work together.
+  const root = await Deno.makeTempDir({ prefix: "denolet-proto-split-" });
+  try {
+    await Deno.mkdir(`${root}/${dir}`, { recursive: true });
+    for (const [path, text] of modules) await Deno.writeTextFile(`${root}/${path}`, text);
+    const t = await import(`file://${root}/${entry.module}`);
+    const m = { s: { e: "E1" }, l: { k: "v" } };
+    const bytes = t.S.B.requestSerialize(m);
+    assert.deepEqual(t.S.B.requestDeserialize(bytes), m);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("proto codec: the generator refuses what the wire runtime cannot do", async () => {
   const entry = GENERATED_CODECS[0];
-  assert.throws(
-    () => renderCodecModule(entry, `syntax = "proto3"; package t; message M { double d = 1; }`),
+  await assert.rejects(
+    renderCodecModules(entry, `syntax = "proto3"; package t; message M { double d = 1; }`),
     /field type double is not supported/,
   );
-  assert.throws(
-    () =>
-      renderCodecModule(
-        entry,
-        `syntax = "proto3"; package t; message M {} service S { rpc W(stream M) returns (M); }`,
-      ),
+  await assert.rejects(
+    renderCodecModules(
+      entry,
+      `syntax = "proto3"; package t; message M {} service S { rpc W(stream M) returns (M); }`,
+    ),
     /client-streaming RPCs are not supported/,
   );
 });

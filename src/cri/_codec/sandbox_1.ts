@@ -1,0 +1,266 @@
+// Generated from proto/runtime/v1/api.proto by tests/support/proto_codec.ts; do not edit.
+// Regenerate after changing the proto: deno run -A tests/support/proto_codec.ts
+// deno-lint-ignore-file no-explicit-any
+
+import {
+  enumName,
+  enumValue,
+  type ProtoReader,
+  type ProtoWriter,
+  readStringMapEntry,
+  writeStringMap,
+} from "../_wire.ts";
+import {
+  NamespaceMode_NAMES,
+  NamespaceMode_VALUES,
+  Protocol_NAMES,
+  Protocol_VALUES,
+} from "./enums.ts";
+
+/** A message as the agent passes it: plain fields in lowerCamelCase. */
+type Msg = Record<string, any>;
+
+/** runtime.v1.Int64Value */
+export function encodeInt64Value(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.value) != null && v !== 0) {
+    w.tag(1, 0);
+    w.int64(v);
+  }
+}
+
+export function decodeInt64Value(r: ProtoReader, end: number): Msg {
+  const m: Msg = { value: 0 };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 8:
+        m.value = r.int64();
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.NamespaceOption */
+export function encodeNamespaceOption(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.network) != null) {
+    w.tag(1, 0);
+    w.int32(enumValue(NamespaceMode_VALUES, v, "NamespaceMode"));
+  }
+  if ((v = m.pid) != null) {
+    w.tag(2, 0);
+    w.int32(enumValue(NamespaceMode_VALUES, v, "NamespaceMode"));
+  }
+  if ((v = m.ipc) != null) {
+    w.tag(3, 0);
+    w.int32(enumValue(NamespaceMode_VALUES, v, "NamespaceMode"));
+  }
+  if ((v = m.targetId) != null && v !== "") {
+    w.tag(4, 2);
+    w.string(v);
+  }
+}
+
+export function decodeNamespaceOption(r: ProtoReader, end: number): Msg {
+  const m: Msg = { network: "POD", pid: "POD", ipc: "POD", targetId: "" };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 8:
+        m.network = enumName(NamespaceMode_NAMES, r.int32());
+        break;
+      case 16:
+        m.pid = enumName(NamespaceMode_NAMES, r.int32());
+        break;
+      case 24:
+        m.ipc = enumName(NamespaceMode_NAMES, r.int32());
+        break;
+      case 34:
+        m.targetId = r.string();
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.LinuxContainerResources */
+export function encodeLinuxContainerResources(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.cpuPeriod) != null && v !== 0) {
+    w.tag(1, 0);
+    w.int64(v);
+  }
+  if ((v = m.cpuQuota) != null && v !== 0) {
+    w.tag(2, 0);
+    w.int64(v);
+  }
+  if ((v = m.cpuShares) != null && v !== 0) {
+    w.tag(3, 0);
+    w.int64(v);
+  }
+  if ((v = m.memoryLimitInBytes) != null && v !== 0) {
+    w.tag(4, 0);
+    w.int64(v);
+  }
+  if ((v = m.oomScoreAdj) != null && v !== 0) {
+    w.tag(5, 0);
+    w.int64(v);
+  }
+  if ((v = m.cpusetCpus) != null && v !== "") {
+    w.tag(6, 2);
+    w.string(v);
+  }
+  if ((v = m.cpusetMems) != null && v !== "") {
+    w.tag(7, 2);
+    w.string(v);
+  }
+  if ((v = m.unified) != null) writeStringMap(w, 9, v);
+  if ((v = m.memorySwapLimitInBytes) != null && v !== 0) {
+    w.tag(10, 0);
+    w.int64(v);
+  }
+}
+
+export function decodeLinuxContainerResources(r: ProtoReader, end: number): Msg {
+  const m: Msg = {
+    cpuPeriod: 0,
+    cpuQuota: 0,
+    cpuShares: 0,
+    memoryLimitInBytes: 0,
+    oomScoreAdj: 0,
+    cpusetCpus: "",
+    cpusetMems: "",
+    unified: {},
+    memorySwapLimitInBytes: 0,
+  };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 8:
+        m.cpuPeriod = r.int64();
+        break;
+      case 16:
+        m.cpuQuota = r.int64();
+        break;
+      case 24:
+        m.cpuShares = r.int64();
+        break;
+      case 32:
+        m.memoryLimitInBytes = r.int64();
+        break;
+      case 40:
+        m.oomScoreAdj = r.int64();
+        break;
+      case 50:
+        m.cpusetCpus = r.string();
+        break;
+      case 58:
+        m.cpusetMems = r.string();
+        break;
+      case 74:
+        readStringMapEntry(r, m.unified);
+        break;
+      case 80:
+        m.memorySwapLimitInBytes = r.int64();
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.DNSConfig */
+export function encodeDNSConfig(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.servers) != null) {
+    for (const x of v) {
+      w.tag(1, 2);
+      w.string(x);
+    }
+  }
+  if ((v = m.searches) != null) {
+    for (const x of v) {
+      w.tag(2, 2);
+      w.string(x);
+    }
+  }
+  if ((v = m.options) != null) {
+    for (const x of v) {
+      w.tag(3, 2);
+      w.string(x);
+    }
+  }
+}
+
+export function decodeDNSConfig(r: ProtoReader, end: number): Msg {
+  const m: Msg = { servers: [], searches: [], options: [] };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 10:
+        m.servers.push(r.string());
+        break;
+      case 18:
+        m.searches.push(r.string());
+        break;
+      case 26:
+        m.options.push(r.string());
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.PortMapping */
+export function encodePortMapping(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.protocol) != null) {
+    w.tag(1, 0);
+    w.int32(enumValue(Protocol_VALUES, v, "Protocol"));
+  }
+  if ((v = m.containerPort) != null && v !== 0) {
+    w.tag(2, 0);
+    w.int32(v);
+  }
+  if ((v = m.hostPort) != null && v !== 0) {
+    w.tag(3, 0);
+    w.int32(v);
+  }
+  if ((v = m.hostIp) != null && v !== "") {
+    w.tag(4, 2);
+    w.string(v);
+  }
+}
+
+export function decodePortMapping(r: ProtoReader, end: number): Msg {
+  const m: Msg = { protocol: "TCP", containerPort: 0, hostPort: 0, hostIp: "" };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 8:
+        m.protocol = enumName(Protocol_NAMES, r.int32());
+        break;
+      case 16:
+        m.containerPort = r.int32();
+        break;
+      case 24:
+        m.hostPort = r.int32();
+        break;
+      case 34:
+        m.hostIp = r.string();
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
