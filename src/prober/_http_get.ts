@@ -11,7 +11,6 @@
  * several times cheaper than node:http), HTTPS through node:https.
  */
 import type { V1Container, V1HTTPGetAction } from "@kubernetes/client-node";
-import https from "node:https";
 import denoJson from "../../deno.json" with { type: "json" };
 import { resolveContainerPort } from "./_port.ts";
 import { plainGet } from "./_http_plain.ts";
@@ -178,13 +177,14 @@ async function getOnce(
 }
 
 /** HTTPS through node:https, for its certificate options (no verification, as upstream). */
-function nodeGetOnce(
+async function nodeGetOnce(
   url: URL,
   opts: { headers: Record<string, string | string[]>; signal?: AbortSignal },
 ): Promise<Reply> {
   const { signal } = opts;
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  const mod = https;
+  // Loaded on the first HTTPS probe: a bundle evaluates every static node: import at start.
+  const { default: mod } = await import("node:https");
+  signal?.throwIfAborted();
   return new Promise<Reply>((resolve, reject) => {
     let settled = false;
     const done = (err: unknown, reply?: Reply) => {

@@ -11,7 +11,6 @@
  * read. --tls-min-version maps to `minVersion` (TLS 1.2 is the stack's floor anyway). Measured
  * cost: ~2 MB RSS on top of the node: modules the agent already loads (grpc-js's node:http2).
  */
-import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
@@ -56,10 +55,13 @@ export function nodeMinVersion(goName: string): "TLSv1.2" | "TLSv1.3" {
   return goName === "VersionTLS13" ? "TLSv1.3" : "TLSv1.2";
 }
 
-export function serveSecureNodeApi(
+export async function serveSecureNodeApi(
   handler: SecureHandler,
   opts: SecureServeOptions,
 ): Promise<SecureServer> {
+  // Loaded here, not at the top: a bundle evaluates every static node: import at start, and the
+  // agent without --port never needs node:https.
+  const { default: https } = await import("node:https");
   const log = opts.logger.child({ component: "node-api" });
   const where = opts.address.includes(":")
     ? `[${opts.address}]:${opts.port}`

@@ -4,7 +4,8 @@
  * binding and the config annotations.
  */
 import { isObj, type Obj } from "./_fields.ts";
-import { md5Hex, stableStringify } from "./_stable.ts";
+import { md5Hex } from "../util/digest.ts";
+import { stableStringify } from "./_stable.ts";
 import type { SourceName } from "./types.ts";
 
 export const CONFIG_HASH_ANNOTATION = "kubernetes.io/config.hash";

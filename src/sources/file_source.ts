@@ -1,5 +1,4 @@
 import type { V1Pod } from "@kubernetes/client-node";
-import { createHash } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Clock } from "../util/clock.ts";
 import { InvalidManifestError } from "../util/errors.ts";
@@ -10,6 +9,7 @@ import { Waker, type WakeReason } from "./_waker.ts";
 import { WatchKeeper, type WatchTarget } from "./_watch.ts";
 import { manifestText, MAX_MANIFEST_BYTES, reasonOf, staticPodFromManifest } from "./manifest.ts";
 import type { PodSource, PodSourceUpdate } from "./types.ts";
+import { sha256Hex } from "../util/digest.ts";
 
 export interface FileSourceOptions {
   nodeName: string;
@@ -289,7 +289,7 @@ class FileSource implements PodSource {
       ? st.version.key
       : undefined;
     // Decoding a large manifest costs far more than reading it: do it once per content.
-    const digest = createHash("sha256").update(bytes).digest("hex");
+    const digest = await sha256Hex(bytes);
     const outcome = known?.digest === digest ? known.outcome : this.#decode(bytes, file);
     this.#outcomes.set(file, { digest, outcome, settled });
     return outcome;

@@ -1,12 +1,12 @@
 import { concat } from "./_fs.ts";
 import type { V1Pod } from "@kubernetes/client-node";
-import { createHash } from "node:crypto";
 import type { Clock } from "../util/clock.ts";
 import { DenoletError, InvalidManifestError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import { type Problem, SnapshotEmitter } from "./_snapshot.ts";
 import { manifestText, MAX_MANIFEST_BYTES, reasonOf, staticPodsFromBody } from "./manifest.ts";
 import type { PodSource, PodSourceUpdate } from "./types.ts";
+import { sha256Hex } from "../util/digest.ts";
 
 export interface UrlSourceOptions {
   nodeName: string;
@@ -94,7 +94,7 @@ class UrlSource implements PodSource {
       if (signal.aborted) return undefined;
       return this.#failed(errorMessage(e));
     }
-    const digest = createHash("sha256").update(body).digest("hex");
+    const digest = await sha256Hex(body);
     if (this.#cache?.digest !== digest) this.#cache = { digest, decoded: this.#decode(body) };
     const decoded = this.#cache.decoded;
     if ("problem" in decoded) return this.#failed(decoded.problem.reason);

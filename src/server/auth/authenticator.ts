@@ -15,6 +15,7 @@ import {
   type PeerCertificate,
   type UserInfo,
 } from "./types.ts";
+import { sha256Hex } from "../../util/digest.ts";
 
 export const ANONYMOUS_USER = "system:anonymous";
 export const UNAUTHENTICATED_GROUP = "system:unauthenticated";
@@ -69,7 +70,7 @@ export function tokenAuthenticator(opts: TokenAuthenticatorOptions): Authenticat
     const token = bearerToken(req.headers) ?? webSocketToken(req.headers);
     if (token === undefined) return undefined;
     // Cache by a digest: the cache must not keep usable credentials in memory longer than needed.
-    const key = await sha256(token);
+    const key = await sha256Hex(token);
     let status = cache.get(key);
     if (status === undefined) {
       try {
@@ -126,11 +127,6 @@ function webSocketToken(headers: Headers): string | undefined {
     }
   }
   return undefined;
-}
-
-async function sha256(s: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 export interface AuthenticatorOptions {

@@ -7,7 +7,6 @@
  * from `kubelet-server-current.pem`, reused on the next start while valid, and replaced at a
  * random point between 70 % and 90 % of its lifetime. Imported only in API-server mode.
  */
-import { X509Certificate } from "node:crypto";
 import { posix } from "node:path";
 import type { ApiClient } from "../../apiclient/types.ts";
 import type { Clock } from "../../util/clock.ts";
@@ -81,7 +80,7 @@ export class ServingCertManager {
         cause: err,
       });
     }
-    const issued = parseStored(text);
+    const issued = await parseStored(text);
     if (issued === undefined || issued.notAfterMs <= this.#d.clock.now()) return undefined;
     return issued;
   }
@@ -138,7 +137,7 @@ export class ServingCertManager {
       }
       if (csr.status?.certificate) {
         const cert = atob(csr.status.certificate);
-        const issued = parseStored(cert + (await privateKeyPem(key)));
+        const issued = await parseStored(cert + (await privateKeyPem(key)));
         if (issued === undefined) {
           throw new DenoletError(`Certificate signing request ${name} holds no usable certificate`);
         }
@@ -214,12 +213,16 @@ export class ServingCertManager {
   }
 }
 
-/** Splits a stored PEM (certificates, then the key) and reads the leaf's validity. */
-export function parseStored(text: string): IssuedCertificate | undefined {
+/**
+ * Splits a stored PEM (certificates, then the key) and reads the leaf's validity. node:crypto is
+ * loaded here, not at the top: a bundle evaluates every static node: import at start.
+ */
+export async function parseStored(text: string): Promise<IssuedCertificate | undefined> {
   const blocks = text.match(/-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----\n?/g) ?? [];
   const certs = blocks.filter((b) => b.startsWith("-----BEGIN CERTIFICATE-----"));
   const key = blocks.find((b) => /-----BEGIN (EC |RSA )?PRIVATE KEY-----/.test(b));
   if (certs.length === 0 || key === undefined) return undefined;
+  const { X509Certificate } = await import("node:crypto");
   const leaf = new X509Certificate(certs[0]);
   return {
     cert: certs.map((c) => (c.endsWith("\n") ? c : `${c}\n`)).join(""),
