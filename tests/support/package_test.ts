@@ -10,7 +10,7 @@ import { parseHeader, RUN_FLAGS } from "./_package_header.ts";
 import { elfInfo, npmIntegrity, PACK_TARGETS, tarballName } from "./_package_runtime.ts";
 import { sha256Hex } from "./_exec.ts";
 import { gunzip, gzip, readTar, writeTar } from "./_package_tar.ts";
-import { bundleAgent, inspectPackage, packFile, type PackInput } from "./package.ts";
+import { inspectPackage, packFile, type PackInput } from "./package.ts";
 
 const MACHINE = new TextDecoder().decode(
   (await new Deno.Command("uname", { args: ["-m"], stdout: "piped" }).output()).stdout,
@@ -378,27 +378,4 @@ Deno.test("runtime pins: npm file names, integrity format, ELF machine of the ru
     await sha256Hex(new Uint8Array()),
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
   );
-});
-
-Deno.test("bundleAgent: main.ts bundles to the same bytes twice and reads no proto file", async () => {
-  const info = JSON.stringify({ commit: "test", compiled: true, packed: true });
-  const a = await bundleAgent({ info });
-  const b = await bundleAgent({ info });
-  assert.deepEqual(a, b);
-  const text = new TextDecoder().decode(a);
-  assert.doesNotMatch(
-    text,
-    /["'][./]*\/proto\//,
-    "a proto/ path means a file read beside the bundle",
-  );
-  // The CRI codec is compiled in (generated from proto/ by proto_codec.ts).
-  assert.match(text, /\/runtime\.v1\.RuntimeService\/ListContainers/);
-  assert.match(text, /"packed": true|packed: ?(true|!0)/);
-  assert.doesNotMatch(text, /\/root\/\.cache|denolet-package-/, "no host path in the bundle");
-  // Minified and one byte per character in V8: no comments, no non-ASCII character anywhere.
-  assert.ok(a.every((byte) => byte < 0x80), "the bundle is ASCII");
-  assert.doesNotMatch(text, /^\s*\/\*\*/m, "no doc comment survives");
-  // protobufjs comes only with @grpc/proto-loader, which stays out (grpc-js channelz/ORCA only).
-  assert.doesNotMatch(text, /no such type: /, "protobufjs's reflection is not bundled");
-  assert.match(text, /"@grpc\/proto-loader"\)/, "grpc-js's lazy require is left external");
 });
