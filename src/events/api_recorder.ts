@@ -109,8 +109,14 @@ export function createApiEventRecorder(deps: {
         const item = queue.shift();
         if (!item) {
           await new Promise<void>((resolve) => {
-            wake = resolve;
-            signal.addEventListener("abort", () => resolve(), { once: true });
+            // The signal outlives the agent's every wait: a listener left on it after a wake-up
+            // stays for good, and each one makes every later add/remove on it slower.
+            const onAbort = () => resolve();
+            signal.addEventListener("abort", onAbort, { once: true });
+            wake = () => {
+              signal.removeEventListener("abort", onAbort);
+              resolve();
+            };
           });
           wake = undefined;
           continue;

@@ -129,3 +129,32 @@ Deno.test("the API recorder gives events of one object in the same millisecond d
   ac.abort();
   await done;
 });
+
+Deno.test("the API recorder leaves no abort listener behind on its signal after each wake-up", async () => {
+  const client = new RecordingClient();
+  const clock = new FakeClock();
+  const rec = createApiEventRecorder({ client, nodeName: "n1", clock, logger: nullLogger });
+  const ac = new AbortController();
+  // Count the listeners the recorder itself holds on the long-lived signal.
+  let listeners = 0;
+  const signal = ac.signal;
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = (type: string, fn: EventListenerOrEventListenerObject, o?: unknown) => {
+    listeners++;
+    add(type, fn, o as AddEventListenerOptions);
+  };
+  signal.removeEventListener = (type: string, fn: EventListenerOrEventListenerObject) => {
+    listeners--;
+    remove(type, fn);
+  };
+  const done = rec.run({ signal });
+  for (let i = 0; i < 50; i++) {
+    rec.event(ref, "Normal", `Reason${i}`, `message ${i}`);
+    await clock.advance(0);
+  }
+  assert.equal(client.requests.length, 50);
+  assert.ok(listeners <= 1, `${listeners} listeners left on the signal`);
+  ac.abort();
+  await done;
+});
