@@ -2,6 +2,7 @@
  * The seam to the kernel's mount table. The real one runs mount(8)/umount(8); unit tests pass
  * a fake so they never mount anything.
  */
+import { dirname } from "node:path";
 import { DenoletError } from "../util/errors.ts";
 
 /** A mount or unmount that the system refused. */
@@ -72,6 +73,16 @@ async function realPathOrUndefined(path: string): Promise<string | undefined> {
   }
 }
 
+async function onOtherDeviceThanParent(path: string): Promise<boolean> {
+  if (path === "/") return false;
+  try {
+    const [self, parent] = await Promise.all([Deno.stat(path), Deno.stat(dirname(path))]);
+    return self.dev !== parent.dev;
+  } catch {
+    return false; // let the mount table decide
+  }
+}
+
 /** The Mounter for a real Linux host (needs root). */
 export function systemMounter(): Mounter {
   return {
@@ -90,7 +101,12 @@ export function systemMounter(): Mounter {
     },
     async isMountPoint(path) {
       const want = await realPathOrUndefined(path);
-      return want !== undefined && (await mountPoints()).includes(want);
+      if (want === undefined) return false;
+      // Upstream's IsLikelyNotMountPoint test first: on another device than its parent, it is a
+      // mount point, without reading the mount table (which grows with every pod, and secret
+      // and projected volumes ask on every pod sync). Same device: a bind mount or none.
+      if (await onOtherDeviceThanParent(want)) return true;
+      return (await mountPoints()).includes(want);
     },
     async mountPointsUnder(dir) {
       const base = await realPathOrUndefined(dir);
