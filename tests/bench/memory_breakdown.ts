@@ -3,8 +3,9 @@
  * an empty script; + @grpc/grpc-js; + the generated CRI codec; + an open CRI channel
  * after one call; + yaml. The same kind of steps again as the single file runs code (`--steps
  * bundle`): each a minified bundle made as the package's (`bundleAgent`), run with the agent's V8
- * flags after a first run that fills Deno's code cache, ending with + Deno.serve answering one
- * request: the floor under the agent's own code. Then the whole agent idle, with `--pods` running pods, and idle again
+ * flags after a first run that fills Deno's code cache; node:http2 (which grpc-js needs) apart
+ * from grpc-js, and ending with + Deno.serve answering one request: the floor under the agent's
+ * own code. Then the whole agent idle, with `--pods` running pods, and idle again
  * after `--cycles` rounds of pods created and deleted, once per variant: V8 flags
  * (DENO_V8_FLAGS) or allocator settings, with the V8 heap figures from `_agent_probe.ts`, and
  * `bundle`, the package's minified bundle as the single file runs it (`_agent_bundle.ts`).
@@ -116,6 +117,8 @@ const IMPORT_STEPS: [string, string][] = [
  */
 const BUNDLED_STEPS: [string, string][] = [
   ["bundle: deno, empty program", "const keep: { close(): unknown }[] = [];"],
+  // Most of grpc-js's cost is Deno's node:http2 (and the node: modules it loads), shown apart.
+  ["bundle: + node:http2", `import "node:http2";`],
   ["bundle: + @grpc/grpc-js", `import "@grpc/grpc-js";`],
   [
     "bundle: + CRI client, one call",
