@@ -10,7 +10,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import { type ApiClient, createApiClient, loadKubeconfig } from "../../src/apiclient/mod.ts";
 import { realClock } from "../../src/util/clock.ts";
 import { nullLogger } from "../../src/util/log.ts";
-import { setupCluster } from "../e2e/_cluster.ts";
+import { type ClusterE2E, setupCluster } from "../e2e/_cluster.ts";
 import { waitFor } from "../support/wait.ts";
 import { type Footprint, sampleFootprint } from "./_proc.ts";
 import { summarize, type Summary } from "./_stats.ts";
@@ -24,6 +24,8 @@ export interface ApiModeResult {
 }
 
 const NS = "default";
+/** After the last pod is Ready, let its start-up work (status writes, events) finish. */
+export const API_SETTLE_MS = 10_000;
 
 export async function apiModeBench(opts: {
   image: string;
@@ -43,6 +45,50 @@ export async function apiModeBench(opts: {
     // Upstream defaults where the e2e harness differs.
     extraArgs: ["--sync-frequency", "1m", "--file-check-frequency", "20s", "-v", "0"],
   });
+  let api: ApiClient | undefined;
+  try {
+    api = await readyApi(c);
+    await realClock.sleep(5_000);
+    progress(`API mode: idle footprint (${opts.sampleMs / 1000} s)`);
+    const idle = await sampleFootprint(c.agent.pid, opts.sampleMs);
+
+    progress(`API mode: ${opts.burst} pods created at once`);
+    const burst = await timedStarts(api, c.nodeName, podNames("apib", opts.burst), {
+      image: opts.image,
+      ratePerSecond: 0,
+    });
+    await deleteAll(api, podNames("apib", opts.burst));
+
+    progress(`API mode: ${opts.paced} pods at ${opts.ratePerSecond}/s`);
+    const paced = await timedStarts(api, c.nodeName, podNames("apit", opts.paced), {
+      image: opts.image,
+      ratePerSecond: opts.ratePerSecond,
+    });
+    await deleteAll(api, podNames("apit", opts.paced));
+
+    progress(`API mode: steady state with ${opts.loaded} pods (${opts.sampleMs / 1000} s)`);
+    const names = podNames("apil", opts.loaded);
+    await timedStarts(api, c.nodeName, names, { image: opts.image, ratePerSecond: 0 });
+    await realClock.sleep(API_SETTLE_MS);
+    const footprint = await sampleFootprint(c.agent.pid, opts.sampleMs);
+    await deleteAll(api, names);
+    return {
+      burst: { pods: opts.burst, ...burst },
+      paced: { pods: opts.paced, ratePerSecond: opts.ratePerSecond, ...paced },
+      idle,
+      loaded: { pods: opts.loaded, footprint },
+    };
+  } finally {
+    api?.close();
+    await c.close();
+  }
+}
+
+/**
+ * An admin client (no rate limit) once the cluster takes pods: the node is Ready and the
+ * `default` service account exists (a pod created before it is refused).
+ */
+export async function readyApi(c: ClusterE2E): Promise<ApiClient> {
   const api = createApiClient(await loadKubeconfig(c.cp.adminKubeconfig), {
     clock: realClock,
     logger: nullLogger,
@@ -65,47 +111,18 @@ export async function apiModeBench(opts: {
           .then(() => true, () => false),
       { what: "the default service account", timeoutMs: 60_000 },
     );
-    await realClock.sleep(5_000);
-    progress(`API mode: idle footprint (${opts.sampleMs / 1000} s)`);
-    const idle = await sampleFootprint(c.agent.pid, opts.sampleMs);
-
-    progress(`API mode: ${opts.burst} pods created at once`);
-    const burst = await timedStarts(api, c.nodeName, podNames("apib", opts.burst), {
-      image: opts.image,
-      ratePerSecond: 0,
-    });
-    await deleteAll(api, podNames("apib", opts.burst));
-
-    progress(`API mode: ${opts.paced} pods at ${opts.ratePerSecond}/s`);
-    const paced = await timedStarts(api, c.nodeName, podNames("apit", opts.paced), {
-      image: opts.image,
-      ratePerSecond: opts.ratePerSecond,
-    });
-    await deleteAll(api, podNames("apit", opts.paced));
-
-    progress(`API mode: steady state with ${opts.loaded} pods (${opts.sampleMs / 1000} s)`);
-    const names = podNames("apil", opts.loaded);
-    await timedStarts(api, c.nodeName, names, { image: opts.image, ratePerSecond: 0 });
-    await realClock.sleep(10_000);
-    const footprint = await sampleFootprint(c.agent.pid, opts.sampleMs);
-    await deleteAll(api, names);
-    return {
-      burst: { pods: opts.burst, ...burst },
-      paced: { pods: opts.paced, ratePerSecond: opts.ratePerSecond, ...paced },
-      idle,
-      loaded: { pods: opts.loaded, footprint },
-    };
-  } finally {
+    return api;
+  } catch (err) {
     api.close();
-    await c.close();
+    throw err;
   }
 }
 
-function podNames(prefix: string, n: number): string[] {
+export function podNames(prefix: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(3, "0")}`);
 }
 
-function podOf(name: string, node: string, image: string): V1Pod {
+function podOf(name: string, node: string, image: string, token = true): V1Pod {
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -113,6 +130,7 @@ function podOf(name: string, node: string, image: string): V1Pod {
     spec: {
       nodeName: node,
       terminationGracePeriodSeconds: 2,
+      ...(token ? {} : { automountServiceAccountToken: false }),
       containers: [{ name: "main", image, imagePullPolicy: "IfNotPresent" }],
     },
   };
@@ -122,11 +140,16 @@ function podOf(name: string, node: string, image: string): V1Pod {
  * Creates the pods (all at once, or paced at `ratePerSecond`) and watches them until each is
  * Running and Ready in the API; returns the per-pod latencies and the time until the last.
  */
-async function timedStarts(
+export async function timedStarts(
   api: ApiClient,
   node: string,
   names: string[],
-  opts: { image: string; ratePerSecond: number },
+  opts: {
+    image: string;
+    ratePerSecond: number;
+    /** false: no service-account token volume (to tell its cost apart); default true. */
+    token?: boolean;
+  },
 ): Promise<{ perPod: Summary; allMs: number }> {
   const created = new Map<string, number>();
   const ready = new Map<string, number>();
@@ -166,7 +189,7 @@ async function timedStarts(
     creates.push(api.request({
       method: "POST",
       path: `/api/v1/namespaces/${NS}/pods`,
-      body: podOf(name, node, opts.image),
+      body: podOf(name, node, opts.image, opts.token),
     }));
   }
   await Promise.all(creates);
@@ -191,7 +214,7 @@ async function timedStarts(
   };
 }
 
-async function deleteAll(api: ApiClient, names: string[]): Promise<void> {
+export async function deleteAll(api: ApiClient, names: string[]): Promise<void> {
   await Promise.all(names.map((name) =>
     api.request({
       method: "DELETE",

@@ -24,6 +24,8 @@ export interface CpuProfile {
 
 export interface CdpSession {
   send<T = unknown>(method: string, params?: Record<string, unknown>): Promise<T>;
+  /** Calls `handler` with the params of each `method` event until the returned function runs. */
+  on(method: string, handler: (params: unknown) => void): () => void;
   close(): void;
 }
 
@@ -39,10 +41,15 @@ export async function connectInspector(host: string, port: number): Promise<CdpS
   });
   let nextId = 1;
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  const handlers = new Set<{ method: string; handler: (params: unknown) => void }>();
   ws.onmessage = (e) => {
     const msg = JSON.parse(e.data as string);
+    if (msg.method !== undefined) {
+      for (const h of handlers) if (h.method === msg.method) h.handler(msg.params);
+      return;
+    }
     const p = msg.id !== undefined ? pending.get(msg.id) : undefined;
-    if (!p) return; // an event
+    if (!p) return; // an answer to a call given up on
     pending.delete(msg.id);
     if (msg.error) p.reject(new Error(`${msg.error.code}: ${msg.error.message}`));
     else p.resolve(msg.result);
@@ -59,6 +66,11 @@ export async function connectInspector(host: string, port: number): Promise<CdpS
         pending.set(id, { resolve: resolve as (v: unknown) => void, reject })
       );
     },
+    on(method, handler) {
+      const h = { method, handler };
+      handlers.add(h);
+      return () => handlers.delete(h);
+    },
     close: () => ws.close(),
   };
 }
@@ -74,12 +86,18 @@ export interface ProfileSummary {
   selfByFile: [string, number][];
   /** Total (self + callees) time by function, counted once per sample, ms, highest first. */
   totalByFunction: [string, number][];
+  /** Busy samples longer than `maxSampleUs`, and the time cut from them, ms. */
+  clamped: { samples: number; ms: number };
 }
 
-/** Self and total time per function and self time per file from a V8 CPU profile. */
+/**
+ * Self and total time per function and self time per file from a V8 CPU profile. A sample's
+ * time is the gap to the next one, so a thread descheduled on a busy machine (or a stalled
+ * sampler) books hundreds of ms on whatever function it was in: `maxSampleUs` caps each one.
+ */
 export function summarizeProfile(
   profile: CpuProfile,
-  opts: { root?: string } = {},
+  opts: { root?: string; maxSampleUs?: number } = {},
 ): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -99,13 +117,20 @@ export function summarizeProfile(
       ? `${f.functionName || "(anonymous)"} ${short(f.url)}:${f.lineNumber + 1}`
       : f.functionName;
   let idleUs = 0;
+  const clamped = { samples: 0, ms: 0 };
   for (let i = 0; i < samples.length; i++) {
-    const us = i + 1 < deltas.length ? deltas[i + 1] : mean;
+    let us = i + 1 < deltas.length ? deltas[i + 1] : mean;
     const node = byId.get(samples[i]);
     if (!node) continue;
     if (node.callFrame.functionName === "(idle)") {
       idleUs += us;
       continue;
+    }
+    if (opts.maxSampleUs !== undefined && us > opts.maxSampleUs) {
+      clamped.samples++;
+      clamped.ms += (us - opts.maxSampleUs) / 1000;
+      idleUs += us - opts.maxSampleUs; // not known to be busy: counted with the idle time
+      us = opts.maxSampleUs;
     }
     add(self, label(node.callFrame), us);
     add(file, node.callFrame.url ? short(node.callFrame.url) : node.callFrame.functionName, us);
@@ -125,5 +150,6 @@ export function summarizeProfile(
     selfByFunction: sorted(self),
     selfByFile: sorted(file),
     totalByFunction: sorted(total).filter(([k]) => k !== "(root)"),
+    clamped,
   };
 }

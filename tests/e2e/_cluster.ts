@@ -34,6 +34,8 @@ export interface ClusterOptions {
   nodeName?: string;
   /** The agent's program; default main.ts (the bench passes the package's bundle). */
   mainModule?: string;
+  /** Extra `deno run` flags for the agent (the CPU profiler's `--inspect=...`). */
+  denoFlags?: string[];
 }
 
 export interface ClusterE2E {
@@ -84,6 +86,7 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
       rootDir,
       manifestDir,
       mainModule: opts.mainModule,
+      denoFlags: opts.denoFlags,
       extraArgs: [
         "--kubeconfig",
         kubeconfig,
