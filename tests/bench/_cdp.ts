@@ -78,8 +78,13 @@ export async function connectInspector(host: string, port: number): Promise<CdpS
 export interface ProfileSummary {
   /** Profile span, ms. */
   totalMs: number;
-  /** Time in (idle), ms: the rest is the isolate's busy time. */
+  /** Time in (idle), ms. */
   idleMs: number;
+  /**
+   * Time in samples of anything else, ms: the isolate's busy time. Not `totalMs - idleMs`, which
+   * would count the wait for the first sample (hundreds of ms) as busy.
+   */
+  busyMs: number;
   /** Self time by function (`name url:line`), ms, highest first. */
   selfByFunction: [string, number][];
   /** Self time by script (url, or `(program)`, `(garbage collector)`), ms, highest first. */
@@ -117,6 +122,7 @@ export function summarizeProfile(
       ? `${f.functionName || "(anonymous)"} ${short(f.url)}:${f.lineNumber + 1}`
       : f.functionName;
   let idleUs = 0;
+  let busyUs = 0;
   const clamped = { samples: 0, ms: 0 };
   for (let i = 0; i < samples.length; i++) {
     let us = i + 1 < deltas.length ? deltas[i + 1] : mean;
@@ -132,6 +138,7 @@ export function summarizeProfile(
       idleUs += us - opts.maxSampleUs; // not known to be busy: counted with the idle time
       us = opts.maxSampleUs;
     }
+    busyUs += us;
     add(self, label(node.callFrame), us);
     add(file, node.callFrame.url ? short(node.callFrame.url) : node.callFrame.functionName, us);
     const seen = new Set<string>();
@@ -147,6 +154,7 @@ export function summarizeProfile(
   return {
     totalMs: (profile.endTime - profile.startTime) / 1000,
     idleMs: idleUs / 1000,
+    busyMs: busyUs / 1000,
     selfByFunction: sorted(self),
     selfByFile: sorted(file),
     totalByFunction: sorted(total).filter(([k]) => k !== "(root)"),

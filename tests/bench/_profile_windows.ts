@@ -101,7 +101,7 @@ export function printProfileReport(
     root: opts.root,
     maxSampleUs: 10 * opts.intervalUs,
   });
-  const busyMs = s.totalMs - s.idleMs;
+  const busyMs = s.busyMs;
   const pct = (ms: number) => (ms / s.totalMs * 100).toFixed(2);
   const row = ([k, ms]: [string, number]) =>
     `${ms.toFixed(1).padStart(9)} ms ${pct(ms).padStart(6)} %  ${k}`;
