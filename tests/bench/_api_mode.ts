@@ -9,10 +9,11 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import { type ApiClient, createApiClient, loadKubeconfig } from "../../src/apiclient/mod.ts";
 import { realClock } from "../../src/util/clock.ts";
-import { nullLogger } from "../../src/util/log.ts";
+import { errorMessage, nullLogger } from "../../src/util/log.ts";
 import { type ClusterE2E, setupCluster } from "../e2e/_cluster.ts";
 import { waitFor } from "../support/wait.ts";
 import { type Footprint, sampleFootprint } from "./_proc.ts";
+import { isRunningReady, watchReady } from "./_ready_watch.ts";
 import { summarize, type Summary } from "./_stats.ts";
 
 export interface ApiModeResult {
@@ -152,66 +153,57 @@ export async function timedStarts(
   },
 ): Promise<{ perPod: Summary; allMs: number }> {
   const created = new Map<string, number>();
-  const ready = new Map<string, number>();
   const stop = new AbortController();
-  const wanted = new Set(names);
-  let resolveAll: () => void = () => {};
-  const allReady = new Promise<void>((r) => resolveAll = r);
-  const watching = (async () => {
-    for await (
-      const ev of api.watch<V1Pod>(`/api/v1/namespaces/${NS}/pods`, {
-        query: { fieldSelector: `spec.nodeName=${node}`, labelSelector: "bench=api" },
-        signal: stop.signal,
-      })
-    ) {
-      const p = ev.object;
-      const name = p.metadata?.name ?? "";
-      if (!wanted.has(name) || ready.has(name)) continue;
-      const isReady = p.status?.phase === "Running" &&
-        p.status.conditions?.some((x) => x.type === "Ready" && x.status === "True");
-      if (isReady) {
-        ready.set(name, performance.now());
-        if (ready.size === names.length) resolveAll();
-      }
-    }
-  })();
-  // Let the watch open before the first create.
-  await realClock.sleep(500);
-  const t0 = performance.now();
-  const creates: Promise<unknown>[] = [];
-  for (const [i, name] of names.entries()) {
-    if (opts.ratePerSecond > 0) {
-      const due = t0 + (i * 1000) / opts.ratePerSecond;
-      const wait = due - performance.now();
-      if (wait > 0) await realClock.sleep(wait);
-    }
-    created.set(name, performance.now());
-    creates.push(api.request({
-      method: "POST",
-      path: `/api/v1/namespaces/${NS}/pods`,
-      body: podOf(name, node, opts.image, opts.token),
-    }));
-  }
-  await Promise.all(creates);
+  const watch = watchReady(api, {
+    namespace: NS,
+    fieldSelector: `spec.nodeName=${node}`,
+    labelSelector: "bench=api",
+    names,
+    signal: stop.signal,
+  });
+  const { ready } = watch;
   const deadline = new AbortController();
-  const timer = realClock.sleep(180_000, { signal: deadline.signal }).then(
-    () => {
-      throw new Error(`only ${ready.size} of ${names.length} pods were Ready within 180 s`);
-    },
-    () => undefined,
-  );
   try {
-    await Promise.race([allReady, timer]);
+    // Let the watch open before the first create.
+    await realClock.sleep(500);
+    const t0 = performance.now();
+    const creates: Promise<unknown>[] = [];
+    for (const [i, name] of names.entries()) {
+      if (opts.ratePerSecond > 0) {
+        const due = t0 + (i * 1000) / opts.ratePerSecond;
+        const wait = due - performance.now();
+        if (wait > 0) await realClock.sleep(wait);
+      }
+      created.set(name, performance.now());
+      creates.push(api.request({
+        method: "POST",
+        path: `/api/v1/namespaces/${NS}/pods`,
+        body: podOf(name, node, opts.image, opts.token),
+      }));
+    }
+    await Promise.all(creates);
+    const timer = realClock.sleep(180_000, { signal: deadline.signal }).then(
+      async () => {
+        // Tell a slow agent from a blind watch: what does the API server itself say?
+        const inApi = await countReady(api, node, names).catch((e) => errorMessage(e));
+        throw new Error(
+          `only ${ready.size} of ${names.length} pods were Ready within 180 s ` +
+            `(the API server lists ${inApi} Ready; ${watch.describe()})`,
+        );
+      },
+      () => undefined,
+    );
+    await Promise.race([watch.all, timer]);
+    const latencies = names.map((n) => ready.get(n)! - created.get(n)!);
+    return {
+      perPod: summarize(latencies),
+      allMs: Math.max(...names.map((n) => ready.get(n)!)) - t0,
+    };
   } finally {
     deadline.abort();
     stop.abort();
-    await watching;
+    await watch.stopped;
   }
-  const latencies = names.map((n) => ready.get(n)! - created.get(n)!);
-  return {
-    perPod: summarize(latencies),
-    allMs: Math.max(...names.map((n) => ready.get(n)!)) - t0,
-  };
 }
 
 export async function deleteAll(api: ApiClient, names: string[]): Promise<void> {
@@ -241,4 +233,14 @@ export async function deleteAll(api: ApiClient, names: string[]): Promise<void> 
     );
     return list.items.length === 0;
   }, { what: "the bench pods to leave the API", timeoutMs: 180_000, intervalMs: 1000 });
+}
+
+async function countReady(api: ApiClient, node: string, names: string[]): Promise<number> {
+  const wanted = new Set(names);
+  const list = await api.request<{ items: V1Pod[] }>({
+    method: "GET",
+    path: `/api/v1/namespaces/${NS}/pods`,
+    query: { fieldSelector: `spec.nodeName=${node}`, labelSelector: "bench=api" },
+  });
+  return list.items.filter((p) => wanted.has(p.metadata?.name ?? "") && isRunningReady(p)).length;
 }

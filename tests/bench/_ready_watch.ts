@@ -1,0 +1,70 @@
+/**
+ * When each bench pod became Running and Ready in the API server, as `kubectl get pods -w` shows
+ * it: the agent's own reflector (list, then watch, re-listing after a broken or ended stream).
+ * A bare watch that ends quietly would leave the bench waiting for events that never come (one
+ * profiling run timed out with 0 of 110 pods Ready after the agent had started all of them), so
+ * a break is survived, and the reflector's complaints go into the error if the wait still fails.
+ */
+import type { V1Pod } from "@kubernetes/client-node";
+import { type ApiClient, runReflector } from "../../src/apiclient/mod.ts";
+import { realClock } from "../../src/util/clock.ts";
+import { createLogger } from "../../src/util/log.ts";
+
+export interface ReadyWatch {
+  /** name → performance.now() when first seen Ready. */
+  readonly ready: ReadonlyMap<string, number>;
+  /** Resolves when every wanted pod was seen Ready. */
+  readonly all: Promise<void>;
+  /** Resolves once the signal aborts and the watch has stopped. */
+  readonly stopped: Promise<void>;
+  /** What the reflector logged (lists, broken watches), for an error message. */
+  describe(): string;
+}
+
+export function isRunningReady(p: V1Pod): boolean {
+  return p.status?.phase === "Running" &&
+    (p.status.conditions ?? []).some((x) => x.type === "Ready" && x.status === "True");
+}
+
+export function watchReady(api: ApiClient, opts: {
+  namespace: string;
+  fieldSelector: string;
+  labelSelector: string;
+  names: readonly string[];
+  signal: AbortSignal;
+}): ReadyWatch {
+  const wanted = new Set(opts.names);
+  const ready = new Map<string, number>();
+  const complaints: string[] = [];
+  let lists = 0;
+  let resolveAll: () => void = () => {};
+  const all = new Promise<void>((r) => resolveAll = r);
+  const see = (p: V1Pod) => {
+    const name = p.metadata?.name ?? "";
+    if (!wanted.has(name) || ready.has(name) || !isRunningReady(p)) return;
+    ready.set(name, performance.now());
+    if (ready.size === wanted.size) resolveAll();
+  };
+  const logger = createLogger({ verbosity: 0, write: (line) => complaints.push(line) });
+  const stopped = runReflector<V1Pod>({
+    client: api,
+    path: `/api/v1/namespaces/${opts.namespace}/pods`,
+    fieldSelector: opts.fieldSelector,
+    labelSelector: opts.labelSelector,
+    clock: realClock,
+    logger,
+    onList: (items) => {
+      lists++;
+      items.forEach(see);
+    },
+    onEvent: (_type, p) => see(p),
+  }, { signal: opts.signal });
+  return {
+    ready,
+    all,
+    stopped,
+    describe: () =>
+      `the watch listed ${lists} times; ` +
+      (complaints.length ? `it logged: ${complaints.slice(-3).join(" | ")}` : "it logged nothing"),
+  };
+}

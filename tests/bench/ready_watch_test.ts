@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import type { V1Pod } from "@kubernetes/client-node";
+import {
+  type ApiClient,
+  type ApiRequest,
+  ApiUnavailableError,
+  type WatchEvent,
+  type WatchOptions,
+} from "../../src/apiclient/mod.ts";
+import { watchReady } from "./_ready_watch.ts";
+
+const pod = (name: string, ready: boolean, rv: string): V1Pod => ({
+  metadata: { name, resourceVersion: rv },
+  status: {
+    phase: "Running",
+    conditions: [{ type: "Ready", status: ready ? "True" : "False" }],
+  },
+});
+
+/** Lists and watches answered from scripts; an unscripted watch waits for the abort. */
+class Scripted implements ApiClient {
+  readonly server = "https://fake";
+  constructor(
+    readonly lists: V1Pod[][],
+    readonly watches: Array<WatchEvent<V1Pod>[] | Error>,
+  ) {}
+  request<T>(_req: ApiRequest): Promise<T> {
+    const items = this.lists.shift() ?? [];
+    return Promise.resolve({ metadata: { resourceVersion: "1" }, items } as T);
+  }
+  async *watch<T>(_path: string, opts: WatchOptions): AsyncIterable<WatchEvent<T>> {
+    const next = this.watches.shift();
+    if (!next) {
+      await new Promise<void>((r) => opts.signal.addEventListener("abort", () => r()));
+      return;
+    }
+    if (next instanceof Error) throw next;
+    for (const e of next) yield e as WatchEvent<T>;
+  }
+  close(): void {}
+}
+
+Deno.test("watchReady: a broken watch is re-listed, and pods Ready meanwhile are counted", async () => {
+  // The first watch sees b not Ready and ends; the next one breaks: the re-list sees both Ready.
+  const api = new Scripted(
+    [[pod("a", false, "1")], [pod("a", true, "3"), pod("b", true, "4")]],
+    [[{ type: "MODIFIED", object: pod("b", false, "2") }], new ApiUnavailableError("reset")],
+  );
+  const stop = new AbortController();
+  const w = watchReady(api, {
+    namespace: "default",
+    fieldSelector: "spec.nodeName=n",
+    labelSelector: "bench=api",
+    names: ["a", "b"],
+    signal: stop.signal,
+  });
+  try {
+    await w.all;
+    assert.deepEqual([...w.ready.keys()].sort(), ["a", "b"]);
+    assert.match(w.describe(), /listed 2 times/);
+  } finally {
+    stop.abort();
+    await w.stopped;
+  }
+});
