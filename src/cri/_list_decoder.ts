@@ -11,10 +11,11 @@ import { ProtoReader, truncated } from "./_wire.ts";
  * one native decode of the message, then substrings the engine compares and hashes natively), so
  * an item that changed in any field is decoded afresh.
  *
- * Map fields are the exception: Go runtimes encode a map in its random iteration order, so the
- * same container comes back with its labels and annotations in another order on most calls
- * (containerd 1.6: 7 of 56 unchanged containers had the same bytes twice running). The key
- * therefore holds the item's other fields as they are, then its `mapFields` entries sorted.
+ * Map fields are left out of the key. Go runtimes encode a map in its random iteration order, so
+ * the same container comes back with its labels and annotations in another order on most calls
+ * (containerd 1.6: 7 of 56 unchanged containers had the same bytes twice running); and CRI sets
+ * a container's or sandbox's labels and annotations once, at creation, with no call to change
+ * them, so the item's other fields (its id among them) decide alone. `mapFields` names them.
  *
  * Reused items are shared between calls, so every item is deeply frozen. Items not seen in the
  * last `window` responses are dropped: an item that changed does not come back with its old
@@ -80,32 +81,29 @@ export class ListDecoder<T extends object> {
   }
 
   /**
-   * The item from `r.pos` to `end` as a key of its own: a fresh flat string (Array#join copies;
-   * a substring or a `+` of substrings would keep the whole answer's string alive for as long as
-   * the item stays unchanged). Moves `r` to `end`.
+   * The item from `r.pos` to `end`, less its map fields, as a key of its own: a fresh flat
+   * string (Array#join copies; a substring or a `+` of substrings would keep the whole answer's
+   * string alive for as long as the item stays unchanged). Moves `r` to `end`.
    */
   #key(r: ProtoReader, text: string, end: number): string {
-    const start = r.pos;
-    let parts: string[] | undefined;
-    let entries: string[] | undefined;
-    let runStart = start;
+    // Runs of non-map fields, as [start, end) pairs.
+    const runs: number[] = [];
+    let runStart = r.pos;
     while (r.pos < end) {
       const fieldStart = r.pos;
       const t = r.uint32();
       r.skip(t & 7);
       if ((t & 7) !== 2 || !this.#mapFields.has(t >>> 3)) continue;
-      if (runStart < fieldStart) (parts ??= []).push(text.substring(runStart, fieldStart));
-      (entries ??= []).push(text.substring(fieldStart, r.pos));
+      if (runStart < fieldStart) runs.push(runStart, fieldStart);
       runStart = r.pos;
     }
     if (r.pos !== end) throw truncated();
-    if (!entries) return byteString.decode(r.buf.subarray(start, end));
-    if (runStart < end) (parts ??= []).push(text.substring(runStart, end));
-    // Every field starts with its tag and length, so the pieces join without ambiguity.
-    entries.sort();
-    const all = parts ? parts.concat(entries) : entries;
-    // A one-element join may hand back the element itself, a substring: copy that case.
-    return all.length > 1 ? all.join("") : byteString.decode(r.buf.subarray(start, end));
+    if (runStart < end) runs.push(runStart, end);
+    if (runs.length <= 2) return byteString.decode(r.buf.subarray(runs[0] ?? end, runs[1] ?? end));
+    // Every field starts with its tag (and length), so the pieces join without ambiguity.
+    const parts: string[] = [];
+    for (let i = 0; i < runs.length; i += 2) parts.push(text.substring(runs[i], runs[i + 1]));
+    return parts.join("");
   }
 }
 

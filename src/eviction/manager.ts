@@ -138,7 +138,7 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
   /** A fresh look at the node between rounds: conditions only, nothing is evicted. */
   async function refreshConditions(signal: AbortSignal | undefined): Promise<void> {
     try {
-      updateConditions(observe(await deps.stats.summary({ signal })));
+      updateConditions(observe(await deps.stats.summary({ signal, pods: false })));
     } catch (err) {
       if (signal?.aborted) throw err;
       log.warn("Eviction manager: cannot get summary stats", { err });
@@ -155,7 +155,7 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
     try {
       summary = opts.fresh && deps.stats.sampleNow
         ? await deps.stats.sampleNow({ signal: opts.signal })
-        : await deps.stats.summary({ signal: opts.signal });
+        : await deps.stats.summary({ signal: opts.signal, pods: false });
     } catch (err) {
       log.warn("Eviction manager: cannot get summary stats", { err });
       return undefined;
@@ -187,6 +187,16 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
     if (activePods.length === 0) {
       log.warn("Eviction manager: thresholds met, but no pods are active to evict");
       return undefined;
+    }
+    // The signals need the node alone; pods are read (sampled, if nobody else reads them) only
+    // to rank them.
+    if (!opts.fresh || !deps.stats.sampleNow) {
+      try {
+        summary = await deps.stats.summary({ signal: opts.signal });
+      } catch (err) {
+        log.warn("Eviction manager: cannot get pod stats to rank pods", { err });
+        return undefined;
+      }
     }
     const podStats = new Map(summary.pods.map((p) => [p.podRef.uid, p]));
     const statsOf: StatsOf = (pod) => podStats.get(pod.metadata?.uid ?? "");
@@ -234,7 +244,7 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
     try {
       const summary = deps.stats.sampleNow
         ? await deps.stats.sampleNow({ signal })
-        : await deps.stats.summary({ signal });
+        : await deps.stats.summary({ signal, pods: false });
       after = observe(summary);
     } catch (err) {
       log.warn("Eviction manager: cannot get summary stats after resource reclaim", { err });

@@ -103,9 +103,9 @@ export interface EvictionSummary {
 export interface EvictionStats {
   /**
    * The latest Summary (may be up to one sample period old). May block on the runtime for the
-   * first sample; honours `signal`.
+   * first sample; honours `signal`. `pods: false`: the node alone is needed (`pods` may be empty).
    */
-  summary(opts?: { signal?: AbortSignal }): Promise<EvictionSummary>;
+  summary(opts?: { signal?: AbortSignal; pods?: boolean }): Promise<EvictionSummary>;
   /**
    * Optional: takes a new sample now. Called after a node-level reclaim to see its effect;
    * without it the manager waits one monitoring round for a newer sample before evicting.

@@ -13,9 +13,16 @@ export class CpuRateTracker {
   #seen = new Set<string>();
 
   /**
+   * @param maxGapMs a previous point older than this gives no rate: an average over a long gap
+   * (pods sampled again after nobody read them for an hour) is not current usage.
+   */
+  constructor(private readonly maxGapMs = Infinity) {}
+
+  /**
    * Records a cumulative sample for `key` and returns nano-cores since the previous one, or
-   * undefined for the first sample, a clock that did not move, or a counter that went back
-   * (a new container reusing the key). Samples older than the last one are ignored.
+   * undefined for the first sample, a clock that did not move, a counter that went back (a new
+   * container reusing the key) or a previous sample too old. Samples older than the last one
+   * are ignored.
    */
   update(key: string, cpuNs: number, atMs: number): number | undefined {
     this.#seen.add(key);
@@ -25,7 +32,7 @@ export class CpuRateTracker {
     if (prev === undefined) return undefined;
     const dtMs = atMs - prev.atMs;
     const dCpu = cpuNs - prev.cpuNs;
-    if (dtMs <= 0 || dCpu < 0) return undefined;
+    if (dtMs <= 0 || dtMs > this.maxGapMs || dCpu < 0) return undefined;
     // ns of CPU per second of wall time = nano-cores.
     return Math.round((dCpu * 1000) / dtMs);
   }

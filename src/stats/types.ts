@@ -182,24 +182,27 @@ export interface UserDefinedMetric {
 export interface SummaryOptions {
   /** Only CPU and memory of node, pods and containers (`?only_cpu_and_memory=true`). */
   onlyCpuAndMemory?: boolean;
+  /**
+   * false: the node alone (`pods` empty), from the latest sample of either kind; for readers
+   * of node-level usage (the eviction manager's signals), who then keep no one sampling pods.
+   */
+  pods?: boolean;
   signal?: AbortSignal;
 }
 
 /**
  * Node, pod and container resource usage. One background sampler (`run`) reads the cgroup
- * files, /proc and the CRI every sample period; requests read the last sample, so their cost
- * stays off the sampling path.
+ * files, /proc and the CRI every sample period, pods only while someone reads them; requests
+ * read the last sample, so their cost stays off the sampling path.
  */
 export interface StatsProvider {
   /**
-   * The Summary as of the latest sample. Takes a fresh sample first when none exists yet
-   * (may then block on the runtime; honours `signal`). Never mutates the returned sample.
+   * The Summary as of the latest sample with pods (or, with `pods: false`, of the node). Takes a
+   * fresh sample first when there is none from the last two periods (may then block on the
+   * runtime; honours `signal`). Never mutates the returned sample.
    */
   summary(opts?: SummaryOptions): Promise<Summary>;
-  /**
-   * The last background sample, or undefined before the first one completes. Cheap and
-   * non-blocking: for the eviction manager's synchronize loop.
-   */
+  /** The last sample with pods, or undefined before one completes. Cheap and non-blocking. */
   latest(): Summary | undefined;
   /**
    * Takes a new sample that starts after the call (waiting out one already under way) and

@@ -144,8 +144,9 @@ export function harness(opts: {
   let reclaimed = false;
   const deps: EvictionManagerDeps = {
     stats: {
-      summary: () => {
-        calls.push("summary");
+      summary: (o) => {
+        // The node's signals alone, or pods too (to rank them).
+        calls.push(o?.pods === false ? "summary:node" : "summary");
         const fn = reclaimed && h.stats.afterReclaim ? h.stats.afterReclaim : h.stats.next;
         return Promise.resolve(fn(clock.now()));
       },

@@ -19,6 +19,7 @@ export class StatsCri {
   stats = new Map<string, ContainerStats>();
   sandboxStatsError: Error | undefined = new DenoletError("cgroupPath is empty");
   sandboxStatsCalls = 0;
+  containerStatsCalls = 0;
   fsUsage: FilesystemUsage[] = [{
     timestamp: 0,
     fsId: { mountpoint: "/images" },
@@ -32,7 +33,10 @@ export class StatsCri {
     return {
       listPodSandbox: () => Promise.resolve(self.sandboxes),
       listContainers: () => Promise.resolve(self.containers),
-      listContainerStats: () => Promise.resolve([...self.stats.values()]),
+      listContainerStats: () => {
+        self.containerStatsCalls++;
+        return Promise.resolve([...self.stats.values()]);
+      },
       listPodSandboxStats: (): Promise<PodSandboxStats[]> => {
         self.sandboxStatsCalls++;
         return self.sandboxStatsError

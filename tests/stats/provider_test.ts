@@ -226,10 +226,12 @@ Deno.test("the background sampler turns CPU counters into usageNanoCores", async
   const c1 = container("c1", "sb1", "main", T0 - 50_000);
   cri.containers = [c1];
   cri.stats.set("c1", criStats(c1, 1e9));
+  // A reader first: the background samples include pods from then on.
+  const first = await provider.summary();
+  assert.equal(first.pods[0].containers[0].cpu?.usageNanoCores, undefined);
   const ctl = new AbortController();
   const running = provider.run({ signal: ctl.signal });
   await sampled(clock);
-  assert.equal(provider.latest()?.pods[0].containers[0].cpu?.usageNanoCores, undefined);
 
   cri.stats.set("c1", criStats(c1, 1e9 + 5e9)); // 5 s of CPU in 10 s: half a core
   await tick(clock, 10_000);
@@ -242,6 +244,42 @@ Deno.test("the background sampler turns CPU counters into usageNanoCores", async
   ctl.abort();
   await running;
   assert.equal(clock.pendingTimers, 0);
+});
+
+Deno.test("pods are sampled in the background only while someone reads them", async () => {
+  const { clock, cri, provider } = setup({ cgroupRoot: `${FIX}cgroup_v1` });
+  cri.sandboxes = [sandbox("sb1", "u1", "web", T0 - 60_000)];
+  const c1 = container("c1", "sb1", "main", T0 - 50_000);
+  cri.containers = [c1];
+  cri.stats.set("c1", criStats(c1, 1e9));
+  const ctl = new AbortController();
+  const running = provider.run({ signal: ctl.signal });
+  await sampled(clock);
+  await tick(clock, 30_000);
+  // Nobody read pods: the node alone, every period, for the eviction manager.
+  assert.equal(cri.containerStatsCalls, 0);
+  assert.equal(provider.latest(), undefined);
+  const node = await provider.summary({ pods: false });
+  assert.deepEqual(node.node.cpu?.time, new Date(T0 + 30_000));
+  assert.deepEqual(node.pods, []);
+  assert.equal(cri.containerStatsCalls, 0, "the node's reader needs no pods");
+
+  // A reader (a metrics-server scrape) pays for one sample; the next periods sample pods too.
+  assert.equal((await provider.summary()).pods.length, 1);
+  assert.equal(cri.containerStatsCalls, 1);
+  await tick(clock, 20_000);
+  assert.equal(cri.containerStatsCalls, 3);
+  // Two minutes with no reader: back to the node alone.
+  await tick(clock, 120_000);
+  const calls = cri.containerStatsCalls;
+  await tick(clock, 30_000);
+  assert.equal(cri.containerStatsCalls, calls);
+  // A rate over a gap that long would be an old average, not current usage: none.
+  cri.stats.set("c1", criStats(c1, 9e9));
+  assert.equal((await provider.summary()).pods[0].containers[0].cpu?.usageNanoCores, undefined);
+
+  ctl.abort();
+  await running;
 });
 
 Deno.test("summary samples on demand when no sampler runs; only_cpu_and_memory trims", async () => {
@@ -262,12 +300,16 @@ Deno.test("summary samples on demand when no sampler runs; only_cpu_and_memory t
 
 Deno.test("a failing ListPodSandboxStats is retried only every few minutes", async () => {
   const { clock, cri, provider } = setup({ cgroupRoot: `${FIX}cgroup_v1` });
+  await provider.summary(); // a reader: pods are sampled every period
   const ctl = new AbortController();
   const running = provider.run({ signal: ctl.signal });
   await sampled(clock);
   await tick(clock, 60_000);
   assert.equal(cri.sandboxStatsCalls, 1);
-  await tick(clock, 4 * 60_000);
+  for (let i = 0; i < 4; i++) {
+    await provider.summary();
+    await tick(clock, 60_000);
+  }
   assert.equal(cri.sandboxStatsCalls, 2);
   ctl.abort();
   await running;
@@ -275,6 +317,7 @@ Deno.test("a failing ListPodSandboxStats is retried only every few minutes", asy
 
 Deno.test("a failed sample keeps the previous one", async () => {
   const { clock, cri, provider } = setup({ cgroupRoot: `${FIX}cgroup_v1` });
+  await provider.summary(); // a reader: pods are sampled every period
   const ctl = new AbortController();
   const running = provider.run({ signal: ctl.signal });
   await sampled(clock);
