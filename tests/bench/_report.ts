@@ -44,6 +44,8 @@ export interface Report {
   /** The upstream kubelet side by side on a private runtime (issue 14), when run. */
   upstream?: UpstreamResult;
   targets: Record<string, { value: number; target: string; met: boolean }>;
+  /** Scenarios that failed: the rest of the run is still reported. */
+  failures?: string[];
 }
 
 /** Collects samples per row and agent/baseline side. */
@@ -85,6 +87,7 @@ export function formatReport(r: Report): string {
     `agent=${r.settings.agentForm ?? "source"} v8-flags=${
       r.settings.agentV8Flags || "(V8 defaults)"
     }`,
+    ...(r.failures ?? []).map((f) => `FAILED ${f}`),
     "",
     "latency (ms)".padEnd(42) +
       ["n", "median", "p90", "p99", "min", "max", "base med", "base p99", "x med", "x p99"]

@@ -34,6 +34,7 @@ import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
 import { parseArgs } from "node:util";
 import { createCriClient, type RuntimeService } from "../../src/cri/mod.ts";
 import { realClock } from "../../src/util/clock.ts";
+import { errorMessage } from "../../src/util/log.ts";
 import { ensureContainerd } from "../support/containerd.ts";
 import { removeAgentSandboxes, startAgent } from "../support/agent.ts";
 import { Baseline } from "./_baseline.ts";
@@ -235,31 +236,45 @@ if (runs("footprint") && (level > 0 || probes)) {
   progress(`idle footprint after the workload (${settings.sampleSeconds} s)`);
   steadyState["0 pods (after)"] = await steadyStateAt(agent, 0, { image: ctx.image, sampleMs });
 }
+// The two long scenarios at the end: one failing keeps what the run measured so far.
+const failures: string[] = [];
+async function scenario<T>(name: string, run: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await run();
+  } catch (err) {
+    failures.push(`${name}: ${errorMessage(err)}`);
+    console.error(`[bench] ${name} failed:`, err);
+    return undefined;
+  }
+}
+
 const apiMode = runs("api")
-  ? await apiModeBench({
-    image: rt.images.pause,
-    sampleMs,
-    burst: settings.api.burst,
-    paced: settings.api.paced,
-    ratePerSecond: settings.ratePerSecond,
-    loaded: settings.api.loaded,
-    progress,
-    agentMain,
-  })
+  ? await scenario("api", () =>
+    apiModeBench({
+      image: rt.images.pause,
+      sampleMs,
+      burst: settings.api.burst,
+      paced: settings.api.paced,
+      ratePerSecond: settings.ratePerSecond,
+      loaded: settings.api.loaded,
+      progress,
+      agentMain,
+    }))
   : undefined;
 
 const upstream = runs("upstream")
-  ? await upstreamBench({
-    bursts: settings.upstreamPods,
-    rounds: settings.rounds,
-    steady: [0, ...settings.footprint],
-    sampleMs,
-    agentArgs: settings.agentArgs,
-    agentMain,
-    agentEnv: settings.agentEnv,
-    agentV8Flags: settings.agentV8Flags,
-    progress,
-  })
+  ? await scenario("upstream", () =>
+    upstreamBench({
+      bursts: settings.upstreamPods,
+      rounds: settings.rounds,
+      steady: [0, ...settings.footprint],
+      sampleMs,
+      agentArgs: settings.agentArgs,
+      agentMain,
+      agentEnv: settings.agentEnv,
+      agentV8Flags: settings.agentV8Flags,
+      progress,
+    }))
   : undefined;
 
 const latency = samples.rows();
@@ -275,11 +290,13 @@ const report: Report = {
   apiMode,
   upstream,
   targets: { ...targets(latency, steadyState), ...(upstream ? upstreamTargets(upstream) : {}) },
+  failures: failures.length ? failures : undefined,
 };
 await Deno.mkdir(new URL("../../dist", import.meta.url), { recursive: true });
 await Deno.writeTextFile(values.out!, JSON.stringify(report, null, 2));
 console.log(formatReport(report));
 console.log(`written ${values.out}`);
+if (failures.length) Deno.exitCode = 1;
 
 function parseOnly(list: string): Scenario[] {
   const names = list.split(",").map((s) => s.trim()).filter((s) => s !== "");

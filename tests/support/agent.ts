@@ -5,6 +5,7 @@
 import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
 import type { V1PodList } from "@kubernetes/client-node";
 import type { RuntimeService } from "../../src/cri/types.ts";
+import { NotFoundError } from "../../src/util/errors.ts";
 import { DevSetupError } from "./_exec.ts";
 import { type DevRuntime, ensureContainerd } from "./containerd.ts";
 import { freePort, waitFor, WaitTimeoutError } from "./wait.ts";
@@ -235,8 +236,13 @@ export async function removeAgentSandboxes(rs: RuntimeService, hostname: string)
     s.labels?.["io.denolet.node-name"] === hostname || s.metadata.name.endsWith(`-${hostname}`)
   );
   for (const s of mine) {
-    await rs.stopPodSandbox(s.id);
-    await rs.removePodSandbox(s.id);
+    try {
+      await rs.stopPodSandbox(s.id);
+      await rs.removePodSandbox(s.id);
+    } catch (err) {
+      // Removed meanwhile (by the agent still stopping, or its GC): what was wanted.
+      if (!(err instanceof NotFoundError)) throw err;
+    }
   }
   return mine.length;
 }
