@@ -119,7 +119,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     },
     // The first stats sample may not be there yet; statfs keeps the Node from waiting for it.
     nodeFsCapacityBytes: async ({ signal }) =>
-      stats.latest()?.node.fs?.capacityBytes ??
+      stats.latestNode()?.fs?.capacityBytes ??
         (await statfs(config.rootDir, { signal })).capacityBytes,
     hardThresholds: evictionConfig.thresholds,
     kubeReserved: config.kubeReserved,

@@ -35,8 +35,11 @@ import {
 } from "./types.ts";
 
 const DEFAULT_SAMPLE_PERIOD_MS = 10_000;
-/** After a read of pod stats, pods are sampled in the background this long (scrapes: 15–60 s). */
-const POD_READERS_WINDOW_MS = 120_000;
+/**
+ * After a read of pod stats, pods are sampled in the background this long: a poller at any
+ * interval up to this keeps them sampled every period (and gets CPU rates, as upstream).
+ */
+const POD_READERS_WINDOW_MS = 10 * 60_000;
 const SANDBOX_STATS_RETRY_MS = 5 * 60_000;
 const LABEL_NODE_NAME = "io.denolet.node-name";
 const LABEL_POD_UID = "io.kubernetes.pod.uid";
@@ -68,6 +71,8 @@ class Sampler implements StatsProvider {
   #inflight: { pods: boolean; sample: Promise<Summary> } | undefined;
   /** Until when the background samples include pods (someone reads them). */
   #podReadersUntil = 0;
+  /** run()'s signal: a shared sample is the sampler's, never one caller's to cancel. */
+  #runSignal: AbortSignal | undefined;
   #runtimePid: number | undefined;
   /** When to try CRI ListPodSandboxStats again after it failed (ms since the epoch). */
   #sandboxStatsRetryAt = 0;
@@ -86,6 +91,10 @@ class Sampler implements StatsProvider {
 
   latest(): Summary | undefined {
     return this.#latest;
+  }
+
+  latestNode(): NodeStats | undefined {
+    return this.#latestNode?.summary.node;
   }
 
   async summary(opts: SummaryOptions = {}): Promise<Summary> {
@@ -114,6 +123,7 @@ class Sampler implements StatsProvider {
   }
 
   async run({ signal }: { signal: AbortSignal }): Promise<void> {
+    this.#runSignal = signal;
     while (!signal.aborted) {
       try {
         await this.#sampleShared(this.#deps.clock.now() < this.#podReadersUntil, signal);
@@ -130,17 +140,23 @@ class Sampler implements StatsProvider {
     }
   }
 
-  /** One sample at a time: concurrent callers share it (one with pods serves either kind). */
+  /**
+   * One sample at a time: concurrent callers share it (one with pods serves either kind). It
+   * runs under the sampler's own signal; a caller's signal ends only that caller's wait, so a
+   * scraper that hangs up cancels nobody else's sample.
+   */
   async #sampleShared(pods: boolean, signal: AbortSignal | undefined): Promise<Summary> {
-    const cur = this.#inflight;
-    if (cur && (cur.pods || !pods)) return await cur.sample;
-    if (cur) await cur.sample.catch(() => undefined);
-    if (this.#inflight) return await this.#sampleShared(pods, signal); // another caller started one
-    const sample = this.#sample(pods, signal).finally(() => {
+    for (;;) {
+      const cur = this.#inflight;
+      if (cur && (cur.pods || !pods)) return await untilAborted(cur.sample, signal);
+      if (!cur) break;
+      await untilAborted(cur.sample.catch(() => undefined), signal);
+    }
+    const sample = this.#sample(pods, this.#runSignal).finally(() => {
       this.#inflight = undefined;
     });
     this.#inflight = { pods, sample };
-    return await sample;
+    return await untilAborted(sample, signal);
   }
 
   async #sample(withPods: boolean, signal: AbortSignal | undefined): Promise<Summary> {
@@ -207,7 +223,7 @@ class Sampler implements StatsProvider {
     const summary: Summary = { node, pods };
     this.#latestNode = { summary, at: now.getTime() };
     if (lists) {
-      // Pods' rate points are kept between samples with pods, however far apart.
+      // Pods' rate points are kept between samples with pods (past maxGap they give no rate).
       this.#rates.sweep();
       this.#latest = summary;
       this.#latestAt = now.getTime();
@@ -313,6 +329,23 @@ class Sampler implements StatsProvider {
       return undefined;
     }
   }
+}
+
+/** `p`, or the signal's reason once it aborts (`p` goes on; its failure is then ignored). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) {
+    p.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      p.catch(() => undefined);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 /** The newest ready sandbox of each pod (a restarted pod briefly has two). */

@@ -183,7 +183,7 @@ export interface SummaryOptions {
   /** Only CPU and memory of node, pods and containers (`?only_cpu_and_memory=true`). */
   onlyCpuAndMemory?: boolean;
   /**
-   * false: the node alone (`pods` empty), from the latest sample of either kind; for readers
+   * false: the node, from the latest sample of either kind (`pods` empty or older); for readers
    * of node-level usage (the eviction manager's signals), who then keep no one sampling pods.
    */
   pods?: boolean;
@@ -204,6 +204,8 @@ export interface StatsProvider {
   summary(opts?: SummaryOptions): Promise<Summary>;
   /** The last sample with pods, or undefined before one completes. Cheap and non-blocking. */
   latest(): Summary | undefined;
+  /** The node as of the last sample of either kind; undefined before the first. Non-blocking. */
+  latestNode(): NodeStats | undefined;
   /**
    * Takes a new sample that starts after the call (waiting out one already under way) and
    * returns it: for decisions that must see the effect of something just done (an eviction).

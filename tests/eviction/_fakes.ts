@@ -148,7 +148,9 @@ export function harness(opts: {
         // The node's signals alone, or pods too (to rank them).
         calls.push(o?.pods === false ? "summary:node" : "summary");
         const fn = reclaimed && h.stats.afterReclaim ? h.stats.afterReclaim : h.stats.next;
-        return Promise.resolve(fn(clock.now()));
+        const s = fn(clock.now());
+        // As the provider may: no pods in a node-only read, so ranking must ask for them.
+        return Promise.resolve(o?.pods === false ? { ...s, pods: [] } : s);
       },
       sampleNow: opts.noSampleNow ? undefined : () => {
         calls.push("sampleNow");

@@ -18,6 +18,7 @@ function fakeStats(fail = false): StatsProvider & { calls: SummaryOptions[] } {
       return fail ? Promise.reject(new Error("runtime down")) : Promise.resolve(SUMMARY);
     },
     latest: () => SUMMARY,
+    latestNode: () => SUMMARY.node,
     sampleNow: () => Promise.resolve(SUMMARY),
     run: () => Promise.resolve(),
   };

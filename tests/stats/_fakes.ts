@@ -20,6 +20,8 @@ export class StatsCri {
   sandboxStatsError: Error | undefined = new DenoletError("cgroupPath is empty");
   sandboxStatsCalls = 0;
   containerStatsCalls = 0;
+  /** ListPodSandbox answers once this resolves (to hold a sample in flight). */
+  gate: Promise<void> | undefined;
   fsUsage: FilesystemUsage[] = [{
     timestamp: 0,
     fsId: { mountpoint: "/images" },
@@ -31,7 +33,11 @@ export class StatsCri {
     // deno-lint-ignore no-this-alias -- the fake's methods read the fields at call time
     const self = this;
     return {
-      listPodSandbox: () => Promise.resolve(self.sandboxes),
+      listPodSandbox: async (_filter?: unknown, opts?: { signal?: AbortSignal }) => {
+        await self.gate;
+        opts?.signal?.throwIfAborted();
+        return self.sandboxes;
+      },
       listContainers: () => Promise.resolve(self.containers),
       listContainerStats: () => {
         self.containerStatsCalls++;

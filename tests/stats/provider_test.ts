@@ -269,8 +269,8 @@ Deno.test("pods are sampled in the background only while someone reads them", as
   assert.equal(cri.containerStatsCalls, 1);
   await tick(clock, 20_000);
   assert.equal(cri.containerStatsCalls, 3);
-  // Two minutes with no reader: back to the node alone.
-  await tick(clock, 120_000);
+  // Ten minutes with no reader: back to the node alone.
+  await tick(clock, 600_000);
   const calls = cri.containerStatsCalls;
   await tick(clock, 30_000);
   assert.equal(cri.containerStatsCalls, calls);
@@ -280,6 +280,22 @@ Deno.test("pods are sampled in the background only while someone reads them", as
 
   ctl.abort();
   await running;
+});
+
+Deno.test("a reader that hangs up cancels only its own wait, not the shared sample", async () => {
+  const { cri, provider } = setup({ cgroupRoot: `${FIX}cgroup_v1` });
+  cri.sandboxes = [sandbox("sb1", "u1", "web", T0 - 60_000)];
+  // The CRI answers only when the test says so: both readers wait on one sample.
+  let answer: () => void = () => {};
+  cri.gate = new Promise<void>((r) => answer = r);
+  const gone = new AbortController();
+  const first = provider.summary({ signal: gone.signal });
+  const second = provider.summary();
+  gone.abort(new Error("client went away"));
+  await assert.rejects(first, /client went away/);
+  answer();
+  assert.equal((await second).pods.length, 1, "the other reader gets the sample");
+  assert.equal(cri.containerStatsCalls, 1, "one sample for both");
 });
 
 Deno.test("summary samples on demand when no sampler runs; only_cpu_and_memory trims", async () => {

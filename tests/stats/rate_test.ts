@@ -29,3 +29,11 @@ Deno.test("sweep forgets keys that were not updated since the last sweep", () =>
   assert.equal(r.update("gone", 1000, 2000), undefined, "first sample again");
   assert.equal(r.update("kept", 2000, 2000), 1000);
 });
+
+Deno.test("no rate over a gap longer than maxGapMs: an old average is not current usage", () => {
+  const r = new CpuRateTracker(30_000);
+  r.update("c", 0, 0);
+  assert.equal(r.update("c", 1e9, 30_000), 33_333_333);
+  assert.equal(r.update("c", 2e9, 90_000), undefined, "60 s since the last point");
+  assert.equal(r.update("c", 3e9, 100_000), 100_000_000, "the new point counts");
+});
