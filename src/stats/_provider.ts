@@ -66,8 +66,8 @@ class Sampler implements StatsProvider {
   readonly #log;
   #cgroups: CgroupReader | undefined;
   /** The last sample with pods, and the last sample of the node (either kind). */
-  #latest: Summary | undefined;
-  #latestNode: { summary: Summary; at: number } | undefined;
+  #latest: Sample | undefined;
+  #latestNode: Sample | undefined;
   #inflight: { pods: boolean; sample: Promise<Summary> } | undefined;
   /** Until when the background samples include pods (someone reads them). */
   #podReadersUntil = 0;
@@ -76,7 +76,6 @@ class Sampler implements StatsProvider {
   #runtimePid: number | undefined;
   /** When to try CRI ListPodSandboxStats again after it failed (ms since the epoch). */
   #sandboxStatsRetryAt = 0;
-  #latestAt = 0;
 
   constructor(deps: StatsProviderDeps & StatsProviderTestDeps) {
     this.#deps = deps;
@@ -90,7 +89,7 @@ class Sampler implements StatsProvider {
   }
 
   latest(): Summary | undefined {
-    return this.#latest;
+    return this.#latest?.summary;
   }
 
   latestNode(): NodeStats | undefined {
@@ -99,20 +98,13 @@ class Sampler implements StatsProvider {
 
   async summary(opts: SummaryOptions = {}): Promise<Summary> {
     const now = this.#deps.clock.now();
-    let s: Summary;
-    if (opts.pods === false) {
-      const node = this.#latestNode;
-      s = node === undefined || now - node.at > 2 * this.#period
-        ? await this.#sampleShared(false, opts.signal)
-        : node.summary;
-    } else {
-      this.#podReadersUntil = now + POD_READERS_WINDOW_MS;
-      const latest = this.#latest;
-      // Older than two periods: the background samples had no pods, or no sampler runs.
-      s = latest === undefined || now - this.#latestAt > 2 * this.#period
-        ? await this.#sampleShared(true, opts.signal)
-        : latest;
-    }
+    const pods = opts.pods !== false;
+    if (pods) this.#podReadersUntil = now + POD_READERS_WINDOW_MS;
+    const last = pods ? this.#latest : this.#latestNode;
+    // Older than two periods: the background samples had no pods, or no sampler runs.
+    const s = last === undefined || now - last.at > 2 * this.#period
+      ? await this.#sampleShared(pods, opts.signal)
+      : last.summary;
     return opts.onlyCpuAndMemory ? onlyCpuAndMemory(s) : s;
   }
 
@@ -221,12 +213,12 @@ class Sampler implements StatsProvider {
     }
     const node = await this.#node(cgroups, { now, nodefs, imagefs, imageFs: imageFs[0] });
     const summary: Summary = { node, pods };
-    this.#latestNode = { summary, at: now.getTime() };
+    const sample = { summary, at: now.getTime() };
+    this.#latestNode = sample;
     if (lists) {
       // Pods' rate points are kept between samples with pods (past maxGap they give no rate).
       this.#rates.sweep();
-      this.#latest = summary;
-      this.#latestAt = now.getTime();
+      this.#latest = sample;
     }
     return summary;
   }
@@ -329,6 +321,12 @@ class Sampler implements StatsProvider {
       return undefined;
     }
   }
+}
+
+/** A summary and when it was taken (ms). */
+interface Sample {
+  summary: Summary;
+  at: number;
 }
 
 /** `p`, or the signal's reason once it aborts (`p` goes on; its failure is then ignored). */
