@@ -21,6 +21,10 @@ export function parseAgentForm(s: string): AgentForm {
  * Writes the bundle into `dir` and runs it once with `--version`, as the package's header does on
  * a first start, so that Deno's caches are filled before anything is measured (a first run fills
  * them from inside the agent and keeps ~35 MB more for as long as it runs). Returns its path.
+ *
+ * The caches go to `dir/deno_dir`, which `startAgent` gives the agent as DENO_DIR, as the header
+ * does (`$dir/deno_dir`): in the developer's shared DENO_DIR the agent read its code cache out of
+ * a database other deno processes (the bench's own) kept open, and held ~1 MB more.
  */
 export async function buildAgentBundle(
   dir: string,
@@ -34,6 +38,10 @@ export async function buildAgentBundle(
   const bytes = await bundleAgent({ info, signal: opts.signal });
   const file = `${dir}/denolet.js`;
   await Deno.writeFile(file, bytes);
-  await warmBundle(file, { v8Flags: opts.v8Flags ?? AGENT_V8_FLAGS, signal: opts.signal });
+  await warmBundle(file, {
+    v8Flags: opts.v8Flags ?? AGENT_V8_FLAGS,
+    denoDir: `${dir}/deno_dir`,
+    signal: opts.signal,
+  });
   return file;
 }

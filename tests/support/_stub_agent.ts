@@ -1,11 +1,12 @@
 /**
  * A stand-in for main.ts used by agent_test.ts: serves /healthz and /pods on --read-only-port,
- * echoes its arguments, and exits 0 on SIGTERM (or ignores it with --ignore-sigterm).
+ * echoes its arguments and DENO_DIR, and exits 0 on SIGTERM (or ignores it with --ignore-sigterm).
  */
 const args = Deno.args;
 const flag = (name: string) => args[args.indexOf(name) + 1];
 const port = Number(flag("--read-only-port"));
 console.log(`stub agent args: ${args.join(" ")}`);
+console.log(`stub agent DENO_DIR=${Deno.env.get("DENO_DIR") ?? ""}`);
 if (args.includes("--exit-now")) Deno.exit(3);
 
 const ac = new AbortController();

@@ -25,7 +25,11 @@ export interface StartAgentOptions {
   rootDir?: string;
   /** Appended last, so they override the defaults. */
   extraArgs?: string[];
-  /** The program to run; defaults to the repository's main.ts (tests of the harness use a stub). */
+  /**
+   * The program to run; defaults to the repository's main.ts (tests of the harness use a stub).
+   * A program beside a `deno_dir/` directory (the bench's bundle, `buildAgentBundle`) runs with
+   * it as DENO_DIR, as the package's header runs the agent: Deno's caches of its own.
+   */
   mainModule?: string;
   /** Extra `deno run` flags, before the program (e.g. `--inspect=127.0.0.1:9229` to profile it). */
   denoFlags?: string[];
@@ -122,7 +126,7 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
   // redirects both streams into one file that outlives a crashed test process.
   const child = new Deno.Command("sh", {
     args: ["-c", 'exec "$0" "$@" >"$DENOLET_E2E_LOG" 2>&1', Deno.execPath(), ...args],
-    env: { ...opts.env, DENOLET_E2E_LOG: logFile, NO_COLOR: "1" },
+    env: { ...ownDenoDir(opts.mainModule), ...opts.env, DENOLET_E2E_LOG: logFile, NO_COLOR: "1" },
     stdin: "null",
     stdout: "null",
     stderr: "null",
@@ -283,5 +287,16 @@ async function rmdirDeep(dir: string): Promise<void> {
     await Deno.remove(dir); // rmdir: cgroupfs directories go only when empty of cgroups
   } catch (err) {
     console.error(`[denolet-e2e] cannot remove cgroup ${dir}: ${err}`);
+  }
+}
+
+/** `{ DENO_DIR }` when the program has a `deno_dir/` beside it (see `mainModule`). */
+function ownDenoDir(mainModule: string | undefined): Record<string, string> {
+  if (!mainModule) return {};
+  const dir = `${mainModule.slice(0, mainModule.lastIndexOf("/") + 1)}deno_dir`;
+  try {
+    return Deno.statSync(dir).isDirectory ? { DENO_DIR: dir } : {};
+  } catch {
+    return {};
   }
 }

@@ -61,6 +61,29 @@ Deno.test("each agent gets its own hostname, port and directories", async () => 
   await b.exited;
 });
 
+Deno.test("a program beside a deno_dir/ runs with it as DENO_DIR, as the package's header runs it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "denolet-stub-" });
+  try {
+    const main = `${dir}/denolet.ts`;
+    await Deno.copyFile(STUB, main);
+    {
+      await using plain = await startAgent({
+        runtime,
+        mainModule: main,
+        extraArgs: ["--exit-now"],
+      });
+      await plain.exited;
+      assert.doesNotMatch(await plain.logTail(), new RegExp(`DENO_DIR=${dir}/deno_dir`));
+    }
+    await Deno.mkdir(`${dir}/deno_dir`);
+    await using own = await startAgent({ runtime, mainModule: main, extraArgs: ["--exit-now"] });
+    await own.exited;
+    assert.match(await own.logTail(), new RegExp(`stub agent DENO_DIR=${dir}/deno_dir$`, "m"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("stop sends SIGKILL when the agent ignores SIGTERM", async () => {
   await using agent = await start(["--ignore-sigterm"]);
   await agent.waitHealthy({ timeoutMs: 20_000 });

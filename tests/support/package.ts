@@ -259,13 +259,15 @@ export async function bundleAgent(
 /**
  * Runs a bundle once with `--version`, as the package's header does on a first start, so that
  * Deno's caches are filled before the agent runs from it (the bench measures it afterwards).
+ * `denoDir`: the caches' directory (the header's `$dir/deno_dir`); default Deno's own.
  */
 export async function warmBundle(
   file: string,
-  opts: { v8Flags: string; signal?: AbortSignal },
+  opts: { v8Flags: string; denoDir?: string; signal?: AbortSignal },
 ): Promise<void> {
   await run(Deno.execPath(), ["run", "-A", `--v8-flags=${opts.v8Flags}`, file, "--version"], {
     signal: opts.signal,
+    env: opts.denoDir ? { DENO_DIR: opts.denoDir } : undefined,
   });
 }
 
