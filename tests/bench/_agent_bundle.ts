@@ -8,6 +8,7 @@
 import { AGENT_V8_FLAGS, renderBuildInfo } from "../../src/build_info/mod.ts";
 import { bundleAgent, warmBundle } from "../support/package.ts";
 import { sourceCommit } from "../support/compile.ts";
+import { BUNDLE_FILE, DENO_DIR_NAME } from "../support/_package_header.ts";
 
 /** How the bench starts the agent: from source, or from the package's bundle. */
 export type AgentForm = "source" | "bundle";
@@ -22,9 +23,9 @@ export function parseAgentForm(s: string): AgentForm {
  * a first start, so that Deno's caches are filled before anything is measured (a first run fills
  * them from inside the agent and keeps ~35 MB more for as long as it runs). Returns its path.
  *
- * The caches go to `dir/deno_dir`, which `startAgent` gives the agent as DENO_DIR, as the header
- * does (`$dir/deno_dir`): in the developer's shared DENO_DIR the agent read its code cache out of
- * a database other deno processes (the bench's own) kept open, and held ~1 MB more.
+ * The caches go to `deno_dir/` beside it, which `startAgent` gives the agent as DENO_DIR, as the
+ * header does: in the developer's shared DENO_DIR the agent read its code cache out of a database
+ * other deno processes (the bench's own) kept open, and held ~0.5 MB more.
  */
 export async function buildAgentBundle(
   dir: string,
@@ -36,11 +37,11 @@ export async function buildAgentBundle(
     packed: true,
   });
   const bytes = await bundleAgent({ info, signal: opts.signal });
-  const file = `${dir}/denolet.js`;
+  const file = `${dir}/${BUNDLE_FILE}`;
   await Deno.writeFile(file, bytes);
   await warmBundle(file, {
     v8Flags: opts.v8Flags ?? AGENT_V8_FLAGS,
-    denoDir: `${dir}/deno_dir`,
+    denoDir: `${dir}/${DENO_DIR_NAME}`,
     signal: opts.signal,
   });
   return file;

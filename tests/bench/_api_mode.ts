@@ -184,7 +184,7 @@ export async function timedStarts(
       }));
     }
     await Promise.all(creates);
-    // 180 s from the first create, however long the creates themselves took.
+    // From the first create, however long the creates themselves took.
     const left = Math.max(0, READY_DEADLINE_MS - (performance.now() - t0));
     const timer = realClock.sleep(left, { signal: deadline.signal }).then(
       async () => {

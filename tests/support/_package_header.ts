@@ -44,6 +44,8 @@ export interface ParsedHeader {
 /** Names of the files inside the payload (and the unpack directory). */
 export const RUNTIME_FILE = "deno";
 export const BUNDLE_FILE = "denolet.js";
+/** Deno's caches, beside the two files (DENO_DIR); the bench runs its bundle the same way. */
+export const DENO_DIR_NAME = "deno_dir";
 
 /** `<version>-<commit>-<first 12 of the payload's SHA-256>`: a new build never reuses a directory. */
 export function buildId(info: Pick<HeaderInfo, "version" | "commit" | "payloadSha256">): string {
@@ -198,7 +200,7 @@ function render(info: HeaderInfo, offset: number): string {
     'ours "$dir/." || die "$dir must belong to uid $uid and be writable by no one else"',
     "DENOLET_EXECUTABLE=$self",
     // Deno's own caches stay in the build's directory, removed with it; no update check.
-    "DENO_DIR=$dir/deno_dir",
+    `DENO_DIR=$dir/${DENO_DIR_NAME}`,
     "DENO_NO_UPDATE_CHECK=1",
     "export DENOLET_EXECUTABLE DENO_DIR DENO_NO_UPDATE_CHECK",
     "",

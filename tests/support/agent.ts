@@ -7,6 +7,7 @@ import type { V1PodList } from "@kubernetes/client-node";
 import type { RuntimeService } from "../../src/cri/types.ts";
 import { NotFoundError } from "../../src/util/errors.ts";
 import { DevSetupError } from "./_exec.ts";
+import { DENO_DIR_NAME } from "./_package_header.ts";
 import { type DevRuntime, ensureContainerd } from "./containerd.ts";
 import { freePort, waitFor, WaitTimeoutError } from "./wait.ts";
 
@@ -293,7 +294,7 @@ async function rmdirDeep(dir: string): Promise<void> {
 /** `{ DENO_DIR }` when the program has a `deno_dir/` beside it (see `mainModule`). */
 function ownDenoDir(mainModule: string | undefined): Record<string, string> {
   if (!mainModule) return {};
-  const dir = `${mainModule.slice(0, mainModule.lastIndexOf("/") + 1)}deno_dir`;
+  const dir = `${mainModule.slice(0, mainModule.lastIndexOf("/") + 1)}${DENO_DIR_NAME}`;
   try {
     return Deno.statSync(dir).isDirectory ? { DENO_DIR: dir } : {};
   } catch {
