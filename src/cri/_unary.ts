@@ -121,12 +121,17 @@ export function isUnimplemented(err: unknown): boolean {
   return false;
 }
 
+/** How long a server stream must stay open, silent and unfailed, to count as served. */
+export const STREAM_READY_AFTER_MS = 1_000;
+
 /**
  * Reads a server stream: each message goes to `onMessage` (a throwing handler is logged, the
- * stream goes on), `onReady` is called when the runtime has answered with headers (it accepted
- * the stream). Resolves when `signal` aborts (the call is cancelled); rejects with a CRI error
- * (see `toCriError`) when the stream fails or the runtime ends it.
+ * stream goes on), `onReady` is called once the runtime has accepted the stream (headers, a
+ * message, or `STREAM_READY_AFTER_MS` open without an error). Resolves when `signal` aborts (the
+ * call is cancelled); rejects with a CRI error (see `toCriError`) when the stream fails or the
+ * runtime ends it.
  */
+
 export function serverStream<Msg>(
   channel: grpc.Client,
   def: MethodDef,
@@ -157,17 +162,31 @@ export function serverStream<Msg>(
       return;
     }
     let settled = false;
+    let ready = false;
+    // grpc-go (containerd, CRI-O) sends a stream's headers only with its first message, so a
+    // quiet stream shows nothing. A runtime without the RPC answers at once with Unimplemented:
+    // a stream still open after STREAM_READY_AFTER_MS is taken as served.
+    const quiet = new AbortController();
+    const markReady = () => {
+      if (ready || settled) return;
+      ready = true;
+      quiet.abort();
+      opts.onReady?.();
+    };
     const settle = (err?: unknown) => {
       if (settled) return;
       settled = true;
+      quiet.abort();
       signal.removeEventListener("abort", onAbort);
       if (signal.aborted) resolve();
       else reject(err);
     };
     const onAbort = () => call.cancel();
     signal.addEventListener("abort", onAbort, { once: true });
-    call.on("metadata", () => opts.onReady?.());
+    deps.clock.sleep(STREAM_READY_AFTER_MS, { signal: quiet.signal }).then(markReady, () => {});
+    call.on("metadata", markReady);
     call.on("data", (m: Msg) => {
+      markReady();
       try {
         opts.onMessage(m);
       } catch (err) {

@@ -14,7 +14,13 @@
 import { createCriClient, type RuntimeService } from "../../src/cri/mod.ts";
 import { realClock } from "../../src/util/clock.ts";
 import { startAgent } from "../support/agent.ts";
-import { ensureContainerd, stopContainerd } from "../support/containerd.ts";
+import {
+  type CniNetwork,
+  devContainerd,
+  ensureContainerd,
+  runtimeDir,
+  stopContainerd,
+} from "../support/containerd.ts";
 import { ensureControlPlaneBinaries } from "../support/control_plane.ts";
 import { startUpstreamKubelet } from "../support/upstream_kubelet.ts";
 import { waitFor } from "../support/wait.ts";
@@ -22,11 +28,19 @@ import { manifest, podNames, waitContainersRunning } from "./_pods.ts";
 import { sampleFootprint } from "./_proc.ts";
 import { type Side, SIDES, type UpstreamResult, type UpstreamSteady } from "./_upstream_report.ts";
 
-/** The private runtime: its own directory, bridge and subnet (the dev one is denolet0/10.85). */
-export const BENCH_RUNTIME = {
-  dir: "/var/lib/denolet-bench",
-  network: { bridge: "denolet1", subnet: "10.86.0.0/16" },
-};
+/**
+ * The private runtime: its own directory, bridge and subnet (the dev ones are denolet0/10.85 and,
+ * for the "upstream" containerd, denolet2/10.87), of the flavour the rest of the bench uses.
+ */
+function benchRuntime(): { dir: string; network: CniNetwork } {
+  const upstream = devContainerd() === "upstream";
+  return {
+    dir: "/var/lib/denolet-bench",
+    network: upstream
+      ? { bridge: "denolet3", subnet: "10.88.0.0/16" }
+      : { bridge: "denolet1", subnet: "10.86.0.0/16" },
+  };
+}
 /** The kubelet's cgroup root: it destroys "orphaned" pod cgroups below it. */
 const KUBELET_CGROUP_ROOT = "/denolet-upstream-bench";
 /** After /healthz: the first housekeeping and relists of a fresh process are not the burst's. */
@@ -66,12 +80,13 @@ export async function upstreamBench(o: UpstreamOptions): Promise<UpstreamResult>
   const binary = (await ensureControlPlaneBinaries({ log: progress })).kubelet;
   const kubeletVersion = (await new Deno.Command(binary, { args: ["--version"] }).output())
     .stdout;
-  const rt = await ensureContainerd({ ...BENCH_RUNTIME, log: progress });
+  const own = benchRuntime();
+  const rt = await ensureContainerd({ ...own, log: progress });
   const cri = createCriClient(rt.endpoint, { timeoutMs: 120_000 });
   await using _runtime = {
     async [Symbol.asyncDispose]() {
       cri.close();
-      await stopContainerd({ dir: BENCH_RUNTIME.dir, log: progress });
+      await stopContainerd({ dir: own.dir, log: progress });
     },
   };
   // The runtime is this part's alone: whatever an interrupted run left there goes first.
@@ -155,7 +170,7 @@ export async function upstreamBench(o: UpstreamOptions): Promise<UpstreamResult>
   }
   return {
     kubeletVersion: new TextDecoder().decode(kubeletVersion).trim(),
-    runtime: { dir: BENCH_RUNTIME.dir, ...BENCH_RUNTIME.network },
+    runtime: { dir: runtimeDir(own), ...own.network },
     rounds: Math.max(0, o.rounds - 1),
     bursts,
     steady,

@@ -19,7 +19,7 @@
  *                   [--upstream-pods 30,110]
  *                   [--only start,throughput,footprint,probes,api,upstream] [--out dist/bench.json]
  *                   [--v8-flags --lite-mode,...] [--agent-env MALLOC_ARENA_MAX=2,...]
- *                   [--agent source|bundle]
+ *                   [--agent source|bundle] [--containerd system|upstream]
  *
  * `--quick` (about 4 minutes): 2 rounds, 30 pods of throughput, 10 s samples, footprint 30,
  * probe load with 30 pods. `--only probes` runs the probe load alone.
@@ -29,13 +29,15 @@
  * `upstream` (issue 14, `_upstream.ts`): the agent and the upstream kubelet one after the other
  * on a private containerd, `--upstream-pods` pause pods written at once (p50 pod, all started),
  * then RSS and CPU of each at 0 and the `--footprint` pod counts.
+ * `--containerd upstream` runs everything on containerd v2 (tests/support/containerd.ts), whose
+ * container events drive the agent's PLEG; the default is Debian's containerd 1.6, which relists.
  */
 import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
 import { parseArgs } from "node:util";
 import { createCriClient, type RuntimeService } from "../../src/cri/mod.ts";
 import { realClock } from "../../src/util/clock.ts";
 import { errorMessage } from "../../src/util/log.ts";
-import { ensureContainerd } from "../support/containerd.ts";
+import { devContainerd, ensureContainerd } from "../support/containerd.ts";
 import { removeAgentSandboxes, startAgent } from "../support/agent.ts";
 import { Baseline } from "./_baseline.ts";
 import { removeFootprintPods, type SteadyState, steadyStateAt } from "./_footprint.ts";
@@ -77,6 +79,8 @@ const { values } = parseArgs({
     "agent-env": { type: "string", default: "" },
     // `bundle`: the package's minified bundle, as the single file runs it (_agent_bundle.ts).
     agent: { type: "string", default: "source" },
+    // `upstream`: containerd v2 built from the Go module proxy, which serves container events.
+    containerd: { type: "string" },
     out: { type: "string", default: "dist/bench.json" },
   },
 });
@@ -122,6 +126,9 @@ for (const type of ["error", "unhandledrejection"] as const) {
   });
 }
 
+// Set before any runtime is touched: the API-mode cluster and the upstream comparison follow it.
+if (values.containerd) Deno.env.set("DENOLET_DEV_CONTAINERD", values.containerd);
+devContainerd(); // rejects an unknown flavour before anything starts
 const rt = await ensureContainerd();
 const cri = createCriClient(rt.endpoint, { timeoutMs: 120_000 });
 // Disposed last (after the agent), so the agent's clean-up can still use it.

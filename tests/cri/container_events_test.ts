@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import { createCriClient, isUnimplemented } from "../../src/cri/mod.ts";
 import type { ContainerEvent } from "../../src/cri/mod.ts";
+import { STREAM_READY_AFTER_MS } from "../../src/cri/_unary.ts";
 import { startTestServer } from "./_server.ts";
 
 Deno.test("cri containerEvents: events arrive after onReady; aborting resolves and cancels", async () => {
@@ -30,6 +31,37 @@ Deno.test("cri containerEvents: events arrive after onReady; aborting resolves a
       { containerId: "c2", containerEventType: "CONTAINER_STOPPED_EVENT", createdAt: 6 },
     ]);
     await cancelled;
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("cri containerEvents: a quiet stream without headers is ready after a second (grpc-go sends them with the first event)", async () => {
+  const server = await startTestServer();
+  const client = createCriClient(server.endpoint, { timeoutMs: 2000 });
+  let write: ((e: ContainerEvent) => void) | undefined;
+  server.streams.GetContainerEvents = (call) => {
+    write = (e) => call.write(e);
+  };
+  const ac = new AbortController();
+  const got: string[] = [];
+  let readyAt = 0;
+  const opened = Date.now();
+  try {
+    const done = client.runtime.containerEvents!((e) => {
+      got.push(e.containerId);
+      ac.abort();
+    }, {
+      signal: ac.signal,
+      onReady: () => {
+        readyAt = Date.now();
+        write!({ containerId: "c1", containerEventType: "CONTAINER_CREATED_EVENT", createdAt: 1 });
+      },
+    });
+    await done;
+    assert.deepEqual(got, ["c1"]);
+    assert.ok(readyAt - opened >= STREAM_READY_AFTER_MS - 50, `ready after ${readyAt - opened} ms`);
   } finally {
     client.close();
     await server.close();

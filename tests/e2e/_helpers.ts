@@ -14,7 +14,7 @@ import {
   type StartAgentOptions,
   waitFor,
 } from "../support/agent.ts";
-import { type DevRuntime, ensureContainerd } from "../support/containerd.ts";
+import { type DevOptions, type DevRuntime, ensureContainerd } from "../support/containerd.ts";
 
 export const BUSYBOX = "denolet.test/busybox:1.35";
 export const POD_UID_LABEL = "io.kubernetes.pod.uid";
@@ -22,6 +22,8 @@ export const POD_UID_LABEL = "io.kubernetes.pod.uid";
 export const E2E_TEST = { sanitizeOps: false, sanitizeResources: false } as const;
 
 export interface E2EOptions {
+  /** Another containerd than the shared dev one (its own dir, network, flavour). */
+  runtime?: DevOptions;
   /** Extra agent flags, appended after the suite defaults. */
   extraArgs?: string[];
   manifestURL?: string;
@@ -82,7 +84,7 @@ export interface E2E {
 
 /** Starts an agent with a private pod log directory and waits until it is healthy. */
 export async function setupE2E(opts: E2EOptions = {}): Promise<E2E> {
-  const runtime = await ensureContainerd();
+  const runtime = await ensureContainerd(opts.runtime);
   const tmp = await Deno.makeTempDir({ prefix: "denolet-e2e-suite-" });
   const podLogsDir = opts.podLogsDir ?? `${tmp}/pods`;
   const configFile = `${tmp}/kubelet.yaml`;

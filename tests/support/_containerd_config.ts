@@ -46,7 +46,8 @@ const q = (s: string) => JSON.stringify(s); // a JSON string is a valid TOML bas
 
 /**
  * containerd 1.6 merges a partial config over its defaults, so only what differs from
- * `containerd config default` is written.
+ * `containerd config default` is written. containerd 2 reads the same file: it migrates a
+ * version 2 config to its own layout at start.
  */
 export function renderContainerdConfig(l: DevLayout, sandboxImage: string): string {
   const cri = `plugins."io.containerd.grpc.v1.cri"`;
@@ -77,7 +78,6 @@ oom_score = 0
   sandbox_image = ${q(sandboxImage)}
   # No CAP_SYS_RESOURCE here: lowering oom_score_adj below ours would fail.
   restrict_oom_score_adj = true
-  systemd_cgroup = false
   disable_tcp_service = true
   stream_server_address = "127.0.0.1"
   stream_server_port = "0"

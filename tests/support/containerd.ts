@@ -15,6 +15,16 @@ import {
   renderContainerdConfig,
 } from "./_containerd_config.ts";
 import { BUSYBOX_IMAGE, ensureImages, PAUSE_IMAGE } from "./images.ts";
+import { buildContainerd } from "./_containerd_build.ts";
+
+export type { CniNetwork } from "./_containerd_config.ts";
+
+/**
+ * Which containerd runs a dev directory: "system" is Debian's package (containerd 1.6, the
+ * default); "upstream" is containerd v2 built from the Go module proxy (`_containerd_build.ts`),
+ * which also serves the runtime's container events. One directory keeps to one of them.
+ */
+export type ContainerdFlavour = "system" | "upstream";
 
 export interface DevRuntime {
   /** CRI endpoint for `--container-runtime-endpoint`, `unix:///...`. */
@@ -34,11 +44,17 @@ export interface DevOptions {
   signal?: AbortSignal;
   /**
    * Another runtime directory than `devDir()`, for a second, private containerd (the bench's
-   * upstream kubelet must never meet the shared one). Pair it with its own `network`.
+   * upstream kubelet must never meet the shared one). Pair it with its own `network`. The
+   * "upstream" flavour runs in `<dir>/containerd-v2`.
    */
   dir?: string;
-  /** The pod network written when the daemon starts; defaults to `denolet0`, 10.85.0.0/16. */
+  /**
+   * The pod network written when the daemon starts; defaults to `denolet0`, 10.85.0.0/16
+   * (`denolet2`, 10.87.0.0/16 for the "upstream" flavour, so both can run at once).
+   */
   network?: CniNetwork;
+  /** Which containerd; defaults to `devContainerd()`. */
+  containerd?: ContainerdFlavour;
 }
 
 export const DEFAULT_DEV_DIR = "/var/lib/denolet-dev";
@@ -50,8 +66,29 @@ export function devDir(): string {
   return Deno.env.get("DENOLET_DEV_DIR") || DEFAULT_DEV_DIR;
 }
 
+/** The containerd flavour: `$DENOLET_DEV_CONTAINERD` ("system" or "upstream"), else "system". */
+export function devContainerd(): ContainerdFlavour {
+  const v = Deno.env.get("DENOLET_DEV_CONTAINERD") || "system";
+  if (v !== "system" && v !== "upstream") {
+    throw new DevSetupError(
+      `DENOLET_DEV_CONTAINERD=${JSON.stringify(v)}: expected "system" (Debian's containerd) or ` +
+        `"upstream" (containerd v2 built from the Go module proxy)`,
+    );
+  }
+  return v;
+}
+
+/** The pod network of the "upstream" flavour's dev runtime. */
+export const UPSTREAM_CNI_NETWORK: CniNetwork = { bridge: "denolet2", subnet: "10.87.0.0/16" };
+
+/** The runtime directory `opts` name: the "upstream" flavour keeps to a subdirectory. */
+export function runtimeDir(opts: Pick<DevOptions, "dir" | "containerd"> = {}): string {
+  const base = opts.dir ?? devDir();
+  return (opts.containerd ?? devContainerd()) === "upstream" ? `${base}/containerd-v2` : base;
+}
+
 /** Describes the dev runtime without touching it. */
-export function devRuntime(dir = devDir()): DevRuntime {
+export function devRuntime(dir = runtimeDir()): DevRuntime {
   const l = layoutFor(dir);
   return {
     endpoint: `unix://${l.socket}`,
@@ -69,7 +106,7 @@ export function devRuntime(dir = devDir()): DevRuntime {
  */
 export async function ensureContainerd(opts: DevOptions = {}): Promise<DevRuntime> {
   const log = opts.log ?? stderrLog;
-  const l = layoutFor(opts.dir ?? devDir());
+  const l = layoutFor(runtimeDir(opts));
   await Deno.mkdir(l.dir, { recursive: true });
   await withLock(l, async () => {
     await ensurePackages(log);
@@ -81,7 +118,7 @@ export async function ensureContainerd(opts: DevOptions = {}): Promise<DevRuntim
 
 /** Starts the dev containerd if it is not running (packages and images are not checked). */
 export async function startContainerd(opts: DevOptions = {}): Promise<void> {
-  const l = layoutFor(opts.dir ?? devDir());
+  const l = layoutFor(runtimeDir(opts));
   await Deno.mkdir(l.dir, { recursive: true });
   await withLock(l, async () => {
     if (!(await answers(l.socket))) await startLocked(l, opts.log ?? stderrLog, opts);
@@ -93,7 +130,7 @@ export async function startContainerd(opts: DevOptions = {}): Promise<void> {
  * Containers keep running under their shims, as with any containerd restart. No-op when stopped.
  */
 export async function stopContainerd(opts: DevOptions = {}): Promise<void> {
-  const l = layoutFor(opts.dir ?? devDir());
+  const l = layoutFor(runtimeDir(opts));
   await Deno.mkdir(l.dir, { recursive: true });
   await withLock(l, async () => {
     const pid = await findDaemonPid(l);
@@ -112,7 +149,7 @@ export async function stopContainerd(opts: DevOptions = {}): Promise<void> {
 
 /** The pid of the running dev containerd, or undefined when it is not running. */
 export function daemonPid(): Promise<number | undefined> {
-  return findDaemonPid(layoutFor(devDir()));
+  return findDaemonPid(layoutFor(runtimeDir()));
 }
 
 /** True when a containerd answers on `socket`. */
@@ -140,22 +177,28 @@ async function withLock<T>(l: DevLayout, fn: () => Promise<T>): Promise<T> {
 async function startLocked(
   l: DevLayout,
   log: (s: string) => void,
-  opts: { signal?: AbortSignal; network?: CniNetwork },
+  opts: { signal?: AbortSignal; network?: CniNetwork; containerd?: ContainerdFlavour },
 ): Promise<void> {
   const signal = opts.signal;
+  const upstream = (opts.containerd ?? devContainerd()) === "upstream";
+  // The built daemon finds its own shim first on PATH (Debian's 1.6 shim is on it too).
+  const binDir = upstream ? await buildContainerd(devDir(), { log, signal }) : undefined;
+  const network = opts.network ?? (upstream ? UPSTREAM_CNI_NETWORK : DEFAULT_CNI_NETWORK);
   for (const d of [l.root, l.state, l.runDir, l.cniConfDir, l.cniDataDir, `${l.dir}/log`]) {
     await Deno.mkdir(d, { recursive: true });
   }
   await Deno.writeTextFile(l.config, renderContainerdConfig(l, PAUSE_IMAGE));
   await Deno.writeTextFile(
     `${l.cniConfDir}/10-denolet.conflist`,
-    renderCniConfig(l, opts.network ?? DEFAULT_CNI_NETWORK),
+    renderCniConfig(l, network),
   );
-  log(`starting containerd (config ${l.config}, log ${l.log})`);
+  const daemon = binDir ? `${binDir}/containerd` : "containerd";
+  log(`starting ${daemon} (config ${l.config}, log ${l.log})`);
   // setsid in a background job of a non-interactive shell execs in place (no fork), so `$!` is
   // containerd's own pid; the daemon gets its own session and outlives this process.
   const script = 'setsid "$0" --config "$1" </dev/null >>"$2" 2>&1 & echo $!';
-  const out = await run("sh", ["-c", script, "containerd", l.config, l.log]);
+  const env = binDir ? { PATH: `${binDir}:${Deno.env.get("PATH") ?? ""}` } : undefined;
+  const out = await run("sh", ["-c", script, daemon, l.config, l.log], { env });
   const pid = Number(out.trim());
   if (!Number.isInteger(pid) || pid <= 0) {
     throw new DevSetupError(

@@ -1,13 +1,29 @@
 import assert from "node:assert/strict";
-import { answers, daemonPid, devDir, ensureContainerd } from "./containerd.ts";
+import { answers, daemonPid, devContainerd, ensureContainerd, runtimeDir } from "./containerd.ts";
 import { BUSYBOX_IMAGE, listImages, PAUSE_IMAGE } from "./images.ts";
 import { run } from "./_exec.ts";
 
 const quiet = { log: () => {} };
 
+Deno.test("the upstream containerd keeps to a subdirectory; an unknown flavour is refused", () => {
+  assert.equal(runtimeDir({ dir: "/x", containerd: "system" }), "/x");
+  assert.equal(runtimeDir({ dir: "/x", containerd: "upstream" }), "/x/containerd-v2");
+  const saved = Deno.env.get("DENOLET_DEV_CONTAINERD");
+  try {
+    Deno.env.set("DENOLET_DEV_CONTAINERD", "containerd2");
+    assert.throws(() => devContainerd(), /DENOLET_DEV_CONTAINERD="containerd2": expected "system"/);
+    assert.throws(() => runtimeDir({ dir: "/x" }), /expected "system"/);
+    Deno.env.set("DENOLET_DEV_CONTAINERD", "upstream");
+    assert.equal(runtimeDir({ dir: "/x" }), "/x/containerd-v2");
+  } finally {
+    if (saved === undefined) Deno.env.delete("DENOLET_DEV_CONTAINERD");
+    else Deno.env.set("DENOLET_DEV_CONTAINERD", saved);
+  }
+});
+
 Deno.test("ensureContainerd provides a containerd with the CRI plugin and the test images", async () => {
   const rt = await ensureContainerd(quiet);
-  assert.equal(rt.dir, devDir());
+  assert.equal(rt.dir, runtimeDir());
   assert.equal(rt.endpoint, `unix://${rt.socket}`);
   assert.equal(rt.sandboxImage, PAUSE_IMAGE);
   assert.deepEqual(rt.images, { busybox: BUSYBOX_IMAGE, pause: PAUSE_IMAGE });
