@@ -9,11 +9,15 @@ import {
 } from "../../src/apiclient/mod.ts";
 import { watchReady } from "./_ready_watch.ts";
 
-const pod = (name: string, ready: boolean, rv: string): V1Pod => ({
+const pod = (name: string, ready: boolean, rv: string, readySince?: Date): V1Pod => ({
   metadata: { name, resourceVersion: rv },
   status: {
     phase: "Running",
-    conditions: [{ type: "Ready", status: ready ? "True" : "False" }],
+    conditions: [{
+      type: "Ready",
+      status: ready ? "True" : "False",
+      lastTransitionTime: readySince,
+    }],
   },
 });
 
@@ -40,10 +44,13 @@ class Scripted implements ApiClient {
   close(): void {}
 }
 
-Deno.test("watchReady: a broken watch is re-listed, and pods Ready meanwhile are counted", async () => {
-  // The first watch sees b not Ready and ends; the next one breaks: the re-list sees both Ready.
+Deno.test("watchReady: a broken watch is re-listed, and pods Ready meanwhile are counted at their transition", async () => {
+  // The first watch sees b not Ready and ends; the next one breaks: the re-list sees both Ready,
+  // b since 5 s ago (a's condition has no time: counted at the re-list).
+  const fiveSecondsAgo = new Date(Date.now() - 5_000);
+  const relisted = performance.now();
   const api = new Scripted(
-    [[pod("a", false, "1")], [pod("a", true, "3"), pod("b", true, "4")]],
+    [[pod("a", false, "1")], [pod("a", true, "3"), pod("b", true, "4", fiveSecondsAgo)]],
     [[{ type: "MODIFIED", object: pod("b", false, "2") }], new ApiUnavailableError("reset")],
   );
   const stop = new AbortController();
@@ -57,7 +64,10 @@ Deno.test("watchReady: a broken watch is re-listed, and pods Ready meanwhile are
   try {
     await w.all;
     assert.deepEqual([...w.ready.keys()].sort(), ["a", "b"]);
-    assert.match(w.describe(), /listed 2 times/);
+    assert.ok(w.ready.get("a")! >= relisted);
+    const b = w.ready.get("b")! - relisted;
+    assert.ok(b > -5_500 && b < -4_500, `b Ready ${b} ms from the re-list`);
+    assert.match(w.describe(), /listed 2 times \(2 pods first seen Ready in a re-list\)/);
   } finally {
     stop.abort();
     await w.stopped;
