@@ -131,7 +131,6 @@ export const STREAM_READY_AFTER_MS = 1_000;
  * call is cancelled); rejects with a CRI error (see `toCriError`) when the stream fails or the
  * runtime ends it.
  */
-
 export function serverStream<Msg>(
   channel: grpc.Client,
   def: MethodDef,
@@ -168,10 +167,14 @@ export function serverStream<Msg>(
     // a stream still open after STREAM_READY_AFTER_MS is taken as served.
     const quiet = new AbortController();
     const markReady = () => {
-      if (ready || settled) return;
+      if (ready || settled || signal.aborted) return;
       ready = true;
       quiet.abort();
-      opts.onReady?.();
+      try {
+        opts.onReady?.();
+      } catch (err) {
+        deps.logger.error("CRI stream ready handler failed", { method: rpc, err });
+      }
     };
     const settle = (err?: unknown) => {
       if (settled) return;
@@ -181,9 +184,15 @@ export function serverStream<Msg>(
       if (signal.aborted) resolve();
       else reject(err);
     };
-    const onAbort = () => call.cancel();
+    const onAbort = () => {
+      quiet.abort();
+      call.cancel();
+    };
     signal.addEventListener("abort", onAbort, { once: true });
-    deps.clock.sleep(STREAM_READY_AFTER_MS, { signal: quiet.signal }).then(markReady, () => {});
+    // The sleep rejects only when `quiet` aborts: the stream was ready or over by then.
+    deps.clock.sleep(STREAM_READY_AFTER_MS, { signal: quiet.signal }).then(markReady, () => {
+      /* nothing left to mark */
+    });
     call.on("metadata", markReady);
     call.on("data", (m: Msg) => {
       markReady();

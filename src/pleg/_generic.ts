@@ -36,6 +36,8 @@ export interface PlegDeps {
   ) => Promise<void>;
   /** Period of the safety-net relist while events flow (default 300 s, as upstream). */
   eventedRelistPeriodMs?: number;
+  /** `relistThresholdMs` while events flow (default 10 min, as upstream). */
+  eventedRelistThresholdMs?: number;
 }
 
 /** The PLEG plus a way to relist on demand (start-up, tests). */
@@ -57,6 +59,13 @@ const EVENTS_RETRY_MS = 5_000;
 /** ...and after this long when the runtime does not serve it (it may be upgraded meanwhile). */
 const EVENTS_UNSERVED_RETRY_MS = 10 * 60_000;
 export const DEFAULT_RELIST_THRESHOLD_MS = 3 * 60_000;
+export const DEFAULT_EVENTED_RELIST_THRESHOLD_MS = 10 * 60_000;
+/**
+ * While events flow the cache's global timestamp moves on this often without a relist, so that
+ * pod workers waiting for a status newer than their last sync are not held until the next
+ * relist, minutes away (upstream's evented PLEG updates it every 5 s too).
+ */
+export const EVENTED_CACHE_TICK_MS = 5_000;
 
 class GenericPlegImpl implements GenericPleg {
   /** Each pod as of the last relist that processed it (upstream's podRecords `old`). */
@@ -72,8 +81,11 @@ class GenericPlegImpl implements GenericPleg {
   readonly #period: number;
   readonly #eventedPeriod: number;
   readonly #threshold: number;
+  readonly #eventedThreshold: number;
   /** The runtime's event stream is up: relists come from events, the period is long. */
   #eventsUp = false;
+  /** Relists asked for and not finished (`#chain`'s length). */
+  #relisting = 0;
 
   readonly #listFailures: RepeatedFailures;
 
@@ -81,6 +93,7 @@ class GenericPlegImpl implements GenericPleg {
     this.#period = deps.relistPeriodMs ?? DEFAULT_RELIST_PERIOD_MS;
     this.#eventedPeriod = deps.eventedRelistPeriodMs ?? DEFAULT_EVENTED_RELIST_PERIOD_MS;
     this.#threshold = deps.relistThresholdMs ?? DEFAULT_RELIST_THRESHOLD_MS;
+    this.#eventedThreshold = deps.eventedRelistThresholdMs ?? DEFAULT_EVENTED_RELIST_THRESHOLD_MS;
     this.#listFailures = new RepeatedFailures(deps.logger, { clock: deps.clock });
   }
 
@@ -132,10 +145,14 @@ class GenericPlegImpl implements GenericPleg {
     let unserved = false;
     while (!signal.aborted) {
       let retryMs = EVENTS_RETRY_MS;
+      const streamDone = new AbortController();
       try {
         await this.deps.events!(() => this.requestRelist(), {
           signal,
           onReady: () => {
+            clock.every(EVENTED_CACHE_TICK_MS, () => this.#cacheTick(), {
+              signal: AbortSignal.any([signal, streamDone.signal]),
+            });
             this.#eventsUp = true;
             unserved = false;
             logger.info("PLEG: following the runtime's container events", {
@@ -165,6 +182,7 @@ class GenericPlegImpl implements GenericPleg {
           });
         }
       }
+      streamDone.abort();
       this.#eventsUp = false;
       try {
         await clock.sleep(retryMs, { signal });
@@ -175,6 +193,17 @@ class GenericPlegImpl implements GenericPleg {
     this.#eventsUp = false;
   }
 
+  /**
+   * While events flow: the cache is as fresh as now unless an event's relist is still to come
+   * or running. Pods whose status fetch failed are fetched again now rather than minutes later.
+   */
+  #cacheTick(): void {
+    if (!this.#eventsUp) return;
+    if (this.#reinspect.size > 0) return this.requestRelist();
+    if (this.#earlyAt !== undefined || this.#relisting > 0) return;
+    this.deps.cache.updateTime(this.deps.clock.now());
+  }
+
   requestRelist(): void {
     if (this.#earlyAt !== undefined) return;
     this.#earlyAt = this.deps.clock.now() + EARLY_RELIST_DELAY_MS;
@@ -182,9 +211,11 @@ class GenericPlegImpl implements GenericPleg {
   }
 
   relist(onEvent: (e: PodLifecycleEvent) => void, opts?: { signal?: AbortSignal }) {
+    this.#relisting++;
     const next = this.#chain
       .then(() => this.#relistOnce(onEvent, opts?.signal))
-      .catch((e) => this.deps.logger.error("PLEG: relist failed unexpectedly", { err: e }));
+      .catch((e) => this.deps.logger.error("PLEG: relist failed unexpectedly", { err: e }))
+      .finally(() => this.#relisting--);
     this.#chain = next;
     return next;
   }
@@ -192,11 +223,12 @@ class GenericPlegImpl implements GenericPleg {
   healthy(): { ok: boolean; message?: string } {
     if (this.#relistTime === 0) return { ok: false, message: "pleg has yet to be successful" };
     const elapsed = this.deps.clock.now() - this.#relistTime;
-    if (elapsed > this.#threshold) {
+    const threshold = this.#eventsUp ? this.#eventedThreshold : this.#threshold;
+    if (elapsed > threshold) {
       return {
         ok: false,
         message: `pleg was last seen active ${formatDuration(elapsed)} ago; threshold is ${
-          formatDuration(this.#threshold)
+          formatDuration(threshold)
         }`,
       };
     }

@@ -51,7 +51,9 @@ export function watchReady(api: ApiClient, opts: {
     let at = performance.now();
     if (inRelist) {
       fromRelist++;
-      const since = Date.parse(String(readyCondition(p)?.lastTransitionTime ?? ""));
+      // A string on the wire (RFC 3339, whole seconds); the client's type says Date.
+      const t: unknown = readyCondition(p)?.lastTransitionTime;
+      const since = t instanceof Date ? t.getTime() : Date.parse(String(t ?? ""));
       if (Number.isFinite(since)) at -= Math.max(0, Date.now() - since);
     }
     ready.set(name, at);

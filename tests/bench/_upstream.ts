@@ -30,14 +30,14 @@ import { type Side, SIDES, type UpstreamResult, type UpstreamSteady } from "./_u
 
 /**
  * The private runtime: its own directory, bridge and subnet (the dev ones are denolet0/10.85 and,
- * for the "upstream" containerd, denolet2/10.87), of the flavour the rest of the bench uses.
+ * for the "upstream" containerd, denolet2/10.87; 10.88 is podman's), of the bench's flavour.
  */
 function benchRuntime(): { dir: string; network: CniNetwork } {
   const upstream = devContainerd() === "upstream";
   return {
     dir: "/var/lib/denolet-bench",
     network: upstream
-      ? { bridge: "denolet3", subnet: "10.88.0.0/16" }
+      ? { bridge: "denolet3", subnet: "10.89.0.0/16" }
       : { bridge: "denolet1", subnet: "10.86.0.0/16" },
   };
 }

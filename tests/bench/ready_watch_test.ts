@@ -47,7 +47,9 @@ class Scripted implements ApiClient {
 Deno.test("watchReady: a broken watch is re-listed, and pods Ready meanwhile are counted at their transition", async () => {
   // The first watch sees b not Ready and ends; the next one breaks: the re-list sees both Ready,
   // b since 5 s ago (a's condition has no time: counted at the re-list).
-  const fiveSecondsAgo = new Date(Date.now() - 5_000);
+  // As the API server writes it: RFC 3339, whole seconds.
+  const fiveSecondsAgo = new Date(Math.floor(Date.now() / 1000) * 1000 - 5_000).toISOString()
+    .replace(".000Z", "Z") as unknown as Date;
   const relisted = performance.now();
   const api = new Scripted(
     [[pod("a", false, "1")], [pod("a", true, "3"), pod("b", true, "4", fiveSecondsAgo)]],
@@ -66,7 +68,7 @@ Deno.test("watchReady: a broken watch is re-listed, and pods Ready meanwhile are
     assert.deepEqual([...w.ready.keys()].sort(), ["a", "b"]);
     assert.ok(w.ready.get("a")! >= relisted);
     const b = w.ready.get("b")! - relisted;
-    assert.ok(b > -5_500 && b < -4_500, `b Ready ${b} ms from the re-list`);
+    assert.ok(b > -6_500 && b < -4_500, `b Ready ${b} ms from the re-list`);
     assert.match(w.describe(), /listed 2 times \(2 pods first seen Ready in a re-list\)/);
   } finally {
     stop.abort();

@@ -48,6 +48,8 @@ Deno.test("cri containerEvents: a quiet stream without headers is ready after a 
   const got: string[] = [];
   let readyAt = 0;
   const opened = Date.now();
+  // Without the quiet-stream rule onReady never comes: end the stream and fail, not hang.
+  const deadline = setTimeout(() => ac.abort(), 5_000);
   try {
     const done = client.runtime.containerEvents!((e) => {
       got.push(e.containerId);
@@ -60,9 +62,11 @@ Deno.test("cri containerEvents: a quiet stream without headers is ready after a 
       },
     });
     await done;
+    assert.ok(readyAt > 0, "onReady never came");
     assert.deepEqual(got, ["c1"]);
     assert.ok(readyAt - opened >= STREAM_READY_AFTER_MS - 50, `ready after ${readyAt - opened} ms`);
   } finally {
+    clearTimeout(deadline);
     client.close();
     await server.close();
   }

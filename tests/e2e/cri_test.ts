@@ -7,7 +7,8 @@ import { createCriClient } from "../../src/cri/mod.ts";
 import type { ContainerConfig, PodSandboxConfig } from "../../src/cri/types.ts";
 import { realClock } from "../../src/util/clock.ts";
 import { isKind, NotFoundError, RuntimeUnavailableError } from "../../src/util/errors.ts";
-import { ensureContainerd } from "../support/containerd.ts";
+import { ensureContainerd, runtimeNetwork } from "../support/containerd.ts";
+import { ipInCidr } from "./_helpers.ts";
 import { waitFor } from "../support/wait.ts";
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -65,7 +66,8 @@ Deno.test("CRI client drives a sandbox and a container on containerd", async () 
     sandboxId = await runtime.runPodSandbox(sandboxConfig);
     const sb = await runtime.podSandboxStatus(sandboxId);
     assert.equal(sb.state, "SANDBOX_READY");
-    assert.match(sb.network?.ip ?? "", /^10\.85\./);
+    const { subnet } = runtimeNetwork();
+    assert.ok(ipInCidr(sb.network?.ip ?? "", subnet), `sandbox IP ${sb.network?.ip} in ${subnet}`);
     assert.equal(sb.annotations["denolet.test/note"], "e2e");
     const listed = await runtime.listPodSandbox({
       labelSelector: { "io.kubernetes.pod.uid": uid },

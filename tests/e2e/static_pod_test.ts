@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
-import { CNI_SUBNET } from "../support/_containerd_config.ts";
+import { runtimeNetwork } from "../support/containerd.ts";
 import {
   BUSYBOX,
   containerStatus,
@@ -99,7 +99,8 @@ Deno.test({
         assert.equal(pod.metadata?.namespace, "default");
         assert.ok(uid.length > 0, "pod has a uid");
         assert.equal(pod.status?.phase, "Running");
-        assert.ok(ipInCidr(podIP, CNI_SUBNET), `pod IP ${podIP} is in ${CNI_SUBNET}`);
+        const { subnet } = runtimeNetwork();
+        assert.ok(ipInCidr(podIP, subnet), `pod IP ${podIP} is in ${subnet}`);
         assert.deepEqual(pod.status?.podIPs?.map((p) => p.ip), [podIP]);
         assert.ok(pod.status?.hostIP, "hostIP is set");
         assert.ok(pod.status?.startTime, "startTime is set");

@@ -1,4 +1,4 @@
-import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, match as assertMatch } from "node:assert/strict";
 import { createPleg, createPodStatusCache } from "../../src/pleg/mod.ts";
 import type { PodLifecycleEvent } from "../../src/pleg/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
@@ -273,15 +273,69 @@ function eventedSetup() {
   const stream = new FakeEventStream();
   const clock = new FakeClock();
   const runtime = new FakePodRuntime(clock);
+  const cache = createPodStatusCache({ clock });
   const pleg = createPleg({
     runtime,
-    cache: createPodStatusCache({ clock }),
+    cache,
     clock,
     logger: nullLogger,
     events: stream.events,
   });
-  return { stream, clock, runtime, pleg };
+  return { stream, clock, runtime, pleg, cache };
 }
+
+Deno.test("evented pleg: the cache moves on every 5 s without a relist, so a pod's resync is not held for minutes", async () => {
+  const { stream, clock, runtime, pleg, cache } = eventedSetup();
+  const ac = new AbortController();
+  const done = pleg.run(() => {}, { signal: ac.signal });
+  await clock.advance(0);
+  stream.ready();
+  await clock.advance(0);
+  await clock.advance(50);
+  const lists = runtime.listCalls;
+  assertEquals(lists, 2, "the first relist and the one when the stream came up");
+  // A pod worker that synced just now waits for a status newer than its sync.
+  let got = false;
+  const waiting = cache.getNewerThan("pod-a", clock.now() + 1).then(() => (got = true));
+  await clock.advance(4_000);
+  assertEquals(got, false);
+  await clock.advance(1_100);
+  assertEquals(got, true, "released by the 5 s tick");
+  await waiting;
+  // Not while an event's relist is still to come: the cache would claim what it has not seen.
+  stream.emit("c1");
+  const asked = clock.now();
+  let early = false;
+  const afterEvent = cache.getNewerThan("pod-a", asked + 1).then(() => (early = true));
+  await clock.advance(0);
+  assertEquals(early, false);
+  await clock.advance(100);
+  assertEquals(runtime.listCalls, lists + 1, "the event's relist");
+  await clock.advance(5_000);
+  assertEquals(early, true);
+  await afterEvent;
+  assertEquals(runtime.listCalls, lists + 1, "ticks are not relists");
+  ac.abort();
+  await done;
+  assertEquals(clock.pendingTimers, 0);
+});
+
+Deno.test("evented pleg: healthy for 10 min without a relist while events flow (upstream's evented threshold)", async () => {
+  const { stream, clock, runtime, pleg } = eventedSetup();
+  const ac = new AbortController();
+  const done = pleg.run(() => {}, { signal: ac.signal });
+  await clock.advance(0);
+  stream.ready();
+  await clock.advance(50);
+  runtime.failList = true;
+  await clock.advance(4 * 60_000);
+  assertEquals(pleg.healthy(), { ok: true }, "past the 3 min of a relisting PLEG");
+  await clock.advance(7 * 60_000);
+  assertEquals(pleg.healthy().ok, false);
+  assertMatch(pleg.healthy().message ?? "", /threshold is 10m/);
+  ac.abort();
+  await done;
+});
 
 Deno.test("evented pleg: events drive relists while the stream is up; a failure falls back at once", async () => {
   const { stream, clock, runtime, pleg } = eventedSetup();

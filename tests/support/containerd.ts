@@ -81,6 +81,14 @@ export function devContainerd(): ContainerdFlavour {
 /** The pod network of the "upstream" flavour's dev runtime. */
 export const UPSTREAM_CNI_NETWORK: CniNetwork = { bridge: "denolet2", subnet: "10.87.0.0/16" };
 
+/** The pod network of the runtime `opts` name: its own, or the flavour's default. */
+export function runtimeNetwork(opts: Pick<DevOptions, "network" | "containerd"> = {}): CniNetwork {
+  if (opts.network) return opts.network;
+  return (opts.containerd ?? devContainerd()) === "upstream"
+    ? UPSTREAM_CNI_NETWORK
+    : DEFAULT_CNI_NETWORK;
+}
+
 /** The runtime directory `opts` name: the "upstream" flavour keeps to a subdirectory. */
 export function runtimeDir(opts: Pick<DevOptions, "dir" | "containerd"> = {}): string {
   const base = opts.dir ?? devDir();
@@ -183,7 +191,7 @@ async function startLocked(
   const upstream = (opts.containerd ?? devContainerd()) === "upstream";
   // The built daemon finds its own shim first on PATH (Debian's 1.6 shim is on it too).
   const binDir = upstream ? await buildContainerd(devDir(), { log, signal }) : undefined;
-  const network = opts.network ?? (upstream ? UPSTREAM_CNI_NETWORK : DEFAULT_CNI_NETWORK);
+  const network = runtimeNetwork(opts);
   for (const d of [l.root, l.state, l.runDir, l.cniConfDir, l.cniDataDir, `${l.dir}/log`]) {
     await Deno.mkdir(d, { recursive: true });
   }

@@ -11,7 +11,7 @@ import { DevSetupError, exists, run } from "./_exec.ts";
 import { type Daemon, startDaemon, waitDaemon } from "./_control_plane_process.ts";
 import { KUBELET_SYSCTLS, renderKubeletConfig } from "./_upstream_kubelet_config.ts";
 import { removeAgentSandboxes, removeCgroupTree } from "./agent.ts";
-import { type DevRuntime, devRuntime } from "./containerd.ts";
+import { type DevRuntime, devRuntime, runtimeDir } from "./containerd.ts";
 import { freePort } from "./wait.ts";
 
 const CGROUP_MOUNT = "/sys/fs/cgroup";
@@ -50,7 +50,10 @@ export interface UpstreamKubelet {
 }
 
 export async function startUpstreamKubelet(o: UpstreamKubeletOptions): Promise<UpstreamKubelet> {
-  if (o.runtime.socket === devRuntime().socket) {
+  const shared = (["system", "upstream"] as const).map((c) =>
+    devRuntime(runtimeDir({ containerd: c })).socket
+  );
+  if (shared.includes(o.runtime.socket)) {
     throw new DevSetupError(
       "Cannot run the upstream kubelet on the shared dev containerd: it would kill every pod " +
         "it does not know there. Give it a runtime of its own (ensureContainerd({ dir }))",
