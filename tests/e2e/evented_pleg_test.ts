@@ -39,6 +39,16 @@ Deno.test({
         "exits.yaml",
         shellPod("exits", "sleep 4; exit 3", { restartPolicy: "Never" }),
       );
+      // A failing liveness probe asks for a sync that waits for a status newer than the last
+      // one: with no relist for minutes, only the cache's 5 s tick lets it through in time.
+      const unhealthy = shellPod("unhealthy", "sleep 3600");
+      unhealthy.spec!.containers[0].livenessProbe = {
+        exec: { command: ["false"] },
+        initialDelaySeconds: 2,
+        periodSeconds: 2,
+        failureThreshold: 1,
+      };
+      await e2e.writePod("unhealthy.yaml", unhealthy);
       await e2e.waitPod("sleeper", (p) => p.status?.phase === "Running", {
         what: "pod sleeper to be Running",
         timeoutMs: 60_000,
@@ -57,11 +67,22 @@ Deno.test({
         `exit reported ${lag} ms after it happened (relists are 300 s apart)`,
       );
 
-      // Ten quiet seconds with two pods: a relisting PLEG would list the runtime ten times.
+      await e2e.waitPod("unhealthy", (p) => (containerStatus(p, "main")?.restartCount ?? 0) >= 1, {
+        what: "pod unhealthy's container restarted by its liveness probe",
+        timeoutMs: 40_000,
+      });
+
+      await e2e.removeManifest("unhealthy.yaml");
+      await waitFor(async () => (await e2e.pod("unhealthy")) === undefined, {
+        timeoutMs: 40_000,
+        what: "pod unhealthy to be gone",
+      });
+
+      // Ten quiet seconds: a relisting PLEG would list the runtime ten times. (A late event of
+      // a teardown may still ask for one or two.)
       const before = await relists(e2e.agent.get);
       await realClock.sleep(10_000);
       const after = await relists(e2e.agent.get);
-      // A late event of the exited pod's teardown may still ask for one or two.
       assert.ok(after - before <= 3, `${after - before} relists in 10 s while events flow`);
     } finally {
       await e2e.close();
