@@ -3,6 +3,7 @@
  * pod's containers and sandboxes against the previous relist, refresh the status cache for the
  * pods that changed, and then tell the sync loop which pods to look at.
  */
+import { formatDuration } from "../config/duration.ts";
 import { isUnimplemented } from "../cri/mod.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
 import type { Clock } from "../util/clock.ts";
@@ -366,16 +367,6 @@ function sameEntries(a: RunningPod, b: RunningPod): boolean {
 /** Creates the PLEG; nothing runs until `run` or `relist` is called. */
 export function createPleg(deps: PlegDeps): GenericPleg {
   return new GenericPlegImpl(deps);
-}
-
-/** Go's time.Duration formatting for the health message ("3m0s", "3m0.5s", "500ms"). */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const s = (ms % 60_000) / 1000;
-  const sec = Number.isInteger(s) ? String(s) : s.toFixed(3).replace(/0+$/, "");
-  return `${h > 0 ? `${h}h` : ""}${h > 0 || m > 0 ? `${m}m` : ""}${sec}s`;
 }
 
 /**
