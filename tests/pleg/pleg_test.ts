@@ -281,13 +281,18 @@ function eventedSetup() {
     logger: nullLogger,
     events: stream.events,
   });
-  return { stream, clock, runtime, pleg, cache };
+  const ac = new AbortController();
+  const done = pleg.run(() => {}, { signal: ac.signal });
+  /** Aborts the PLEG and waits until it has stopped. */
+  const stop = () => {
+    ac.abort();
+    return done;
+  };
+  return { stream, clock, runtime, pleg, cache, stop };
 }
 
 Deno.test("evented pleg: the cache moves on every 5 s without a relist, so a pod's resync is not held for minutes", async () => {
-  const { stream, clock, runtime, pleg, cache } = eventedSetup();
-  const ac = new AbortController();
-  const done = pleg.run(() => {}, { signal: ac.signal });
+  const { stream, clock, runtime, pleg, cache, stop } = eventedSetup();
   await clock.advance(0);
   stream.ready();
   await clock.advance(0);
@@ -315,15 +320,12 @@ Deno.test("evented pleg: the cache moves on every 5 s without a relist, so a pod
   assertEquals(early, true);
   await afterEvent;
   assertEquals(runtime.listCalls, lists + 1, "ticks are not relists");
-  ac.abort();
-  await done;
+  await stop();
   assertEquals(clock.pendingTimers, 0);
 });
 
 Deno.test("evented pleg: healthy for 10 min without a relist while events flow (upstream's evented threshold)", async () => {
-  const { stream, clock, runtime, pleg } = eventedSetup();
-  const ac = new AbortController();
-  const done = pleg.run(() => {}, { signal: ac.signal });
+  const { stream, clock, runtime, pleg, stop } = eventedSetup();
   await clock.advance(0);
   stream.ready();
   await clock.advance(50);
@@ -333,14 +335,11 @@ Deno.test("evented pleg: healthy for 10 min without a relist while events flow (
   await clock.advance(7 * 60_000);
   assertEquals(pleg.healthy().ok, false);
   assertMatch(pleg.healthy().message ?? "", /threshold is 10m/);
-  ac.abort();
-  await done;
+  await stop();
 });
 
 Deno.test("evented pleg: events drive relists while the stream is up; a failure falls back at once", async () => {
-  const { stream, clock, runtime, pleg } = eventedSetup();
-  const ac = new AbortController();
-  const done = pleg.run(() => {}, { signal: ac.signal });
+  const { stream, clock, runtime, pleg, stop } = eventedSetup();
   await clock.advance(0);
   assertEquals([stream.opened, runtime.listCalls], [1, 1]);
   stream.ready();
@@ -368,15 +367,12 @@ Deno.test("evented pleg: events drive relists while the stream is up; a failure 
   assertEquals(runtime.listCalls, afterFail + 3);
   await clock.advance(1_000);
   assertEquals(stream.opened, 2, "opened again 5 s later");
-  ac.abort();
-  await done;
+  await stop();
   assertEquals(clock.pendingTimers, 0);
 });
 
 Deno.test("evented pleg: a runtime that serves no events is relisted every second, asked again after 10 min", async () => {
-  const { stream, clock, runtime, pleg } = eventedSetup();
-  const ac = new AbortController();
-  const done = pleg.run(() => {}, { signal: ac.signal });
+  const { stream, clock, runtime, pleg, stop } = eventedSetup();
   await clock.advance(0);
   stream.fail(Object.assign(new Error("method GetContainerEvents not implemented"), { code: 12 }));
   await clock.advance(0);
@@ -387,7 +383,6 @@ Deno.test("evented pleg: a runtime that serves no events is relisted every secon
   assertEquals(stream.opened, 1);
   await clock.advance(1);
   assertEquals(stream.opened, 2);
-  ac.abort();
-  await done;
+  await stop();
   assertEquals(clock.pendingTimers, 0);
 });
