@@ -51,12 +51,18 @@ export async function prepareControlPlane(
   const logDir = `${dir}/log`;
   await Deno.mkdir(logDir, { recursive: true });
   await Deno.mkdir(`${dir}/kubeconfig`, { recursive: true });
+  // Each port stays unbound until its daemon starts, so each pick avoids the ones before it.
+  const picked: number[] = [];
+  const pick = () => {
+    picked.push(freePort(picked));
+    return picked[picked.length - 1];
+  };
   const ports = {
-    etcdClient: freePort(),
-    etcdPeer: freePort(),
-    apiServer: freePort(),
-    controllerManager: freePort(),
-    scheduler: freePort(),
+    etcdClient: pick(),
+    etcdPeer: pick(),
+    apiServer: pick(),
+    controllerManager: pick(),
+    scheduler: pick(),
   };
   const server = `https://127.0.0.1:${ports.apiServer}`;
   const pki = await Pki.create(`${dir}/pki`);

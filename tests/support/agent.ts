@@ -92,7 +92,8 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
   await Deno.mkdir(manifestDir, { recursive: true });
   await Deno.mkdir(rootDir, { recursive: true });
   const hostname = opts.hostname ?? `e2e-${Deno.pid}-${++agentCount}`;
-  const readOnlyPort = freePort();
+  // A port the caller chose for another listener (`--port N`) is free until the agent binds it.
+  const readOnlyPort = freePort(portsNamedIn(opts.extraArgs ?? []));
   const logFile = `${tmp}/agent.log`;
   const args = [
     "run",
@@ -300,4 +301,16 @@ function ownDenoDir(mainModule: string | undefined): Record<string, string> {
   } catch {
     return {};
   }
+}
+
+/** The numbers given to `--*port` flags in `args`, either as `--port N` or `--port=N`. */
+export function portsNamedIn(args: readonly string[]): number[] {
+  const ports: number[] = [];
+  args.forEach((arg, i) => {
+    const m = /^--[\w-]*port(?:=(\d+))?$/.exec(arg);
+    if (!m) return;
+    const value = Number(m[1] ?? args[i + 1]);
+    if (Number.isInteger(value) && value > 0) ports.push(value);
+  });
+  return ports;
 }

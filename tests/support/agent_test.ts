@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type AgentProcess, startAgent } from "./agent.ts";
+import { type AgentProcess, portsNamedIn, startAgent } from "./agent.ts";
 import type { DevRuntime } from "./containerd.ts";
 
 // The harness itself is tested against a stub agent, without containerd.
@@ -90,4 +90,12 @@ Deno.test("stop sends SIGKILL when the agent ignores SIGTERM", async () => {
   const status = await agent.stop({ timeoutMs: 500 });
   assert.equal(status.signal, "SIGKILL");
   assert.match(await agent.logTail(), /ignoring SIGTERM/);
+});
+
+Deno.test("portsNamedIn finds the ports other listeners were given", () => {
+  assert.deepEqual(
+    portsNamedIn(["--port", "10250", "--healthz-port=10248", "--kubeconfig", "k", "--port", "x"]),
+    [10250, 10248],
+  );
+  assert.deepEqual(portsNamedIn(["--port"]), []);
 });

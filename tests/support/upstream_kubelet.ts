@@ -77,7 +77,7 @@ export async function startUpstreamKubelet(o: UpstreamKubeletOptions): Promise<U
       runtimeEndpoint: o.runtime.endpoint,
       cgroupRoot: o.cgroupRoot,
       podLogsDir,
-      port: freePort(),
+      port: freePort([healthzPort]),
       healthzPort,
       cgroupV1,
     }),

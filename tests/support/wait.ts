@@ -64,10 +64,18 @@ export async function waitFor<T>(fn: Condition<T>, opts: WaitOptions = {}): Prom
   );
 }
 
-/** A TCP port on 127.0.0.1 that was free a moment ago (the usual bind-then-release race applies). */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago (the usual bind-then-release race applies),
+ * and not one of `avoid`: ports already handed out but not yet bound, which the kernel may
+ * give out again.
+ */
+export function freePort(avoid: Iterable<number> = []): number {
+  const taken = new Set(avoid);
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close();
+    if (!taken.has(port)) return port;
+  }
+  throw new Error(`no free port outside ${[...taken].join(", ")}`);
 }
