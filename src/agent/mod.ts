@@ -4,6 +4,7 @@
  */
 import type { V1Pod } from "@kubernetes/client-node";
 import type { AgentConfig } from "../config/types.ts";
+import { featureEnabled } from "../config/mod.ts";
 import { type Clock, realClock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { createMetricsRegistry } from "../util/metrics.ts";
@@ -123,7 +124,10 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     clock,
     logger,
     onRelist: (ms, err) => metrics.relist(ms, err),
-    events: (onEvent, o) => cri.runtime.containerEvents!(onEvent, o),
+    // Without the gate the PLEG relists every second, as upstream does by default.
+    events: featureEnabled(config, "EventedPLEG")
+      ? (onEvent, o) => cri.runtime.containerEvents!(onEvent, o)
+      : undefined,
   });
   const kubelet = new Kubelet({
     sources: [

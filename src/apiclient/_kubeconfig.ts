@@ -5,6 +5,7 @@
  */
 import { dirname, isAbsolute, join } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { KUBERNETES_YAML } from "../util/yaml_options.ts";
 import { KubeconfigError } from "./types.ts";
 
 /** An exec credential plugin (client.authentication.k8s.io). */
@@ -82,7 +83,7 @@ export function resolveKubeconfig(
   };
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = parseYaml(text, KUBERNETES_YAML); // client-go reads YAML 1.1 too
   } catch (cause) {
     throw new KubeconfigError(`${path}: cannot parse as YAML`, { cause });
   }

@@ -59,6 +59,7 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     evictionMaxPodGracePeriod: 0,
     mergeDefaultEvictionSettings: false,
     evictStaticPods: false,
+    featureGates: {},
     cgroupsPerQOS: true,
     cgroupRoot: "/",
     // Upstream's default is also cgroupfs; systemd is the usual setting but is not supported.

@@ -6,6 +6,7 @@
  */
 import { posix } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { KUBERNETES_YAML } from "../util/yaml_options.ts";
 import { ConfigError } from "../util/errors.ts";
 import { errorMessage } from "../util/log.ts";
 import { DurationSyntaxError, parseDuration } from "./duration.ts";
@@ -172,6 +173,21 @@ function stringMap(key: KeysOf<Record<string, string>>): Reader {
   };
 }
 
+/** featureGates: a map of gate name to boolean; the file's map replaces the default. */
+const readFeatureGates: Reader = (value, ctx, path) => {
+  if (!isMap(value)) {
+    fail(ctx, path, `expected a map of gate name to boolean, got ${describe(value)}`);
+  }
+  const out: Record<string, boolean> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v !== "boolean") {
+      fail(ctx, `${path}.${k}`, `expected true or false, got ${describe(v)}`);
+    }
+    out[k] = v;
+  }
+  set(ctx, "featureGates", out, path);
+};
+
 function bool(key: KeysOf<boolean>): Reader {
   return (value, ctx, path) => {
     if (typeof value !== "boolean") {
@@ -260,6 +276,7 @@ const FIELDS: Record<string, Reader> = {
   evictionPressureTransitionPeriod: duration("evictionPressureTransitionPeriodMs"),
   evictionMaxPodGracePeriod: int32("evictionMaxPodGracePeriod", { zeroIsUnset: false }),
   mergeDefaultEvictionSettings: bool("mergeDefaultEvictionSettings"),
+  featureGates: readFeatureGates,
   cgroupsPerQOS: bool("cgroupsPerQOS"),
   cgroupRoot: str("cgroupRoot"),
   cgroupDriver: str("cgroupDriver", { zeroIsUnset: true }),
@@ -286,7 +303,8 @@ export function applyConfigFile(
   const ctx: Ctx = { cfg, origin, file: src.file, dir: src.dir, warnings: [] };
   let doc: unknown;
   try {
-    doc = parseYaml(src.text);
+    // YAML 1.1, as the kubelet reads its file: `cgroupsPerQOS: yes` is true.
+    doc = parseYaml(src.text, KUBERNETES_YAML);
   } catch (e) {
     throw new ConfigError(src.file, `cannot parse as YAML or JSON: ${errorMessage(e)}`, {
       cause: e,

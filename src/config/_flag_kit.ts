@@ -11,7 +11,8 @@ export type TypeName =
   | "duration"
   | "strings"
   | "colonSeparatedMultimapStringString"
-  | "mapStringString";
+  | "mapStringString"
+  | "mapStringBool";
 
 export interface FlagDef {
   name: string;

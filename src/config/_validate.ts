@@ -13,6 +13,7 @@ import { parseThresholdConfig } from "../eviction/thresholds.ts";
 import { validateGC } from "./_gc_flags.ts";
 import { validateCluster } from "./_cluster_flags.ts";
 import { validateServer } from "./_server_flags.ts";
+import { unknownGateWarnings } from "./_feature_gates.ts";
 import { isIPv4 } from "node:net";
 
 /** How to name a field whose value is a default (or derived, like the node name). */
@@ -123,6 +124,7 @@ export function validateConfig(
   validateGC(cfg, where);
   validateCluster(cfg, where);
   warnings.push(...validateServer(cfg, where));
+  warnings.push(...unknownGateWarnings(cfg.featureGates, where("featureGates")));
 
   if (cfg.nodeName === "") bad("nodeName", "must not be empty");
   if (cfg.nodeName.length > 253 || !DNS_SUBDOMAIN.test(cfg.nodeName)) {

@@ -101,6 +101,11 @@ export interface AgentConfig {
   mergeDefaultEvictionSettings: boolean;
   /** --evict-static-pods (denolet only, default false): static pods are not critical for eviction. */
   evictStaticPods: boolean;
+  /**
+   * --feature-gates / featureGates: the gates set, by name (a gate not named has denolet's
+   * default; read them with `featureEnabled`).
+   */
+  featureGates: Record<string, boolean>;
   /** --cgroups-per-qos / cgroupsPerQOS, default true: pod cgroups under kubepods. */
   cgroupsPerQOS: boolean;
   /** --cgroup-root / cgroupRoot, default "/". */

@@ -4,6 +4,7 @@
  */
 import type { V1Pod } from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
+import { KUBERNETES_YAML } from "../util/yaml_options.ts";
 import { InvalidManifestError } from "../util/errors.ts";
 import { errorMessage } from "../util/log.ts";
 import { dns1123Subdomain, isObj, type Obj } from "./_fields.ts";
@@ -156,19 +157,10 @@ function parseJson(raw: string): unknown {
   }
 }
 
-const TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp";
-
 function parseYaml(raw: string, path: string): unknown {
   // uniqueKeys off: upstream keeps the last of repeated keys, and the check is quadratic in
   // the number of keys of a map (minutes for a hostile 10 MB map).
-  // Timestamps stay strings: Kubernetes' YAML decoding only makes a time of a field typed so,
-  // and a pod has none (an unquoted `2024-01-01` label value is text).
-  let docs = parseAllDocuments(raw, {
-    version: "1.1",
-    prettyErrors: false,
-    uniqueKeys: false,
-    customTags: (tags) => tags.filter((t) => (t as { tag?: string }).tag !== TIMESTAMP_TAG),
-  });
+  let docs = parseAllDocuments(raw, { ...KUBERNETES_YAML, prettyErrors: false, uniqueKeys: false });
   if (!Array.isArray(docs)) docs = [docs];
   const present = docs.filter((d) => d.errors.length > 0 || d.contents !== null);
   if (present.length === 0) return undefined;

@@ -37,6 +37,8 @@ resolvConf: /run/systemd/resolve/resolv.conf
 logging:
   format: text
   verbosity: 3
+featureGates:
+  EventedPLEG: false
 `),
   );
   assert.deepEqual(warnings, []);
@@ -63,6 +65,7 @@ logging:
     resolvConf: "/run/systemd/resolve/resolv.conf",
     podInfraContainerImage: "",
     verbosity: 3,
+    featureGates: { EventedPLEG: false },
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...CLUSTER_DEFAULTS,
@@ -281,4 +284,10 @@ Deno.test("errors are ConfigError instances the caller can find in a cause chain
     file("port: x\n"),
   );
   assert.equal(findCause(new Error("wrapped", { cause: err }), ConfigError), err);
+});
+
+Deno.test("the config file is YAML 1.1, as the kubelet reads it: yes and off are booleans", async () => {
+  const { config } = await run(CONFIG, file("cgroupsPerQOS: no\nserverTLSBootstrap: yes\n"));
+  assert.equal(config.cgroupsPerQOS, false);
+  assert.equal(config.serverTLSBootstrap, true);
 });

@@ -31,6 +31,7 @@ Deno.test("loadConfig without arguments gives the upstream flag defaults", async
     resolvConf: "/etc/resolv.conf",
     podInfraContainerImage: "",
     verbosity: 0,
+    featureGates: {},
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...CLUSTER_DEFAULTS,
@@ -62,6 +63,7 @@ Deno.test("every flag sets its field, in both --flag=value and --flag value form
     ["resolv-conf", "/run/systemd/resolve/resolv.conf"],
     ["pod-infra-container-image", "registry.k8s.io/pause:3.10"],
     ["v", "4"],
+    ["feature-gates", "EventedPLEG=false"],
   ];
   const expected = {
     staticPodPath: "/etc/kubernetes/manifests",
@@ -86,6 +88,7 @@ Deno.test("every flag sets its field, in both --flag=value and --flag value form
     resolvConf: "/run/systemd/resolve/resolv.conf",
     podInfraContainerImage: "registry.k8s.io/pause:3.10",
     verbosity: 4,
+    featureGates: { EventedPLEG: false },
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...CLUSTER_DEFAULTS,

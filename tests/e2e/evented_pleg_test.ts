@@ -89,3 +89,31 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "evented PLEG gate off (--feature-gates=EventedPLEG=false): relists every second",
+  ...E2E_TEST,
+  async fn() {
+    const e2e = await setupE2E({
+      runtime: { containerd: "upstream" },
+      extraArgs: ["--feature-gates=EventedPLEG=false"],
+    });
+    try {
+      await e2e.writePod("sleeper.yaml", shellPod("sleeper", "sleep 3600"));
+      await e2e.waitPod("sleeper", (p) => p.status?.phase === "Running", {
+        what: "pod sleeper to be Running",
+        timeoutMs: 60_000,
+      });
+      const before = await relists(e2e.agent.get);
+      await realClock.sleep(5_000);
+      const after = await relists(e2e.agent.get);
+      assert.ok(after - before >= 4, `${after - before} relists in 5 s with the gate off`);
+      assert.ok(
+        !(await e2e.agent.logTail(500)).includes("following the runtime's container"),
+        "the PLEG followed the runtime's events with the gate off",
+      );
+    } finally {
+      await e2e.close();
+    }
+  },
+});
