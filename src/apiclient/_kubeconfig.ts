@@ -5,7 +5,6 @@
  */
 import { dirname, isAbsolute, join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { KUBERNETES_YAML } from "../util/yaml_options.ts";
 import { KubeconfigError } from "./types.ts";
 
 /** An exec credential plugin (client.authentication.k8s.io). */
@@ -83,7 +82,7 @@ export function resolveKubeconfig(
   };
   let doc: unknown;
   try {
-    doc = parseYaml(text, KUBERNETES_YAML); // client-go reads YAML 1.1 too
+    doc = parseYaml(text);
   } catch (cause) {
     throw new KubeconfigError(`${path}: cannot parse as YAML`, { cause });
   }

@@ -5,6 +5,7 @@
  * behaviour behind.
  */
 import { field, type FlagDef } from "./_flag_kit.ts";
+import { parseBool } from "./_values.ts";
 import type { AgentConfig } from "./types.ts";
 
 interface Gate {
@@ -13,7 +14,7 @@ interface Gate {
 }
 
 /** The gates denolet reads. */
-export const GATES = {
+const GATES = {
   // Upstream's default is false (alpha). denolet follows the events wherever the runtime serves
   // them: on an edge node the per-second relist is the idle agent's largest CPU cost.
   EventedPLEG: {
@@ -23,30 +24,15 @@ export const GATES = {
   },
 } as const satisfies Record<string, Gate>;
 
-export type GateName = keyof typeof GATES;
+type GateName = keyof typeof GATES;
 
 /** Whether `name` is on: as set by the file or the flags, else denolet's default. */
 export function featureEnabled(cfg: Pick<AgentConfig, "featureGates">, name: GateName): boolean {
   return cfg.featureGates[name] ?? GATES[name].default;
 }
 
-const BOOLS: Record<string, boolean> = {
-  "1": true,
-  t: true,
-  T: true,
-  true: true,
-  TRUE: true,
-  True: true,
-  "0": false,
-  f: false,
-  F: false,
-  false: false,
-  FALSE: false,
-  False: false,
-};
-
 /** cliflag's MapStringBool: `Name=bool` pairs, comma-separated, spaces around each part ignored. */
-export function parseFeatureGates(raw: string): Record<string, boolean> {
+function parseFeatureGates(raw: string): Record<string, boolean> {
   const out: Record<string, boolean> = {};
   for (const pair of raw.split(",")) {
     if (pair === "") continue;
@@ -55,11 +41,12 @@ export function parseFeatureGates(raw: string): Record<string, boolean> {
       throw new Error(`malformed pair ${JSON.stringify(pair)}, expected Name=true or Name=false`);
     }
     const name = pair.slice(0, eq).trim();
-    const value = BOOLS[pair.slice(eq + 1).trim()];
-    if (value === undefined) {
-      throw new Error(
-        `${name}: expected true or false, got ${JSON.stringify(pair.slice(eq + 1).trim())}`,
-      );
+    if (name === "") throw new Error(`${JSON.stringify(pair)} names no gate`);
+    let value: boolean;
+    try {
+      value = parseBool(pair.slice(eq + 1).trim());
+    } catch (e) {
+      throw new Error(`${name}: ${(e as Error).message}`);
     }
     out[name] = value;
   }
@@ -82,9 +69,12 @@ export const FEATURE_GATES_FLAG: FlagDef = field({
   merge: (prev, next) => ({ ...prev, ...next }),
 });
 
-/** One warning per gate denolet does not read. `where` names the setting. */
-export function unknownGateWarnings(gates: Record<string, boolean>, where: string): string[] {
+/**
+ * One warning per gate denolet does not read. The gate's name says which it is; where it was
+ * set is not kept per gate (the flags merge into the file's gates).
+ */
+export function unknownGateWarnings(gates: Record<string, boolean>): string[] {
   return Object.keys(gates)
     .filter((name) => !Object.hasOwn(GATES, name))
-    .map((name) => `${where}: feature gate ${name} is not implemented by denolet; ignored`);
+    .map((name) => `feature gate ${JSON.stringify(name)} is not implemented by denolet; ignored`);
 }

@@ -47,7 +47,13 @@ function set<K extends keyof AgentConfig>(ctx: Ctx, key: K, value: AgentConfig[K
 }
 
 function expectString(value: unknown, ctx: Ctx, path: string): string {
-  if (typeof value !== "string") fail(ctx, path, `expected a string, got ${describe(value)}`);
+  if (typeof value !== "string") {
+    // The user wrote `no` or `on`, not `false`: say why it is not text.
+    const hint = typeof value === "boolean"
+      ? " (quote it: YAML 1.1 reads unquoted yes, no, on and off as booleans)"
+      : "";
+    fail(ctx, path, `expected a string, got ${describe(value)}${hint}`);
+  }
   return value;
 }
 

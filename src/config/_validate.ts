@@ -124,7 +124,7 @@ export function validateConfig(
   validateGC(cfg, where);
   validateCluster(cfg, where);
   warnings.push(...validateServer(cfg, where));
-  warnings.push(...unknownGateWarnings(cfg.featureGates, where("featureGates")));
+  warnings.push(...unknownGateWarnings(cfg.featureGates));
 
   if (cfg.nodeName === "") bad("nodeName", "must not be empty");
   if (cfg.nodeName.length > 253 || !DNS_SUBDOMAIN.test(cfg.nodeName)) {

@@ -3,7 +3,7 @@
  * merged as upstream does (defaults < --config file < flags) into an AgentConfig.
  */
 export type { AgentConfig } from "./types.ts";
-export { featureEnabled, type GateName } from "./_feature_gates.ts";
+export { featureEnabled } from "./_feature_gates.ts";
 export { loadConfig, type LoadDeps, type LoadResult } from "./load.ts";
 export { DurationSyntaxError, formatDuration, parseDuration } from "./duration.ts";
 export { helpText, versionText } from "./help.ts";

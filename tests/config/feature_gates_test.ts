@@ -37,13 +37,11 @@ Deno.test("the flags win over the file gate by gate; the file's other gates stay
 Deno.test("a gate denolet does not read is accepted with a warning naming it", async () => {
   const { warnings } = await run(["--feature-gates", "RotateKubeletServerCertificate=true"]);
   assert.deepEqual(warnings, [
-    "--feature-gates: feature gate RotateKubeletServerCertificate is not implemented by " +
-    "denolet; ignored",
+    'feature gate "RotateKubeletServerCertificate" is not implemented by denolet; ignored',
   ]);
   const fromFile = await run(CONFIG, file("featureGates:\n  SomeGate: true\n"));
   assert.deepEqual(fromFile.warnings, [
-    "/etc/kubernetes/kubelet.yaml: featureGates: feature gate SomeGate is not implemented by " +
-    "denolet; ignored",
+    'feature gate "SomeGate" is not implemented by denolet; ignored',
   ]);
 });
 
@@ -53,10 +51,18 @@ Deno.test("a bad gate value is an error naming the flag or field", async () => {
     "--feature-gates",
     /malformed pair "EventedPLEG"/,
   );
+  await fails(["--feature-gates", "=true"], "--feature-gates", /"=true" names no gate/);
+  for (const inherited of ["constructor", "toString"]) {
+    await fails(
+      [`--feature-gates=EventedPLEG=${inherited}`],
+      "--feature-gates",
+      /EventedPLEG: expected a boolean/,
+    );
+  }
   await fails(
     ["--feature-gates=EventedPLEG=maybe"],
     "--feature-gates",
-    /EventedPLEG: expected true or false, got "maybe"/,
+    /EventedPLEG: expected a boolean \(true or false\), got "maybe"/,
   );
   await fails(
     CONFIG,

@@ -286,8 +286,14 @@ Deno.test("errors are ConfigError instances the caller can find in a cause chain
   assert.equal(findCause(new Error("wrapped", { cause: err }), ConfigError), err);
 });
 
-Deno.test("the config file is YAML 1.1, as the kubelet reads it: yes and off are booleans", async () => {
+Deno.test("the config file is YAML 1.1, as the kubelet reads it: no and yes are booleans", async () => {
   const { config } = await run(CONFIG, file("cgroupsPerQOS: no\nserverTLSBootstrap: yes\n"));
   assert.equal(config.cgroupsPerQOS, false);
   assert.equal(config.serverTLSBootstrap, true);
+  await fails(
+    CONFIG,
+    "/etc/kubernetes/kubelet.yaml: cgroupDriver",
+    /expected a string, got boolean false \(quote it: YAML 1.1 reads unquoted yes, no/,
+    file("cgroupDriver: no\n"),
+  );
 });

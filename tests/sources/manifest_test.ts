@@ -411,3 +411,11 @@ Deno.test("unquoted dates stay strings, as Kubernetes' YAML decoding keeps them"
   );
   assert.equal(pod.metadata?.labels?.released, "2024-01-01");
 });
+
+Deno.test("unquoted times stay strings: go-yaml has no base-60 numbers", () => {
+  const pod = staticPodFromManifest(
+    podYaml("web").replace("metadata:", "metadata:\n  annotations:\n    window: 10:30"),
+    origin,
+  );
+  assert.equal(pod.metadata?.annotations?.window, "10:30");
+});

@@ -54,8 +54,9 @@ export async function prepareControlPlane(
   // Each port stays unbound until its daemon starts, so each pick avoids the ones before it.
   const picked: number[] = [];
   const pick = () => {
-    picked.push(freePort(picked));
-    return picked[picked.length - 1];
+    const port = freePort(picked);
+    picked.push(port);
+    return port;
   };
   const ports = {
     etcdClient: pick(),

@@ -70,11 +70,19 @@ export async function waitFor<T>(fn: Condition<T>, opts: WaitOptions = {}): Prom
  * give out again.
  */
 export function freePort(avoid: Iterable<number> = []): number {
-  const taken = new Set(avoid);
-  for (let attempt = 0; attempt < 100; attempt++) {
+  return pickAvoiding(avoid, () => {
     const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const port = (listener.addr as Deno.NetAddr).port;
     listener.close();
+    return port;
+  });
+}
+
+/** The first port `next` gives that is not in `avoid` (100 tries). Exported for its test. */
+export function pickAvoiding(avoid: Iterable<number>, next: () => number): number {
+  const taken = new Set(avoid);
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = next();
     if (!taken.has(port)) return port;
   }
   throw new Error(`no free port outside ${[...taken].join(", ")}`);
