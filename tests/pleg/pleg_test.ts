@@ -292,7 +292,7 @@ function eventedSetup() {
 }
 
 Deno.test("evented pleg: the cache moves on every 5 s without a relist, so a pod's resync is not held for minutes", async () => {
-  const { stream, clock, runtime, pleg, cache, stop } = eventedSetup();
+  const { stream, clock, runtime, cache, stop } = eventedSetup();
   await clock.advance(0);
   stream.ready();
   await clock.advance(0);
