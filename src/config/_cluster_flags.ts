@@ -9,44 +9,9 @@ import { formatDuration, parseDuration } from "./duration.ts";
 import { parseSeparatedMap } from "./_eviction_flags.ts";
 import { parseBool, parseInt32 } from "./_values.ts";
 import { type FlagDef, mapFlag, scalar } from "./_flag_kit.ts";
-import type { AgentConfig, Taint } from "./types.ts";
-
-const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
-
-/**
- * `--register-with-taints` syntax (upstream ParseTaints): comma-separated `key=value:Effect` or
- * `key:Effect`.
- */
-export function parseTaints(raw: string): Taint[] {
-  const out: Taint[] = [];
-  for (const item of raw.split(",")) {
-    if (item.trim() === "") continue;
-    const colon = item.lastIndexOf(":");
-    if (colon < 0) {
-      throw new Error(`invalid taint spec ${JSON.stringify(item)}: expect key=value:Effect`);
-    }
-    const effect = item.slice(colon + 1).trim();
-    const kv = item.slice(0, colon).trim();
-    const eq = kv.indexOf("=");
-    const key = eq < 0 ? kv : kv.slice(0, eq);
-    const value = eq < 0 ? undefined : kv.slice(eq + 1);
-    out.push(checkTaint({ key, value, effect }));
-  }
-  return out;
-}
-
-/** Throws unless the taint has a key and one of the three effects. */
-export function checkTaint(t: Taint): Taint {
-  if (!t.key) throw new Error("a taint needs a key");
-  if (!TAINT_EFFECTS.includes(t.effect)) {
-    throw new Error(
-      `invalid taint effect ${JSON.stringify(t.effect)}: must be one of ${
-        TAINT_EFFECTS.join(", ")
-      }`,
-    );
-  }
-  return t.value === undefined || t.value === "" ? { key: t.key, effect: t.effect } : t;
-}
+import { isForbiddenNodeLabel, isLabelValue, isQualifiedName } from "./_labels.ts";
+import { parseTaints } from "./_taints.ts";
+import type { AgentConfig } from "./types.ts";
 
 /** A `key=value,...` map flag. */
 function pairsFlag(name: string, key: Parameters<typeof mapFlag>[1], help: string): FlagDef {
@@ -99,6 +64,13 @@ export const CLUSTER_FLAGS: readonly FlagDef[] = [
     "Labels added when the node registers, as key=value pairs.",
   ),
   scalar(
+    "node-status-max-images",
+    "nodeStatusMaxImages",
+    "int32",
+    "Images reported in the node status, largest first; -1 reports them all.",
+    parseInt32,
+  ),
+  scalar(
     "node-status-update-frequency",
     "nodeStatusUpdateFrequencyMs",
     "duration",
@@ -128,10 +100,6 @@ export const CLUSTER_FLAGS: readonly FlagDef[] = [
 ];
 
 const RESERVABLE = new Set(["cpu", "memory", "ephemeral-storage", "pid"]);
-/** Label keys: an optional DNS subdomain prefix and a name of at most 63 characters. */
-const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
-const LABEL_VALUE = /^(([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?)$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Checks the API-mode settings; throws ConfigError naming the flag or field. */
 export function validateCluster(cfg: AgentConfig, where: (key: keyof AgentConfig) => string): void {
@@ -167,14 +135,8 @@ export function validateCluster(cfg: AgentConfig, where: (key: keyof AgentConfig
     }
   }
   for (const [k, v] of Object.entries(cfg.nodeLabels)) {
-    const slash = k.lastIndexOf("/");
-    const prefix = slash < 0 ? undefined : k.slice(0, slash);
-    const name = slash < 0 ? k : k.slice(slash + 1);
-    const prefixOk = prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
-    if (!prefixOk || !LABEL_NAME.test(name)) {
-      bad("nodeLabels", `invalid label key ${JSON.stringify(k)}`);
-    }
-    if (prefix !== undefined && isForbiddenNodeLabel(prefix, k)) {
+    if (!isQualifiedName(k)) bad("nodeLabels", `invalid label key ${JSON.stringify(k)}`);
+    if (isForbiddenNodeLabel(k)) {
       bad(
         "nodeLabels",
         `unknown 'kubernetes.io' or 'k8s.io' label ${
@@ -184,32 +146,8 @@ export function validateCluster(cfg: AgentConfig, where: (key: keyof AgentConfig
           "the kubelet.kubernetes.io/ and node.kubernetes.io/ namespaces",
       );
     }
-    if (!LABEL_VALUE.test(v)) {
+    if (!isLabelValue(v)) {
       bad("nodeLabels", `invalid label value ${JSON.stringify(v)} for ${k}`);
     }
   }
-}
-
-/** Labels of the kubernetes.io and k8s.io namespaces a node may set on itself (upstream kubeletapis). */
-const KNOWN_NODE_LABELS = new Set([
-  "kubernetes.io/hostname",
-  "kubernetes.io/os",
-  "kubernetes.io/arch",
-  "beta.kubernetes.io/os",
-  "beta.kubernetes.io/arch",
-  "beta.kubernetes.io/instance-type",
-  "node.kubernetes.io/instance-type",
-  "failure-domain.beta.kubernetes.io/region",
-  "failure-domain.beta.kubernetes.io/zone",
-  "topology.kubernetes.io/region",
-  "topology.kubernetes.io/zone",
-]);
-const ALLOWED_NODE_LABEL_NAMESPACES = ["kubelet.kubernetes.io", "node.kubernetes.io"];
-
-/** NodeRestriction would refuse the registration: a kubernetes.io/k8s.io label not on the list. */
-function isForbiddenNodeLabel(prefix: string, key: string): boolean {
-  const inK8s = (ns: string) => prefix === ns || prefix.endsWith(`.${ns}`);
-  if (!inK8s("kubernetes.io") && !inK8s("k8s.io")) return false;
-  if (KNOWN_NODE_LABELS.has(key)) return false;
-  return !ALLOWED_NODE_LABEL_NAMESPACES.some((ns) => prefix === ns || prefix.endsWith(`.${ns}`));
 }

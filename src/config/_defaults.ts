@@ -31,6 +31,8 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     address: "0.0.0.0",
     port: 10250,
     readOnlyPort: opts.withConfigFile ? 0 : LEGACY_READ_ONLY_PORT,
+    healthzPort: 10248,
+    healthzBindAddress: "127.0.0.1",
     runtimeRequestTimeoutMs: 120_000,
     maxPods: 110,
     kubeconfig: "",

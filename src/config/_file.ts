@@ -13,7 +13,7 @@ import { DurationSyntaxError, parseDuration } from "./duration.ts";
 import { checkInt32, closest } from "./_values.ts";
 import { UPSTREAM_FIELDS } from "./_upstream_fields.ts";
 import { parseByteQuantity } from "./_gc_flags.ts";
-import { checkTaint } from "./_cluster_flags.ts";
+import { checkTaint } from "./_taints.ts";
 import { type FileReaderKit, serverFileFields } from "./_server_flags.ts";
 import { DEFAULT_EVICTION_HARD } from "../eviction/thresholds.ts";
 import type { AgentConfig } from "./types.ts";
@@ -258,6 +258,9 @@ const FIELDS: Record<string, Reader> = {
   address: str("address", { zeroIsUnset: true }),
   port: int32("port", { zeroIsUnset: true }),
   readOnlyPort: int32("readOnlyPort", { zeroIsUnset: false }),
+  // healthzPort is a pointer upstream (0 turns the endpoint off); the address is a plain string.
+  healthzPort: int32("healthzPort", { zeroIsUnset: false }),
+  healthzBindAddress: str("healthzBindAddress", { zeroIsUnset: true }),
   runtimeRequestTimeout: duration("runtimeRequestTimeoutMs"),
   maxPods: int32("maxPods", { zeroIsUnset: true }),
   registerNode: bool("registerNode"),
@@ -269,7 +272,8 @@ const FIELDS: Record<string, Reader> = {
   kubeReserved: stringMap("kubeReserved"),
   systemReserved: stringMap("systemReserved"),
   kubeAPIQPS: int32("kubeAPIQPS", { zeroIsUnset: false }),
-  kubeAPIBurst: int32("kubeAPIBurst", { zeroIsUnset: false }),
+  // Only kubeAPIQPS is a pointer upstream; a 0 burst is defaulted to 100 like an absent one.
+  kubeAPIBurst: int32("kubeAPIBurst", { zeroIsUnset: true }),
   clusterDNS: stringList("clusterDNS"),
   clusterDomain: str("clusterDomain"),
   // resolvConf is a *string upstream: "" is meaningful (no host DNS config), only absent defaults.
@@ -337,6 +341,13 @@ export function applyConfigFile(
       const hint = near ? ` (did you mean "${near}"?)` : "";
       fail(ctx, name, `unknown field "${name}"${hint}`);
     }
+  }
+  // Upstream's v1beta1 defaulting: a file that sets only the update frequency gets it as the
+  // report frequency too. Defaulting runs on the file alone, so flags never do this.
+  if (
+    ctx.origin.has("nodeStatusUpdateFrequencyMs") && !ctx.origin.has("nodeStatusReportFrequencyMs")
+  ) {
+    cfg.nodeStatusReportFrequencyMs = cfg.nodeStatusUpdateFrequencyMs;
   }
   // Upstream loadConfigFile: an evictionHard map replaces the defaults unless
   // mergeDefaultEvictionSettings asks to keep the signals it does not name.

@@ -85,6 +85,20 @@ export const FLAGS: readonly FlagDef[] = [
     help: "How often the static pod path is re-read (changes are also picked up as they happen).",
     parse: parseDuration,
   }),
+  field({
+    name: "healthz-bind-address",
+    field: "healthzBindAddress",
+    type: "string",
+    help: "Address of the plain-HTTP /healthz endpoint; 0.0.0.0 or :: means every interface.",
+    parse: text,
+  }),
+  field({
+    name: "healthz-port",
+    field: "healthzPort",
+    type: "int32",
+    help: "Port of the plain-HTTP /healthz endpoint (0 turns it off).",
+    parse: parseInt32,
+  }),
   control("help", undefined, "Show this help and exit.", "h"),
   field({
     name: "hostname-override",

@@ -6,6 +6,7 @@
 import { ConfigError } from "../util/errors.ts";
 import { errorMessage } from "../util/log.ts";
 import { type FlagDef, FLAGS } from "./_flag_table.ts";
+import { IGNORED_FLAGS, ignoredFlagWarning } from "./_upstream_flags.ts";
 import { closest } from "./_values.ts";
 import type { AgentConfig } from "./types.ts";
 
@@ -22,6 +23,8 @@ export interface ParsedArgs {
   configPath?: string;
   help: boolean;
   version: boolean;
+  /** One per upstream flag given that denolet accepts and ignores. */
+  warnings: string[];
 }
 
 const BY_NAME = new Map(FLAGS.map((f) => [f.name, f]));
@@ -29,7 +32,7 @@ const BY_SHORT = new Map(FLAGS.filter((f) => f.short).map((f) => [f.short!, f]))
 
 /** Splits argv into typed flag values. Throws ConfigError naming the flag as written. */
 export function parseArgv(argv: readonly string[]): ParsedArgs {
-  const out: ParsedArgs = { flags: [], help: false, version: false };
+  const out: ParsedArgs = { flags: [], help: false, version: false, warnings: [] };
   const take = (def: FlagDef, spelled: string, raw: string) => {
     let value: unknown;
     try {
@@ -63,8 +66,12 @@ export function parseArgv(argv: readonly string[]): ParsedArgs {
       const eq = body.indexOf("=");
       const name = eq < 0 ? body : body.slice(0, eq);
       const spelled = `--${name}`;
-      const def = BY_NAME.get(name);
+      const def = BY_NAME.get(name) ?? IGNORED_FLAGS.get(name);
       if (!def) throw unknownFlag(spelled, name);
+      if (!BY_NAME.has(name)) {
+        const warning = ignoredFlagWarning(spelled);
+        if (!out.warnings.includes(warning)) out.warnings.push(warning);
+      }
       if (eq >= 0) take(def, spelled, body.slice(eq + 1));
       else if (def.type === undefined) take(def, spelled, "true");
       else if (i + 1 < argv.length) take(def, spelled, argv[++i]);
@@ -125,7 +132,7 @@ function positional(arg: string): ConfigError {
 }
 
 function unknownFlag(spelled: string, name: string): ConfigError {
-  const near = closest(name, BY_NAME.keys());
+  const near = closest(name, [...BY_NAME.keys(), ...IGNORED_FLAGS.keys()]);
   const hint = near ? ` (did you mean --${near}?)` : "";
   return new ConfigError(spelled, `unknown flag${hint}`);
 }

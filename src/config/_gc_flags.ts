@@ -105,6 +105,13 @@ export const GC_FLAGS: readonly FlagDef[] = [
     parseDuration,
   ),
   flag(
+    "minimum-image-ttl-duration",
+    "imageMinimumGCAgeMs",
+    "duration",
+    "Upstream's name for --image-minimum-gc-age.",
+    parseDuration,
+  ),
+  flag(
     "container-log-max-size",
     "containerLogMaxSizeBytes",
     "string",
@@ -134,6 +141,8 @@ export function validateGC(cfg: AgentConfig, where: (key: Key) => string): void 
         : `unknown cgroup driver ${JSON.stringify(cfg.cgroupDriver)}; use cgroupfs`,
     );
   }
+  // Upstream's default is "" (the root); given explicitly it means the same.
+  if (cfg.cgroupRoot === "") cfg.cgroupRoot = "/";
   if (!cfg.cgroupRoot.startsWith("/")) bad("cgroupRoot", "must be an absolute cgroup path");
   for (const key of ["imageGCHighThresholdPercent", "imageGCLowThresholdPercent"] as const) {
     if (cfg[key] < 0 || cfg[key] > 100) bad(key, `${cfg[key]} must be between 0 and 100`);

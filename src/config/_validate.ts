@@ -48,7 +48,7 @@ export function validateConfig(
     throw new ConfigError(where(key), message);
   };
 
-  for (const key of ["port", "readOnlyPort"] as const) {
+  for (const key of ["port", "readOnlyPort", "healthzPort"] as const) {
     if (cfg[key] < 0 || cfg[key] > 65535) {
       bad(key, `${cfg[key]} must be between 0 and 65535 (0 disables it)`);
     }
@@ -102,8 +102,8 @@ export function validateConfig(
     }
   }
 
-  if (!isIPAddress(cfg.address)) {
-    bad("address", `${JSON.stringify(cfg.address)} is not an IP address`);
+  for (const key of ["address", "healthzBindAddress"] as const) {
+    if (!isIPAddress(cfg[key])) bad(key, `${JSON.stringify(cfg[key])} is not an IP address`);
   }
   if (cfg.nodeIP !== "") {
     const ips = cfg.nodeIP.split(",").map((s) => s.trim());

@@ -45,7 +45,7 @@ export async function loadConfig(
   if (args.version) return { kind: "version", text: versionText() };
 
   const origin = new Map<keyof AgentConfig, string>();
-  const warnings: string[] = [];
+  const warnings: string[] = [...args.warnings];
   const hasFile = args.configPath !== undefined && args.configPath !== "";
   const cfg = defaultConfig({ withConfigFile: hasFile });
 
@@ -65,10 +65,6 @@ export async function loadConfig(
 
   applyFlags(cfg, args.flags, origin);
 
-  // Upstream: an explicit update frequency is also the report frequency's default.
-  if (!origin.has("nodeStatusReportFrequencyMs") && origin.has("nodeStatusUpdateFrequencyMs")) {
-    cfg.nodeStatusReportFrequencyMs = cfg.nodeStatusUpdateFrequencyMs;
-  }
   // Upstream's --cert-dir is fixed; denolet keeps it with the rest of the agent's state.
   if (cfg.certDir === "") cfg.certDir = posix.join(cfg.rootDir, "pki");
   if (cfg.nodeName === "") {

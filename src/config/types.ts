@@ -44,6 +44,10 @@ export interface AgentConfig {
    * default), 0 when one is (the v1beta1 file default); a flag or file value overrides either.
    */
   readOnlyPort: number;
+  /** --healthz-port / healthzPort: the plain-HTTP /healthz endpoint, default 10248; 0 disables. */
+  healthzPort: number;
+  /** --healthz-bind-address / healthzBindAddress: where /healthz listens, default 127.0.0.1. */
+  healthzBindAddress: string;
   /** --kubeconfig (flag only); "" runs standalone, without an API server. */
   kubeconfig: string;
   /** --register-node / registerNode, default true. */
@@ -108,7 +112,7 @@ export interface AgentConfig {
   featureGates: Record<string, boolean>;
   /** --cgroups-per-qos / cgroupsPerQOS, default true: pod cgroups under kubepods. */
   cgroupsPerQOS: boolean;
-  /** --cgroup-root / cgroupRoot, default "/". */
+  /** --cgroup-root / cgroupRoot, default "/" ("" as given upstream means "/" too). */
   cgroupRoot: string;
   /** --cgroup-driver / cgroupDriver: only "cgroupfs" (the default here) is supported. */
   cgroupDriver: string;

@@ -24,8 +24,8 @@ Deno.test("API-mode flags set their fields with upstream syntax", async () => {
     { key: "edge", effect: "NoExecute" },
   ]);
   assert.equal(config.nodeStatusUpdateFrequencyMs, 20_000);
-  // Only the update frequency was given: it is the report frequency's default too.
-  assert.equal(config.nodeStatusReportFrequencyMs, 20_000);
+  // Upstream copies the update frequency only while defaulting the file; a flag never does.
+  assert.equal(config.nodeStatusReportFrequencyMs, 300_000);
   assert.deepEqual(config.kubeReserved, { cpu: "100m", memory: "256Mi" });
   assert.deepEqual(config.systemReserved, { memory: "128Mi", pid: "500" });
   assert.equal(config.kubeAPIQPS, 10);
@@ -106,4 +106,66 @@ Deno.test("--api-checkpoint is on by default, turns off with =false, and is a fl
     /unknown field "apiCheckpoint"/,
     { "/k.yaml": HEAD + "apiCheckpoint: false\n" },
   );
+});
+
+Deno.test("the file's nodeStatusUpdateFrequency alone is also its report frequency; a flag's is not", async () => {
+  const only = await run(["--config", "/k.yaml"], {
+    "/k.yaml": HEAD + "nodeStatusUpdateFrequency: 20s\n",
+  });
+  assert.equal(only.config.nodeStatusReportFrequencyMs, 20_000);
+  const both = await run(["--config", "/k.yaml"], {
+    "/k.yaml": HEAD + "nodeStatusUpdateFrequency: 20s\nnodeStatusReportFrequency: 2m\n",
+  });
+  assert.equal(both.config.nodeStatusReportFrequencyMs, 120_000);
+  // The flag overrides the update frequency after the file was defaulted: the copy stays.
+  const flagged = await run(["--config", "/k.yaml", "--node-status-update-frequency=30s"], {
+    "/k.yaml": HEAD + "nodeStatusUpdateFrequency: 20s\n",
+  });
+  assert.equal(flagged.config.nodeStatusUpdateFrequencyMs, 30_000);
+  assert.equal(flagged.config.nodeStatusReportFrequencyMs, 20_000);
+  const flagOnly = await run(["--config", "/k.yaml", "--node-status-update-frequency=30s"], {
+    "/k.yaml": HEAD,
+  });
+  assert.equal(flagOnly.config.nodeStatusReportFrequencyMs, 300_000);
+});
+
+Deno.test("taints are checked as upstream parseTaint does", async () => {
+  const cases: Array<[string, RegExp]> = [
+    ["bad key!:NoSchedule", /invalid taint key "bad key!"/],
+    ["k=v=w:NoSchedule", /more than one '='/],
+    ["a:b:NoSchedule", /expect key=value:Effect/],
+    ["k=bad value:NoExecute", /invalid taint value "bad value"/],
+    ["=v:NoSchedule", /a taint needs a key/],
+    ["example.com/x/y=v:NoSchedule", /invalid taint key/],
+    [`k=${"v".repeat(64)}:NoSchedule`, /invalid taint value/],
+  ];
+  for (const [spec, message] of cases) {
+    await fails([`--register-with-taints=${spec}`], "--register-with-taints", message);
+  }
+  const { config } = await run([
+    "--register-with-taints=example.com/gpu=A100_x.2:NoSchedule,k=:PreferNoSchedule",
+  ]);
+  assert.deepEqual(config.registerWithTaints, [
+    { key: "example.com/gpu", value: "A100_x.2", effect: "NoSchedule" },
+    { key: "k", effect: "PreferNoSchedule" },
+  ]);
+  await fails(["--config", "/k.yaml"], "/k.yaml: registerWithTaints[0]", /invalid taint key/, {
+    "/k.yaml": HEAD + "registerWithTaints: [{key: 'bad key!', effect: NoSchedule}]\n",
+  });
+  await fails(["--config", "/k.yaml"], "/k.yaml: registerWithTaints[0]", /invalid taint value/, {
+    "/k.yaml": HEAD + "registerWithTaints: [{key: k, value: 'bad value', effect: NoExecute}]\n",
+  });
+});
+
+Deno.test("kubeAPIBurst: 0 in the file means the default 100; kubeAPIQPS: 0 stays 0", async () => {
+  const { config } = await run(["--config", "/k.yaml"], {
+    "/k.yaml": HEAD + "kubeAPIBurst: 0\nkubeAPIQPS: 0\n",
+  });
+  assert.equal(config.kubeAPIBurst, 100);
+  assert.equal(config.kubeAPIQPS, 0);
+});
+
+Deno.test("--node-status-max-images sets nodeStatusMaxImages", async () => {
+  assert.equal((await run(["--node-status-max-images=-1"])).config.nodeStatusMaxImages, -1);
+  await fails(["--node-status-max-images=-2"], "--node-status-max-images", /-1 \(no limit\)/);
 });

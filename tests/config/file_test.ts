@@ -58,6 +58,8 @@ featureGates:
     address: "::",
     port: 11250,
     readOnlyPort: 10255,
+    healthzPort: 10248,
+    healthzBindAddress: "127.0.0.1",
     runtimeRequestTimeoutMs: 180_000,
     maxPods: 32,
     clusterDNS: ["10.96.0.10"],

@@ -74,3 +74,16 @@ Deno.test("bad cgroup and garbage collection settings are refused at startup", a
   await rejects(["--container-log-max-files=1"], /at least 2/);
   await rejects(["--container-log-max-size=ten"], /container-log-max-size/);
 });
+
+Deno.test("an empty cgroup root is upstream's default and means the root", async () => {
+  assert.equal((await run(["--cgroup-root="])).config.cgroupRoot, "/");
+  const { config } = await run(["--config", "/k.yaml"], { "/k.yaml": HEAD + 'cgroupRoot: ""\n' });
+  assert.equal(config.cgroupRoot, "/");
+});
+
+Deno.test("--minimum-image-ttl-duration, upstream's name, sets the image minimum age", async () => {
+  assert.equal(
+    (await run(["--minimum-image-ttl-duration=5m"])).config.imageMinimumGCAgeMs,
+    300_000,
+  );
+});

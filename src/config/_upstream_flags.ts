@@ -1,0 +1,108 @@
+/**
+ * Upstream kubelet flags denolet does not implement (names and value types from the kubelet
+ * reference for v1.34, Linux; Windows-only flags left out). A unit written for the real kubelet
+ * (kubeadm's drop-in passes --bootstrap-kubeconfig) must still start, so these are accepted with a
+ * warning, as the config file's upstream fields are; any other unknown name stays an error.
+ * A flag denolet implements must not be listed here: the flag table wins, but a test checks.
+ */
+import { parseDuration } from "./duration.ts";
+import { parseBool, parseInt32 } from "./_values.ts";
+import type { FlagDef } from "./_flag_kit.ts";
+
+/** pflag's value kinds, only as far as checking the value goes. */
+type Kind = "bool" | "string" | "int32" | "int" | "duration";
+
+const KINDS: Record<string, Kind> = {
+  "allowed-unsafe-sysctls": "string",
+  "bootstrap-kubeconfig": "string",
+  "cloud-provider": "string",
+  "config-dir": "string",
+  "contention-profiling": "bool",
+  "cpu-cfs-quota": "bool",
+  "cpu-cfs-quota-period": "duration",
+  "cpu-manager-policy": "string",
+  "cpu-manager-policy-options": "string",
+  "cpu-manager-reconcile-period": "duration",
+  "enable-controller-attach-detach": "bool",
+  "enable-server": "bool",
+  "enforce-node-allocatable": "string",
+  "event-burst": "int32",
+  "event-qps": "int32",
+  "exit-on-lock-contention": "bool",
+  "experimental-allocatable-ignore-eviction": "bool",
+  "experimental-mounter-path": "string",
+  "fail-cgroupv1": "bool",
+  "fail-swap-on": "bool",
+  "hairpin-mode": "string",
+  "image-credential-provider-bin-dir": "string",
+  "image-credential-provider-config": "string",
+  "kernel-memcg-notification": "bool",
+  "kube-api-content-type": "string",
+  "kube-reserved-cgroup": "string",
+  "kubelet-cgroups": "string",
+  "local-storage-capacity-isolation": "bool",
+  "lock-file": "string",
+  "log-flush-frequency": "duration",
+  "log-text-info-buffer-size": "string",
+  "log-text-split-stream": "bool",
+  "logging-format": "string",
+  "make-iptables-util-chains": "bool",
+  "max-open-files": "int",
+  "memory-manager-policy": "string",
+  "oom-score-adj": "int32",
+  "pod-cidr": "string",
+  "pod-max-pids": "int",
+  "pods-per-core": "int32",
+  "protect-kernel-defaults": "bool",
+  "provider-id": "string",
+  "qos-reserved": "string",
+  "registry-burst": "int32",
+  "registry-qps": "int32",
+  "reserved-cpus": "string",
+  "reserved-memory": "string",
+  "rotate-certificates": "bool",
+  "runonce": "bool",
+  "runtime-cgroups": "string",
+  "seccomp-default": "bool",
+  "serialize-image-pulls": "bool",
+  "streaming-connection-idle-timeout": "duration",
+  "system-cgroups": "string",
+  "system-reserved-cgroup": "string",
+  "topology-manager-policy": "string",
+  "topology-manager-policy-options": "string",
+  "topology-manager-scope": "string",
+  "vmodule": "string",
+  "volume-plugin-dir": "string",
+  "volume-stats-agg-period": "duration",
+};
+
+/** Go's int64 flags (--max-open-files, --pod-max-pids): any decimal integer. */
+function parseInt64(raw: string): number {
+  if (!/^[+-]?\d+$/.test(raw)) throw new Error(`expected an integer, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+// The value is still type-checked, as pflag would, so a broken unit fails here as it would upstream.
+const PARSERS: Record<Kind, (raw: string) => unknown> = {
+  bool: parseBool,
+  string: (raw) => raw,
+  int32: parseInt32,
+  int: parseInt64,
+  duration: parseDuration,
+};
+
+/** The ignored flags as flag definitions: they parse their value and store nothing. */
+export const IGNORED_FLAGS: ReadonlyMap<string, FlagDef> = new Map(
+  Object.entries(KINDS).map(([name, kind]) => [name, {
+    name,
+    // Only "takes a value or not" matters to the parser; these never appear in --help.
+    type: kind === "bool" ? undefined : "string",
+    help: "",
+    parse: PARSERS[kind],
+    apply() {},
+  }]),
+);
+
+export function ignoredFlagWarning(spelled: string): string {
+  return `${spelled}: not implemented by denolet; ignored`;
+}
