@@ -179,7 +179,7 @@ class Mirrors implements MirrorPods {
           controller: true,
         }],
       },
-      spec: pod.spec,
+      spec: withoutAdmittedPriority(pod.spec),
     };
     try {
       const created = await this.#deps.client.request<V1Pod>({
@@ -210,4 +210,16 @@ class Mirrors implements MirrorPods {
 
 function mirrorHash(mirror: V1Pod): string {
   return mirror.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] ?? "";
+}
+
+/**
+ * The pod's spec without `priority` and `preemptionPolicy`. The agent resolves them locally (only
+ * the system classes are known here), but the API server's priority admission computes both from
+ * the class itself and refuses a pod whose given values differ, which a custom class or a
+ * global default class would make every mirror pod do.
+ */
+function withoutAdmittedPriority(spec: V1Pod["spec"]): V1Pod["spec"] {
+  if (!spec) return spec;
+  const { priority: _priority, preemptionPolicy: _policy, ...rest } = spec;
+  return rest;
 }

@@ -86,6 +86,24 @@ function setup(opts: { node?: V1Node } = { node: NODE }) {
 
 const paths = (api: ScriptedApi) => api.requests.map((r) => `${r.method} ${r.path}`);
 
+Deno.test("mirror pods: priority and preemptionPolicy are left for the API server's admission to set", async () => {
+  const t = setup();
+  const pod = staticPod("web-node1", "h1");
+  // What the agent's defaults hold locally: only the system classes resolve to a number.
+  pod.spec = { ...pod.spec!, priorityClassName: "high", priority: 0 };
+  pod.spec.preemptionPolicy = "PreemptLowerPriority";
+  t.kubelet.add(pod);
+  t.driven.list([]);
+  t.mirrors.trigger();
+  await settle();
+  const spec = (t.api.requests[0].body as V1Pod).spec!;
+  assert.equal(spec.priorityClassName, "high");
+  assert.ok(!("priority" in spec), "a class worth 1000 upstream would refuse priority 0");
+  assert.ok(!("preemptionPolicy" in spec));
+  assert.equal(pod.spec.priority, 0, "the local pod keeps its own");
+  await t.stop();
+});
+
 Deno.test("mirror pods: every static pod gets one, owned by the Node; API pods get none", async () => {
   const t = setup();
   t.kubelet.add(staticPod("etcd-node1", "h1"));

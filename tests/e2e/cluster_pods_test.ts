@@ -169,13 +169,18 @@ Deno.test({
       });
 
       await t.step("a static pod appears as its mirror pod, recreated when deleted", async () => {
-        const manifest = busyboxPod("mirrored", "while true; do sleep 1; done");
+        // A class the agent cannot resolve: the API server's admission gives the mirror its value.
+        await e2e.kubectl(["create", "priorityclass", "denolet-e2e-high", "--value=1000"]);
+        const manifest = busyboxPod("mirrored", "while true; do sleep 1; done", {
+          extra: { priorityClassName: "denolet-e2e-high" },
+        });
         await Deno.writeTextFile(`${e2e.manifestDir}/mirrored.yaml`, toYaml(manifest));
         const name = `mirrored-${node}`;
         const mirror = await e2e.waitPod(name, (p) => isRunning(p) && ready(p), {
           timeoutMs: 60_000,
           what: "the mirror pod Running and Ready",
         });
+        assert.equal(mirror.spec?.priority, 1000);
         const annotations = mirror.metadata?.annotations ?? {};
         assert.equal(annotations["kubernetes.io/config.source"], "file");
         assert.ok(annotations["kubernetes.io/config.mirror"]);
@@ -204,6 +209,7 @@ Deno.test({
 
         await Deno.remove(`${e2e.manifestDir}/mirrored.yaml`);
         await gone(name, "the mirror pod deleted with its static pod");
+        await e2e.kubectl(["delete", "priorityclass", "denolet-e2e-high"]);
       });
 
       await t.step(
@@ -331,6 +337,8 @@ Deno.test({
       // would keep their cgroups busy past the suite.
       await Deno.remove(`${e2e.manifestDir}/mirrored.yaml`).catch(() => undefined);
       await Deno.remove(`${e2e.manifestDir}/steady.yaml`).catch(() => undefined);
+      await e2e.kubectl(["delete", "priorityclass", "denolet-e2e-high", "--ignore-not-found"])
+        .catch(() => undefined);
       await e2e.kubectl(["delete", "deployment", "web", "--ignore-not-found", "--wait=false"])
         .then(() =>
           waitFor(async () => {
