@@ -3,6 +3,7 @@
  * the status code shares.
  */
 import type { V1Container, V1ContainerStatus, V1Pod, V1PodSpec } from "@kubernetes/client-node";
+import type { RuntimePodStatus } from "../runtime/types.ts";
 
 export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed";
 
@@ -39,8 +40,26 @@ export function hasAnyRegularContainerStarted(
   );
 }
 
+/**
+ * Whether an app container was created in the newest sandbox while it is ready (upstream's
+ * HasAnyActiveRegularContainerStarted over the active sandbox): only then did this sandbox get
+ * past its init containers. API statuses cannot tell, as they carry older sandboxes' states.
+ */
+export function hasInitializedInSandbox(
+  spec: V1PodSpec | undefined,
+  rs: RuntimePodStatus,
+): boolean {
+  const sandbox = rs.sandboxes[0];
+  if (sandbox?.state !== "ready") return false;
+  const names = new Set((spec?.containers ?? []).map((c) => c.name));
+  return rs.containers.some((c) => c.sandboxId === sandbox.id && names.has(c.name));
+}
+
 interface Counts {
+  /** Regular init containers not yet done. */
   pendingInit: number;
+  /** Sidecars not yet started. */
+  pendingSidecars: number;
   failedInit: number;
   unknown: number;
   running: number;
@@ -56,15 +75,15 @@ function countInit(spec: V1PodSpec, info: V1ContainerStatus[], n: Counts): void 
       // Sidecars count like app containers, except that a stopped one does not matter.
       if (!s) n.unknown++;
       else if (s.state?.running) {
-        if (!s.started) n.pendingInit++;
+        if (!s.started) n.pendingSidecars++;
         n.running++;
       } else if (s.state?.terminated) continue;
       else if (s.state?.waiting) {
         if (s.lastState?.terminated) continue;
-        n.pendingInit++;
+        n.pendingSidecars++;
         n.waiting++;
       } else {
-        n.pendingInit++;
+        n.pendingSidecars++;
         n.unknown++;
       }
       continue;
@@ -94,15 +113,28 @@ function countApp(spec: V1PodSpec, info: V1ContainerStatus[], n: Counts): void {
   }
 }
 
-/**
- * The phase of `pod` given the statuses of all its containers (init and app). `terminal`
- * means the kubelet has decided the pod is finished (its containers will not be restarted).
- */
-export function getPhase(pod: V1Pod, info: V1ContainerStatus[], terminal: boolean): PodPhase {
+export interface PhaseOptions {
+  /** The kubelet decided the pod is finished: its containers will not be restarted. */
+  terminal?: boolean;
+  /**
+   * An app container exists in the pod's newest sandbox (see `hasInitializedInSandbox`): a
+   * sidecar that restarts then does not send the pod back to Pending, but a new sandbox whose
+   * init containers run again does.
+   */
+  podHasInitialized?: boolean;
+}
+
+/** The phase of `pod` given the statuses of all its containers (init and app). */
+export function getPhase(
+  pod: V1Pod,
+  info: V1ContainerStatus[],
+  opts: PhaseOptions = {},
+): PodPhase {
   const spec = pod.spec ?? { containers: [] };
   const restartPolicy = spec.restartPolicy ?? "Always";
   const n: Counts = {
     pendingInit: 0,
+    pendingSidecars: 0,
     failedInit: 0,
     unknown: 0,
     running: 0,
@@ -114,14 +146,16 @@ export function getPhase(pod: V1Pod, info: V1ContainerStatus[], terminal: boolea
   countApp(spec, info, n);
 
   if (n.failedInit > 0 && restartPolicy === "Never") return "Failed";
-  // Once a regular container ran, restarting sidecars do not send the pod back to Pending.
-  if (n.pendingInit > 0 && !hasAnyRegularContainerStarted(spec, info)) return "Pending";
+  if (n.pendingInit > 0) return "Pending";
+  if (n.pendingSidecars > 0 && !opts.podHasInitialized) return "Pending";
   if (n.waiting > 0) return "Pending";
   if (n.running > 0 && n.unknown === 0) return "Running";
   if (n.running === 0 && n.stopped > 0 && n.unknown === 0) {
     // A terminal pod's containers will not restart whatever the policy says. Upstream does
     // not apply this to static pods yet (kubernetes#116484), so neither do we.
-    if (terminal && !isStaticPod(pod)) return n.stopped === n.succeeded ? "Succeeded" : "Failed";
+    if (opts.terminal && !isStaticPod(pod)) {
+      return n.stopped === n.succeeded ? "Succeeded" : "Failed";
+    }
     if (restartPolicy === "Always") return "Running";
     if (n.stopped === n.succeeded) return "Succeeded";
     if (restartPolicy === "Never") return "Failed";

@@ -15,7 +15,7 @@ import type {
 } from "@kubernetes/client-node";
 import type { RuntimePodStatus } from "../runtime/types.ts";
 import { apiTime, convertContainerStatuses } from "./_container_statuses.ts";
-import { getPhase, isTerminalPhase, type PodPhase } from "./_phase.ts";
+import { getPhase, hasInitializedInSandbox, isTerminalPhase, type PodPhase } from "./_phase.ts";
 import {
   containersReadyCondition,
   initializedCondition,
@@ -24,6 +24,11 @@ import {
   readyToStartContainersCondition,
 } from "./_pod_conditions.ts";
 import { qosClass } from "../util/qos.ts";
+import {
+  DEADLINE_EXCEEDED_MESSAGE,
+  DEADLINE_EXCEEDED_REASON,
+  pastActiveDeadline,
+} from "./_active_deadline.ts";
 
 export { qosClass } from "../util/qos.ts";
 export type { QOSClass } from "../util/qos.ts";
@@ -155,7 +160,10 @@ export function computePodStatus(
     });
   }
   const all = [...(s.initContainerStatuses ?? []), ...s.containerStatuses];
-  const phase = getPhase(pod, all, opts.terminal ?? false);
+  const phase = getPhase(pod, all, {
+    terminal: opts.terminal,
+    podHasInitialized: hasInitializedInSandbox(spec, rs),
+  });
   s.phase = mergePhase(phase, old, api);
   if (s.phase === old.phase) {
     // Reason and message belong to the phase (e.g. Evicted): keep them while it lasts.
@@ -163,6 +171,14 @@ export function computePodStatus(
     const message = old.message || api.message;
     if (reason) s.reason = reason;
     if (message) s.message = message;
+  }
+  // As upstream's activeDeadlineHandler: past the deadline the pod fails, whatever its
+  // containers say. A phase already terminal in either status is final.
+  const terminalBefore = isTerminalPhase(old.phase) || isTerminalPhase(api.phase);
+  if (!terminalBefore && pastActiveDeadline(pod, { startTime: old.startTime, now: opts.now })) {
+    s.phase = "Failed";
+    s.reason = DEADLINE_EXCEEDED_REASON;
+    s.message = DEADLINE_EXCEEDED_MESSAGE;
   }
   s.conditions = conditions(pod, rs, {
     statuses: all,

@@ -38,7 +38,10 @@ export interface PodTarget {
 export interface SyncOutcome {
   /** The pod reached Succeeded or Failed: the worker moves on to terminating. */
   terminal: boolean;
-  /** When to sync again without an event; undefined = the normal resync period. */
+  /**
+   * Sync again without an event at the latest this soon (capped by the normal resync period);
+   * undefined = the normal resync period.
+   */
   requeueAfterMs?: number;
 }
 

@@ -13,6 +13,7 @@ import { computePodStatus } from "./_pod_status.ts";
 import type { PodSyncer, PodTarget, SyncOutcome } from "./pod_workers.ts";
 import type { StatusManager, WaitingReason } from "./status_manager.ts";
 import { podRef } from "./_pod_ref.ts";
+import { activeDeadlineLeftMs } from "./_active_deadline.ts";
 
 export interface PodSyncerDeps {
   runtime: PodRuntime;
@@ -77,10 +78,10 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       const changed = !sameReasons(statuses.reasons(uid), reasons);
       statuses.setReasons(uid, reasons);
       if (changed) updateStatus(pod, rs);
-      return {
-        terminal: false,
-        requeueAfterMs: result.errors.length > 0 ? (deps.errorRequeueMs ?? 2000) : undefined,
-      };
+      // A pod with an active deadline is looked at again when it falls due, to end it then.
+      const deadline = activeDeadlineLeftMs(pod, { startTime: before.startTime, now: clock.now() });
+      const retry = result.errors.length > 0 ? (deps.errorRequeueMs ?? 2000) : undefined;
+      return { terminal: false, requeueAfterMs: earliest(retry, deadline) };
     },
 
     async syncTerminatingPod(t, { gracePeriodSeconds, signal }) {
@@ -115,6 +116,11 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       statuses.delete(t.uid);
     },
   };
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b === undefined ? undefined : Math.max(0, b);
+  return b === undefined ? a : Math.max(0, Math.min(a, b));
 }
 
 function sameReasons(a: Map<string, WaitingReason>, b: Map<string, WaitingReason>): boolean {

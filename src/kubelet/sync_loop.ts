@@ -379,9 +379,11 @@ export class Kubelet {
   }
 
   #requeue(uid: string, afterMs: number | undefined, err?: unknown): void {
-    const base = err ? ERROR_BACKOFF_MS : afterMs ?? this.#deps.syncFrequencyMs;
-    const jitter = afterMs === undefined && !err ? Math.random() * RESYNC_JITTER * base : 0;
-    this.#workQueue.enqueue(uid, this.#deps.clock.now() + base + jitter);
+    const period = this.#deps.syncFrequencyMs;
+    const resync = period + Math.random() * RESYNC_JITTER * period;
+    // An early ask (step errors, an active deadline) never pushes out the periodic resync.
+    const delay = err ? ERROR_BACKOFF_MS : Math.min(afterMs ?? Infinity, resync);
+    this.#workQueue.enqueue(uid, this.#deps.clock.now() + delay);
   }
 
   #fields(pod: V1Pod) {

@@ -17,8 +17,9 @@ import { killPod, removeAll } from "./_kill.ts";
 import type { ProbeFailure } from "./_pod_actions.ts";
 import { podLogDirectory, type SandboxConfigOptions } from "./_sandbox_config.ts";
 import { CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS } from "./_start.ts";
-import { listPods, readPodStatus } from "./_status.ts";
+import { listPods, readPodStatus, type StatusDeps } from "./_status.ts";
 import { syncPod } from "./_sync_pod.ts";
+import { TerminationMessages } from "./_termination_message.ts";
 import { SANDBOX_CREATION_CONCURRENCY, StartGate } from "./_start_gate.ts";
 import type {
   PodRuntime,
@@ -92,10 +93,14 @@ export class RuntimeManager implements PodRuntime {
   readonly crashBackoff: Backoff;
   /** Sandbox creations in flight, first come first served (pods come up in arrival order). */
   readonly sandboxGate: StartGate;
+  /** Exited containers' termination messages, read once each. */
+  readonly #terminationMessages = new TerminationMessages();
+  readonly #statusDeps: StatusDeps;
 
   constructor(deps: RuntimeManagerDeps) {
     this.#deps = deps;
     this.#requestTimeoutMs = deps.runtimeRequestTimeoutMs ?? DEFAULT_RUNTIME_REQUEST_TIMEOUT_MS;
+    this.#statusDeps = { ...deps, terminationMessages: this.#terminationMessages };
     this.imagePuller = new ImagePuller({
       image: deps.image,
       clock: deps.clock,
@@ -123,7 +128,7 @@ export class RuntimeManager implements PodRuntime {
     namespace: string,
     opts: { signal?: AbortSignal } = {},
   ): Promise<RuntimePodStatus> {
-    return readPodStatus(this.#deps, { uid, name, namespace }, opts);
+    return readPodStatus(this.#statusDeps, { uid, name, namespace }, opts);
   }
 
   async syncPod(
@@ -222,6 +227,7 @@ export class RuntimeManager implements PodRuntime {
   forgetPod(uid: string): void {
     this.crashBackoff.resetWhere((key) => key.includes(`_${uid}_`));
     this.imagePuller.forgetPod(uid);
+    this.#terminationMessages.forgetPod(uid);
   }
 
   #podLogger(pod: V1Pod): Logger {

@@ -26,6 +26,7 @@ import type {
   RuntimePodStatus,
   RuntimeSandboxStatus,
 } from "./types.ts";
+import type { TerminationMessages } from "./_termination_message.ts";
 
 export interface StatusDeps {
   runtime: RuntimeService;
@@ -33,6 +34,8 @@ export interface StatusDeps {
   nodeName: string;
   clock: Clock;
   logger: Logger;
+  /** Termination messages of exited containers, read once each; none read without it. */
+  terminationMessages?: TerminationMessages;
 }
 
 /** CRI timestamps are nanoseconds; ours are milliseconds. */
@@ -179,13 +182,18 @@ export async function readPodStatus(
       b.createdAt - a.createdAt || (b.metadata?.attempt ?? 0) - (a.metadata?.attempt ?? 0)
     )
     .map(toSandboxStatus);
-  const containers = containerStatuses
-    .map((s, i) => s && { s, converted: toContainerStatus(containerList[i], s) })
+  const read = containerStatuses
+    .map((s, i) =>
+      s && { s, listed: containerList[i], converted: toContainerStatus(containerList[i], s) }
+    )
     .filter((x) => x?.converted !== undefined)
     .sort((a, b) =>
       b!.s.createdAt - a!.s.createdAt || b!.converted!.restartCount - a!.converted!.restartCount
-    )
-    .map((x) => x!.converted!);
+    );
+  if (deps.terminationMessages) {
+    await addTerminationMessages(deps.terminationMessages, pod.uid, read);
+  }
+  const containers = read.map((x) => x!.converted!);
   const newest = sandboxes[0];
   return {
     uid: pod.uid,
@@ -197,6 +205,28 @@ export async function readPodStatus(
     ips: newest?.state === "ready" ? newest.ips : [],
     timestamp,
   };
+}
+
+type ReadContainer = { s: ContainerStatus; listed: Container; converted?: RuntimeContainerStatus };
+
+/** Exited containers' messages gain what they wrote at their terminationMessagePath. */
+async function addTerminationMessages(
+  messages: TerminationMessages,
+  uid: string,
+  read: (ReadContainer | undefined)[],
+): Promise<void> {
+  await Promise.all(read.map(async (x) => {
+    const c = x?.converted;
+    if (!x || !c || c.state !== "exited") return;
+    c.message = await messages.message(uid, {
+      status: x.s,
+      annotations: { ...x.listed.annotations, ...x.s.annotations },
+      exitCode: c.exitCode ?? 0,
+      reason: c.reason,
+      message: c.message,
+    });
+  }));
+  messages.retain(uid, new Set(read.map((x) => x!.s.id)));
 }
 
 function toSandboxStatus(s: PodSandboxStatus): RuntimeSandboxStatus {

@@ -200,7 +200,11 @@ Deno.test("getPhase follows upstream's rules", () => {
   for (const [name, spec, statuses, want, terminal, isStatic] of table) {
     const annotations = isStatic ? { "kubernetes.io/config.source": "file" } : undefined;
     const pod = mkPod(spec, { metadata: { annotations } });
-    assertEquals(getPhase(pod, statuses, terminal ?? false), want, name);
+    // Here an app container that ran counts as having run in the current sandbox.
+    const podHasInitialized = statuses.some((s) =>
+      s.name === "a" && (s.state?.running || s.state?.terminated)
+    );
+    assertEquals(getPhase(pod, statuses, { terminal, podHasInitialized }), want, name);
   }
 });
 
@@ -586,4 +590,90 @@ Deno.test("PodReadyToStartContainers needs one ready sandbox with an IP", () => 
     cond(compute(pod, mkRs([], { ips: [] })), "PodReadyToStartContainers").status,
     "False",
   );
+});
+
+// ---- a new sandbox re-runs initialisation ------------------------------------------------
+
+/** The first sandbox (sb1) died; sb2 replaced it and has `containers` of its own. */
+function rsAfterNewSandbox(containers: RuntimeContainerStatus[]): RuntimePodStatus {
+  const rs = mkRs(containers);
+  const sb1 = { ...rs.sandboxes[0], state: "notready" as const };
+  rs.sandboxes = [{ ...sb1, id: "sb2", state: "ready", createdAt: sec(4), attempt: 1 }, sb1];
+  return rs;
+}
+
+const wasRunning = (name: string, restartCount = 0): V1ContainerStatus => ({
+  name,
+  image: "busybox",
+  imageID: "",
+  ready: true,
+  restartCount,
+  state: { running: {} },
+});
+
+Deno.test("a new sandbox re-running a regular init container is Pending, though the app ran", () => {
+  const pod = mkPod({ initContainers: [{ name: "i", image: "busybox" }] });
+  const rs = rsAfterNewSandbox([
+    ctr("i", "running", { sandboxId: "sb2", restartCount: 1, createdAt: sec(4) }),
+    ctr("app", "exited", { exitCode: 137 }),
+  ]);
+  const s = compute(pod, rs, {
+    previous: {
+      phase: "Running",
+      initContainerStatuses: [{ ...wasRunning("i"), state: { terminated: { exitCode: 0 } } }],
+      containerStatuses: [wasRunning("app")],
+    },
+  });
+  assertEquals(s.phase, "Pending");
+});
+
+Deno.test("an unstarted sidecar is Pending in a new sandbox and Running once its app is there", () => {
+  const pod = mkPod({
+    initContainers: [{
+      name: "s",
+      image: "busybox",
+      restartPolicy: "Always",
+      startupProbe: { exec: { command: ["true"] } },
+    }],
+  });
+  const previous = {
+    phase: "Running",
+    initContainerStatuses: [wasRunning("s")],
+    containerStatuses: [wasRunning("app")],
+  };
+  const sidecar = ctr("s", "running", { sandboxId: "sb2", restartCount: 1, createdAt: sec(4) });
+  const initialising = rsAfterNewSandbox([sidecar, ctr("app", "exited", { exitCode: 137 })]);
+  assertEquals(compute(pod, initialising, { previous }).phase, "Pending");
+  // The sidecar restarted after the app came up in this sandbox: the pod stays Running.
+  const appUp = rsAfterNewSandbox([
+    { ...sidecar, createdAt: sec(6), id: "s-2", restartCount: 2 },
+    ctr("app", "running", { sandboxId: "sb2", createdAt: sec(5), id: "app-1", restartCount: 1 }),
+  ]);
+  assertEquals(compute(pod, appUp, { previous }).phase, "Running");
+});
+
+// ---- activeDeadlineSeconds ----------------------------------------------------------------
+
+Deno.test("past activeDeadlineSeconds the pod is Failed with DeadlineExceeded", () => {
+  const pod = mkPod({ activeDeadlineSeconds: 5 });
+  const rs = mkRs([ctr("app", "running")]);
+  const started = (n: number): V1PodStatus => ({ phase: "Running", startTime: date(n) });
+  // now is 10.7 s: started at 6 s it has 0.3 s left, at 5 s none.
+  assertEquals(compute(pod, rs, { previous: started(6) }).phase, "Running");
+  const late = compute(pod, rs, { previous: started(5) });
+  assertEquals([late.phase, late.reason, late.message], [
+    "Failed",
+    "DeadlineExceeded",
+    "Pod was active on the node longer than the specified deadline",
+  ]);
+  // A start time read back from JSON counts the same.
+  const json = compute(pod, rs, { previous: { phase: "Running", startTime: "x" as never } });
+  assertEquals(json.phase, "Running");
+  const fromJson = { phase: "Running", startTime: date(0).toISOString() as never };
+  assertEquals(compute(pod, rs, { previous: fromJson }).reason, "DeadlineExceeded");
+  // A pod that finished before stays as it finished.
+  const done = { phase: "Succeeded", startTime: date(0) };
+  assertEquals(compute(pod, mkRs([ctr("app", "exited")]), { previous: done }).phase, "Succeeded");
+  // No start time yet: nothing to measure from.
+  assertEquals(compute(pod, rs).phase, "Running");
 });

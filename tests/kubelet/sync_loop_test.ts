@@ -342,3 +342,40 @@ Deno.test("requestSync syncs a pod at once (a configMap it uses changed)", async
     await agent.stop();
   });
 });
+
+Deno.test("activeDeadlineSeconds ends the pod Failed/DeadlineExceeded when it falls due", async () => {
+  const clock = new FakeClock();
+  const cri = new FakeRuntime({ clock });
+  cri.addImage("busybox:1.36");
+  const logsDir = await Deno.makeTempDir({ prefix: "denolet-kubelet-" });
+  try {
+    const agent = startKubelet(cri, clock, logsDir);
+    const p = pod("uid-d", "d");
+    p.spec!.activeDeadlineSeconds = 5;
+    agent.source.emit([p]);
+    await pass(clock, 3000);
+    assertEquals(agent.kubelet.podsWithStatus().map((x) => x.status?.phase), ["Running"]);
+    // Well before the 60 s resync: the pod is synced when its deadline falls due.
+    await pass(clock, 4000);
+    const st = agent.kubelet.podsWithStatus()[0].status;
+    const stillRunning = [...cri.containers.values()].filter((c) =>
+      c.status.state === "CONTAINER_RUNNING"
+    ).length;
+    assertEquals({ phase: st?.phase, reason: st?.reason, message: st?.message, stillRunning }, {
+      phase: "Failed",
+      reason: "DeadlineExceeded",
+      message: "Pod was active on the node longer than the specified deadline",
+      stillRunning: 0,
+    });
+    // Finished for good: later resyncs neither restart it nor change its status.
+    await pass(clock, 70_000);
+    assertEquals(agent.kubelet.podsWithStatus()[0].status?.reason, "DeadlineExceeded");
+    assertEquals(
+      [...cri.containers.values()].filter((c) => c.status.state === "CONTAINER_RUNNING").length,
+      0,
+    );
+    await agent.stop();
+  } finally {
+    await Deno.remove(logsDir, { recursive: true });
+  }
+});

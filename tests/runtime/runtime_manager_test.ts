@@ -790,3 +790,119 @@ Deno.test("syncPod: sandboxes are created a few at a time, in the order the pods
   assert.deepEqual(order, uids);
   assert.deepEqual(env.rm.sandboxGate.state, { running: 0, waiting: 0 });
 });
+
+// ---- termination messages ----------------------------------------------------------------
+
+/** Starts `pod` with a kubelet root dir; `fn` gets the env and the app container's host files. */
+async function withExitedApp(
+  pod: V1Pod,
+  fn: (
+    env: Env,
+    app: { id: string; messageFile: string; logPath: string },
+  ) => Promise<void>,
+): Promise<void> {
+  const rootDir = await Deno.makeTempDir({ prefix: "denolet-root-" });
+  try {
+    await using env = await setup({ rootDir });
+    assert.deepEqual((await sync(env, pod)).errors, []);
+    const [c] = running(env.cri, "app");
+    const path = pod.spec!.containers[0].terminationMessagePath ?? "/dev/termination-log";
+    const mount = c.config.mounts?.find((m) => m.containerPath === path);
+    assert.ok(mount, "termination-log mount present");
+    await Deno.mkdir(c.status.logPath.replace(/\/[^/]*$/, ""), { recursive: true });
+    await fn(env, { id: c.status.id, messageFile: mount.hostPath, logPath: c.status.logPath });
+  } finally {
+    await Deno.remove(rootDir, { recursive: true });
+  }
+}
+
+async function appStatus(env: Env) {
+  const status = await env.rm.getPodStatus("uid-1", "web", "default");
+  return status.containers.find((x) => x.name === "app")!;
+}
+
+/** CRI log records as containerd writes them. */
+const criLog = (...records: string[]) =>
+  records.map((r) => `2026-01-01T10:00:00.000000000Z stdout ${r}\n`).join("");
+
+Deno.test("termination message: the file the container wrote is read back into its status", async () => {
+  await withExitedApp(makePod(), async (env, app) => {
+    await Deno.writeTextFile(app.messageFile, "disk full");
+    env.cri.exitContainer(app.id, 1);
+    const exited = await appStatus(env);
+    assert.equal(exited.state, "exited");
+    assert.equal(exited.message, "disk full");
+    // Read once: a later change to the file (or its removal) does not show.
+    await Deno.remove(app.messageFile);
+    assert.equal((await appStatus(env)).message, "disk full");
+  });
+});
+
+Deno.test("termination message: at most the last 4096 bytes, after the runtime's message", async () => {
+  await withExitedApp(makePod(), async (env, app) => {
+    await Deno.writeTextFile(app.messageFile, "x".repeat(5000) + "END");
+    env.cri.exitContainer(app.id, 137, { reason: "OOMKilled", message: "oom" });
+    const message = (await appStatus(env)).message!;
+    assert.equal(message.length, "oom: ".length + 4096);
+    assert.ok(message.startsWith("oom: xxx") && message.endsWith("xEND"), message.slice(0, 10));
+  });
+});
+
+Deno.test("termination message: FallbackToLogsOnError takes the log's tail after a failure", async () => {
+  const pod = makePod({
+    containers: [{
+      name: "app",
+      image: "busybox:1.36",
+      imagePullPolicy: "IfNotPresent",
+      terminationMessagePolicy: "FallbackToLogsOnError",
+    }],
+  });
+  await withExitedApp(pod, async (env, app) => {
+    // Long records first, so the tail is found across several reads from the end.
+    const early = Array.from({ length: 300 }, () => `F ${"-".repeat(200)}`);
+    const lines = Array.from({ length: 100 }, (_, i) => `F line ${i}`);
+    await Deno.writeTextFile(app.logPath, criLog(...early, ...lines, "P partial ", "F end"));
+    env.cri.exitContainer(app.id, 2);
+    const message = (await appStatus(env)).message!;
+    const want = Array.from({ length: 78 }, (_, i) => `line ${i + 22}\n`).join("") +
+      "partial end\n";
+    assert.equal(message, want);
+  });
+});
+
+Deno.test("termination message: the log fallback keeps 2048 bytes and needs a failure and an empty file", async () => {
+  const pod = makePod({
+    containers: [{
+      name: "app",
+      image: "busybox:1.36",
+      imagePullPolicy: "IfNotPresent",
+      terminationMessagePolicy: "FallbackToLogsOnError",
+    }],
+  });
+  await withExitedApp(pod, async (env, app) => {
+    await Deno.writeTextFile(app.logPath, criLog(`F ${"a".repeat(3000)}`, "F bye"));
+    env.cri.exitContainer(app.id, 1);
+    const message = (await appStatus(env)).message!;
+    assert.equal(message.length, 2048);
+    assert.ok(message.endsWith("a\nbye\n"));
+  });
+  await withExitedApp(pod, async (env, app) => {
+    await Deno.writeTextFile(app.logPath, criLog("F all good"));
+    env.cri.exitContainer(app.id, 0);
+    assert.equal((await appStatus(env)).message, undefined);
+  });
+  await withExitedApp(pod, async (env, app) => {
+    await Deno.writeTextFile(app.logPath, criLog("F from the log"));
+    await Deno.writeTextFile(app.messageFile, "from the file");
+    env.cri.exitContainer(app.id, 1);
+    assert.equal((await appStatus(env)).message, "from the file");
+  });
+});
+
+Deno.test("termination message: the default File policy never reads the log", async () => {
+  await withExitedApp(makePod(), async (env, app) => {
+    await Deno.writeTextFile(app.logPath, criLog("F oops"));
+    env.cri.exitContainer(app.id, 1);
+    assert.equal((await appStatus(env)).message, undefined);
+  });
+});
