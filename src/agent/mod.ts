@@ -15,7 +15,13 @@ import { openPodCgroups } from "../cm/mod.ts";
 import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
 import { createProbeManager } from "../prober/mod.ts";
 import { Kubelet } from "../kubelet/mod.ts";
-import { createNodeApiHandler, serveAuthenticatedNodeApi, serveNodeApi } from "../server/mod.ts";
+import {
+  createHealthzHandler,
+  createNodeApiHandler,
+  serveAuthenticatedNodeApi,
+  serveHealthz,
+  serveNodeApi,
+} from "../server/mod.ts";
 import { createAgentObservers } from "./_metrics.ts";
 import { detectNodeIP } from "./_node_ip.ts";
 import { listPodDirs, readResolvConf } from "./_host.ts";
@@ -200,6 +206,15 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
         signal,
       }),
     );
+  }
+  if (config.healthzPort !== 0) {
+    servers.push(serveHealthz(createHealthzHandler({ logger }), {
+      address: config.healthzBindAddress,
+      port: config.healthzPort,
+      logger,
+      clock,
+      signal,
+    }));
   }
   if (config.port !== 0) {
     servers.push(

@@ -94,7 +94,10 @@ export const NEEDS: readonly Need[] = [
   {
     why: "the node API listeners",
     grants: (c) => ({
-      net: [c.port, c.readOnlyPort].filter((p) => p > 0).map((p) => hostPort(c.address, p)),
+      net: [
+        ...[c.port, c.readOnlyPort].filter((p) => p > 0).map((p) => hostPort(c.address, p)),
+        ...(c.healthzPort > 0 ? [hostPort(c.healthzBindAddress, c.healthzPort)] : []),
+      ],
     }),
   },
   {

@@ -20,6 +20,8 @@ export function configzView(c: AgentConfig): Record<string, unknown> {
     address: c.address,
     port: c.port,
     readOnlyPort: c.readOnlyPort,
+    healthzPort: c.healthzPort,
+    healthzBindAddress: c.healthzBindAddress,
     tlsCertFile: c.tlsCertFile,
     tlsPrivateKeyFile: c.tlsPrivateKeyFile,
     tlsCipherSuites: c.tlsCipherSuites,

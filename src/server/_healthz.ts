@@ -16,7 +16,9 @@ const TEXT_HEADERS = {
 /** Checks that always pass while the process can answer: `ping`, and `log` (logging is sync). */
 const BUILT_IN = ["ping", "log"];
 
-function allChecks(deps: NodeApiDeps): HealthCheckResult[] {
+type HealthzDeps = Pick<NodeApiDeps, "healthChecks" | "logger">;
+
+function allChecks(deps: HealthzDeps): HealthCheckResult[] {
   const own = deps.healthChecks();
   const builtIn = BUILT_IN.filter((name) => !own.some((c) => c.name === name))
     .map((name) => ({ name, ok: true }));
@@ -24,7 +26,7 @@ function allChecks(deps: NodeApiDeps): HealthCheckResult[] {
 }
 
 /** `/healthz` (sub === undefined) or `/healthz/<sub>`. */
-export function handleHealthz(deps: NodeApiDeps, url: URL, sub: string | undefined): Response {
+export function handleHealthz(deps: HealthzDeps, url: URL, sub: string | undefined): Response {
   const checks = allChecks(deps);
   if (sub !== undefined && sub !== "") return single(deps, checks, sub);
 
@@ -58,7 +60,7 @@ export function handleHealthz(deps: NodeApiDeps, url: URL, sub: string | undefin
   return new Response(body + "healthz check passed\n", { status: 200, headers: TEXT_HEADERS });
 }
 
-function single(deps: NodeApiDeps, checks: HealthCheckResult[], name: string): Response {
+function single(deps: HealthzDeps, checks: HealthCheckResult[], name: string): Response {
   const check = checks.find((c) => c.name === name);
   if (check === undefined) throw new NotFoundError(`No health check named "${name}"`);
   if (check.ok) return new Response("ok", { status: 200, headers: TEXT_HEADERS });

@@ -8,7 +8,9 @@ import { podList, runningPodToApiPod } from "./_pods.ts";
 import { handleResourceMetrics, handleStatsSummary } from "./_stats.ts";
 import type { NodeApiDeps, NodeApiHandler } from "./types.ts";
 
-type Route = (deps: NodeApiDeps, req: Request, url: URL) => Response | Promise<Response>;
+type RouteOf<D> = (deps: D, req: Request, url: URL) => Response | Promise<Response>;
+type Route = RouteOf<NodeApiDeps>;
+type HealthzDeps = Pick<NodeApiDeps, "healthChecks" | "logger">;
 
 const READ_METHODS = ["GET", "HEAD"];
 const JSON_HEADERS = { "content-type": "application/json" };
@@ -16,11 +18,6 @@ const JSON_HEADERS = { "content-type": "application/json" };
 const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 const getPods: Route = (deps) => json(podList(deps.pods()));
-
-const getRunningPods: Route = async (deps, req) => {
-  const running = await deps.runningPods({ signal: req.signal });
-  return json(podList(running.map(runningPodToApiPod)));
-};
 
 const getSources: Route = (deps) => {
   // seenAt becomes a Date so it is written as RFC 3339 like every other time here.
@@ -33,28 +30,30 @@ const getMetrics: Route = (deps) => {
   return new Response(deps.metrics.render(), { headers: { "content-type": METRICS_CONTENT_TYPE } });
 };
 
-/** Exact paths. Upstream registers `/pods` and `/runningpods/`; both spellings are accepted. */
+/**
+ * Exact paths: what upstream serves without authentication. `/runningpods/` is not among them
+ * (upstream counts it with the debugging handlers, behind authentication: `secure_handler.ts`).
+ */
 const ROUTES = new Map<string, Route>([
   ["/healthz", (deps, _req, url) => handleHealthz(deps, url, undefined)],
   ["/pods", getPods],
   ["/pods/", getPods],
-  ["/runningpods", getRunningPods],
-  ["/runningpods/", getRunningPods],
   ["/sources", getSources],
   ["/metrics", getMetrics],
+  ["/metrics/probes", (deps) => probeMetrics(deps.metrics)],
   ["/node", (deps, req) => handleNode(deps, req)],
   ["/metrics/resource", handleResourceMetrics],
   ["/stats/summary", handleStatsSummary],
 ]);
 
 function findRoute(path: string): Route | undefined {
-  const exact = ROUTES.get(path);
-  if (exact !== undefined) return exact;
-  if (path.startsWith("/healthz/")) {
-    const sub = path.slice("/healthz/".length);
-    return (deps, _req, url) => handleHealthz(deps, url, sub);
-  }
-  return undefined;
+  return ROUTES.get(path) ?? healthzRoute(path);
+}
+
+function healthzRoute<D extends HealthzDeps>(path: string): RouteOf<D> | undefined {
+  if (!path.startsWith("/healthz/")) return undefined;
+  const sub = path.slice("/healthz/".length);
+  return (deps, _req, url) => handleHealthz(deps, url, sub);
 }
 
 /**
@@ -63,12 +62,49 @@ function findRoute(path: string): Route | undefined {
  * GET without a body.
  */
 export function createNodeApiHandler(deps: NodeApiDeps): NodeApiHandler {
+  return handlerFor(deps, findRoute);
+}
+
+/**
+ * `/healthz` alone, with only the checks that hold while the process answers (`ping`, `log`):
+ * what upstream serves on --healthz-port, so a supervisor restarts a hung agent, not one whose
+ * runtime is down.
+ */
+export function createHealthzHandler(deps: { logger: Logger }): NodeApiHandler {
+  const healthz: HealthzDeps = { healthChecks: () => [], logger: deps.logger };
+  return handlerFor(healthz, (path) =>
+    path === "/healthz"
+      ? (d, _req, url) => handleHealthz(d, url, undefined)
+      : healthzRoute<HealthzDeps>(path));
+}
+
+/** `/runningpods/`: what the runtime runs for this node, as a PodList. */
+export async function runningPodsResponse(
+  deps: Pick<NodeApiDeps, "runningPods">,
+  signal: AbortSignal,
+): Promise<Response> {
+  const running = await deps.runningPods({ signal });
+  return json(podList(running.map(runningPodToApiPod)));
+}
+
+/** The prober's series, as upstream's separate /metrics/probes registry serves them. */
+function probeMetrics(registry: NodeApiDeps["metrics"]): Response {
+  if (registry === undefined) throw new NotFoundError("Metrics are not enabled");
+  const families = registry.render().split(/(?=^# HELP )/m);
+  const body = families.filter((f) => /^# HELP prober_/.test(f)).join("");
+  return new Response(body, { headers: { "content-type": METRICS_CONTENT_TYPE } });
+}
+
+function handlerFor<D extends { logger: Logger }>(
+  deps: D,
+  find: (path: string) => RouteOf<D> | undefined,
+): NodeApiHandler {
   const log = deps.logger.child({ component: "node-api" });
   return async (req) => {
     const url = new URL(req.url);
     let res: Response;
     try {
-      const route = findRoute(url.pathname);
+      const route = find(url.pathname);
       if (route === undefined) throw new NotFoundError(`No such path: ${url.pathname}`);
       if (!READ_METHODS.includes(req.method)) {
         throw new MethodNotAllowedError(

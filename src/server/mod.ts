@@ -3,8 +3,13 @@
  * authenticated HTTPS port with logs and streaming (`serveAuthenticatedNodeApi`). Handlers are
  * socket-free (tests call them directly); the serve functions bind them.
  */
-export { createNodeApiHandler } from "./handler.ts";
-export { type NodeApiServer, serveNodeApi, type ServeNodeApiOptions } from "./serve.ts";
+export { createHealthzHandler, createNodeApiHandler } from "./handler.ts";
+export {
+  type NodeApiServer,
+  serveHealthz,
+  serveNodeApi,
+  type ServeNodeApiOptions,
+} from "./serve.ts";
 export { type AuthenticatedApiDeps, serveAuthenticatedNodeApi } from "./node_api.ts";
 export {
   type ConnectionInfo,

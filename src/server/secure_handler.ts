@@ -1,12 +1,11 @@
 /**
  * The authenticated node API (`--port`): every request is authenticated and authorized first
  * (upstream's InstallAuthFilter), then served: the read-only routes, and with the debugging
- * handlers on, `/containerLogs`, `/logs/`, `/exec`, `/attach`, `/portForward`, `/run`, plus
- * `/configz` and `/metrics/probes`. Handlers stay plain functions; the connection facts the
+ * handlers on, `/containerLogs`, `/logs/`, `/exec`, `/attach`, `/portForward`, `/run` and
+ * `/runningpods/`, plus `/configz`. Handlers stay plain functions; the connection facts the
  * TLS server knows (client certificate, an upgraded connection) come in `ConnectionInfo`.
  */
 import { errorMessage, type Logger } from "../util/log.ts";
-import type { MetricsRegistry } from "../util/metrics.ts";
 import {
   AuthenticationError,
   type AuthenticatorFn,
@@ -17,7 +16,7 @@ import {
   type UserInfo,
 } from "./auth/mod.ts";
 import { MethodNotAllowedError, statusForError } from "./_errors.ts";
-import { createNodeApiHandler } from "./handler.ts";
+import { createNodeApiHandler, runningPodsResponse } from "./handler.ts";
 import { type ContainerLogsDeps, handleContainerLogs, handleSystemLogs } from "./logs/mod.ts";
 import {
   handleAttach,
@@ -62,6 +61,7 @@ const DEBUG_PREFIXES = [
   "/portForward/",
   "/containerLogs/",
   "/logs/",
+  "/runningpods",
 ];
 
 export function createSecureNodeApiHandler(deps: SecureApiDeps): SecureHandler {
@@ -141,10 +141,6 @@ function route(
     methods(req, ["GET"]);
     return Promise.resolve(json({ kubeletconfig: deps.configz() }));
   }
-  if (path === "/metrics/probes" && deps.metrics) {
-    methods(req, ["GET"]);
-    return Promise.resolve(probeMetrics(deps.metrics));
-  }
   const debug = deps.debugging;
   if (debug === undefined) {
     if (DEBUG_PREFIXES.some((p) => path.startsWith(p))) {
@@ -153,6 +149,10 @@ function route(
       );
     }
     return undefined;
+  }
+  if (path === "/runningpods" || path === "/runningpods/") {
+    methods(req, ["GET"]);
+    return runningPodsResponse(deps, req.signal);
   }
   const seg = path.split("/").slice(1).map(decodeSegment);
   const base = { ...debug, pods: deps.pods, logger: deps.logger };
@@ -211,15 +211,6 @@ function methods(req: Request, allowed: string[]): void {
   if (!allowed.includes(req.method)) {
     throw new MethodNotAllowedError(allowed, `Method ${req.method} is not allowed here`);
   }
-}
-
-/** The prober's series, as upstream's separate /metrics/probes registry serves them. */
-function probeMetrics(registry: MetricsRegistry): Response {
-  const families = registry.render().split(/(?=^# HELP )/m);
-  const body = families.filter((f) => /^# HELP prober_/.test(f)).join("");
-  return new Response(body, {
-    headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
-  });
 }
 
 function json(value: unknown): Response {

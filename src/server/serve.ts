@@ -1,3 +1,4 @@
+import type { Clock } from "../util/clock.ts";
 import { DenoletError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import type { NodeApiHandler } from "./types.ts";
@@ -50,6 +51,37 @@ export function serveNodeApi(
   log.info("node API listening", { address: formatAddress(server.addr.hostname, port) });
   const finished = server.finished.then(() => log.info("node API stopped"));
   return Promise.resolve({ port, finished });
+}
+
+/** How long a --healthz-port that could not be bound waits before the next try (upstream's). */
+const HEALTHZ_RETRY_MS = 5_000;
+
+/**
+ * Serves `handler` (`createHealthzHandler`) on --healthz-port. As upstream, a port that cannot be
+ * bound is logged and tried again every 5 s instead of failing the start: the port is for a
+ * supervisor's checks, and the pods must not wait on it. `finished` resolves after the signal
+ * aborted and the server (if it ever listened) shut down.
+ */
+export function serveHealthz(
+  handler: NodeApiHandler,
+  opts: ServeNodeApiOptions & { clock: Clock },
+): { finished: Promise<void> } {
+  const log = opts.logger.child({ component: "healthz" });
+  const finished = (async () => {
+    while (!opts.signal.aborted) {
+      let server: NodeApiServer;
+      try {
+        server = await serveNodeApi(handler, opts);
+      } catch (err) {
+        log.error("Failed to start the healthz server; trying again in 5 s", { err });
+        await opts.clock.sleep(HEALTHZ_RETRY_MS, { signal: opts.signal }).catch(() => {});
+        continue;
+      }
+      await server.finished;
+      return;
+    }
+  })();
+  return { finished };
 }
 
 function formatAddress(host: string, port: number): string {

@@ -38,6 +38,7 @@ Deno.test("permissionSet: defaults grant the kubelet layout, the socket and the 
     [
       "0.0.0.0:10250",
       "0.0.0.0:10255",
+      "127.0.0.1:10248",
       ...DEFAULT_PROBE_NETWORKS,
       "unix:/run/containerd/containerd.sock",
     ].sort(),

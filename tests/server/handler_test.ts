@@ -116,37 +116,40 @@ Deno.test("node API /pods with no pods has an empty items list", async () => {
   });
 });
 
-Deno.test("node API /runningpods/ lists runtime pods with their running containers", async () => {
-  let signal: AbortSignal | undefined;
+Deno.test("node API: the read-only port leaves /runningpods to the authenticated one, serves /metrics/probes", async () => {
+  const registry = createMetricsRegistry();
+  registry.counter({ name: "kubelet_started_pods_total", help: "Pods started." }).inc();
+  registry.counterVec({ name: "prober_probe_total", help: "Probes.", labelNames: ["probe_type"] })
+    .labels("Readiness").inc();
+  let asked = false;
   const h = createNodeApiHandler(fakeDeps({
-    runningPods: (opts) => {
-      signal = opts.signal;
+    metrics: registry,
+    runningPods: () => {
+      asked = true;
       return Promise.resolve([runningPod()]);
     },
   }));
-  const res = await h(get("/runningpods/"));
-  assert.equal(res.status, 200);
-  assert.ok(signal instanceof AbortSignal, "the request's signal is passed to the runtime");
-  assert.deepEqual(await res.json(), {
-    kind: "PodList",
-    apiVersion: "v1",
-    metadata: {},
-    items: [{
-      metadata: { name: "web-node-a", namespace: "default", uid: "u-1" },
-      spec: { containers: [{ name: "web", resources: {} }] },
-      status: {},
-    }],
-  });
+  for (const path of ["/runningpods/", "/runningpods"]) {
+    const res = await h(get(path));
+    assert.equal(res.status, 404, path);
+    await res.body?.cancel();
+  }
+  assert.equal(asked, false, "the runtime was not asked");
+  const probes = await h(get("/metrics/probes"));
+  assert.equal(probes.status, 200);
+  const text = await probes.text();
+  assert.match(text, /prober_probe_total\{probe_type="Readiness"\} 1/);
+  assert.doesNotMatch(text, /kubelet_started_pods_total/);
 });
 
 Deno.test("node API maps runtime errors to 503 and unexpected throws to a logged 500", async () => {
   const down = fakeDeps({
-    runningPods: () =>
+    node: () =>
       Promise.reject(
-        new Error("list failed", { cause: new RuntimeUnavailableError("containerd is down") }),
+        new Error("status failed", { cause: new RuntimeUnavailableError("containerd is down") }),
       ),
   });
-  const res = await createNodeApiHandler(down)(get("/runningpods"));
+  const res = await createNodeApiHandler(down)(get("/node"));
   assert.equal(res.status, 503);
   assert.match(await res.text(), /containerd is down/);
 

@@ -13,7 +13,7 @@ import type { Duplex } from "../../src/server/streaming/mod.ts";
 import type { UpgradedConnection } from "../../src/server/types.ts";
 import { FakeClock } from "../../src/util/clock.ts";
 import { createMetricsRegistry } from "../../src/util/metrics.ts";
-import { NotFoundError } from "../../src/util/errors.ts";
+import { NotFoundError, RuntimeUnavailableError } from "../../src/util/errors.ts";
 import { fakeDeps, runningPod, staticPod } from "./_fakes.ts";
 
 const anonymousOnly = createAuthenticator({ methods: [x509Authenticator()], anonymous: true });
@@ -470,9 +470,41 @@ Deno.test("secure API: /logs/ serves the log directory, lists it, and never leav
   assert.equal(escape.status, 404);
 });
 
+Deno.test("secure API: /runningpods/ lists what the runtime runs; a runtime that is down is 503", async () => {
+  let signal: AbortSignal | undefined;
+  const { handler } = await harness({
+    runningPods: (opts) => {
+      signal = opts.signal;
+      return Promise.resolve([runningPod()]);
+    },
+  });
+  const res = await handler(req("/runningpods/"));
+  assert.equal(res.status, 200);
+  assert.ok(signal instanceof AbortSignal, "the request's signal is passed to the runtime");
+  assert.deepEqual(await res.json(), {
+    kind: "PodList",
+    apiVersion: "v1",
+    metadata: {},
+    items: [{
+      metadata: { name: "web-node-a", namespace: "default", uid: "u-1" },
+      spec: { containers: [{ name: "web", resources: {} }] },
+      status: {},
+    }],
+  });
+  const down = await harness({
+    runningPods: () =>
+      Promise.reject(
+        new Error("list failed", { cause: new RuntimeUnavailableError("containerd is down") }),
+      ),
+  });
+  const res2 = await down.handler(req("/runningpods"));
+  assert.equal(res2.status, 503);
+  assert.match(await res2.text(), /containerd is down/);
+});
+
 Deno.test("secure API: debugging endpoints answer 405 when disabled", async () => {
   const { handler } = await harness({ debugging: undefined });
-  for (const path of ["/containerLogs/a/b/c", "/exec/a/b/c", "/logs/", "/portForward/a/b"]) {
+  for (const path of ["/containerLogs/a/b/c", "/exec/a/b/c", "/logs/", "/portForward/a/b", "/runningpods/"]) {
     const res = await handler(req(path));
     assert.equal(res.status, 405, path);
     assert.equal(await res.text(), "Debug endpoints are disabled.\n");

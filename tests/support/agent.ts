@@ -59,6 +59,8 @@ export interface AgentProcess {
   readonly readOnlyPort: number;
   /** `http://127.0.0.1:<readOnlyPort>` */
   readonly baseURL: string;
+  /** `http://127.0.0.1:<healthzPort>`: the --healthz-port the agent was started with. */
+  readonly healthzURL: string;
   readonly manifestDir: string;
   readonly rootDir: string;
   /** The agent's combined stdout and stderr. */
@@ -93,7 +95,10 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
   await Deno.mkdir(rootDir, { recursive: true });
   const hostname = opts.hostname ?? `e2e-${Deno.pid}-${++agentCount}`;
   // A port the caller chose for another listener (`--port N`) is free until the agent binds it.
-  const readOnlyPort = freePort(portsNamedIn(opts.extraArgs ?? []));
+  const named = portsNamedIn(opts.extraArgs ?? []);
+  const readOnlyPort = freePort(named);
+  // Not upstream's 10248: agents run side by side here (a caller's own --healthz-port wins).
+  const healthzPort = freePort([...named, readOnlyPort]);
   const logFile = `${tmp}/agent.log`;
   const args = [
     "run",
@@ -111,6 +116,8 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
     String(readOnlyPort),
     "--port",
     "0",
+    "--healthz-port",
+    String(healthzPort),
     "--hostname-override",
     hostname,
     "--file-check-frequency",
@@ -164,6 +171,7 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
     hostname,
     readOnlyPort,
     baseURL,
+    healthzURL: `http://127.0.0.1:${healthzPort}`,
     manifestDir,
     rootDir,
     logFile,
