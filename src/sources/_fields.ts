@@ -19,11 +19,30 @@ export function typeOf(v: unknown): string {
   return typeof v;
 }
 
+/**
+ * Errors kept in full; the rest are only counted. A small manifest can hold thousands of bad
+ * items, and the reason is logged, kept and served: it must stay short.
+ */
+export const MAX_FIELD_ERRORS = 20;
+
 export class FieldErrors {
-  readonly list: string[] = [];
+  readonly #kept: string[] = [];
+  #count = 0;
+
+  /** Every error recorded, including those left out of `list`. */
+  get count(): number {
+    return this.#count;
+  }
+  /** The first `MAX_FIELD_ERRORS` errors, then how many more there were. */
+  get list(): string[] {
+    const more = this.#count - this.#kept.length;
+    if (more === 0) return [...this.#kept];
+    return [...this.#kept, `... and ${more} more error${more === 1 ? "" : "s"}`];
+  }
 
   add(field: string, detail: string): void {
-    this.list.push(`${field}: ${detail}`);
+    this.#count++;
+    if (this.#kept.length < MAX_FIELD_ERRORS) this.#kept.push(`${field}: ${detail}`);
   }
   required(field: string, detail = ""): void {
     this.add(field, detail ? `Required value: ${detail}` : "Required value");

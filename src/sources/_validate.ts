@@ -46,13 +46,13 @@ const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 
 /**
  * Validates a decoded Pod object (before API defaults are applied, so empty enum values are
- * fine) and returns the field errors, empty when valid. Wrong JSON types are reported alone,
- * as the decoder fails before validation runs; unknown fields are ignored.
+ * fine) and returns the field errors, empty when valid. The first wrong JSON type is reported
+ * alone, as the decoder fails before validation runs; unknown fields are ignored.
  */
 export function validatePod(pod: Obj): string[] {
   const errs = new FieldErrors();
   checkPodTypes(pod, errs);
-  if (errs.list.length > 0) return errs.list;
+  if (errs.count > 0) return errs.list;
   validateMeta((pod.metadata ?? {}) as V1ObjectMeta, errs);
   if (pod.spec === undefined || pod.spec === null) errs.required("spec");
   else validateSpec(pod.spec as V1PodSpec, errs);
@@ -60,11 +60,9 @@ export function validatePod(pod: Obj): string[] {
 }
 
 function validateMeta(meta: V1ObjectMeta, errs: FieldErrors) {
+  // Only presence here: as upstream, the name is validated once the node name is appended, so
+  // `web-` is fine (it becomes `web--node1`).
   if (!meta.name) errs.required("metadata.name", "name or generateName is required");
-  else {
-    const why = dns1123Subdomain(meta.name);
-    if (why) errs.invalid("metadata.name", meta.name, why);
-  }
   if (meta.namespace) {
     const why = dns1123Label(meta.namespace);
     if (why) errs.invalid("metadata.namespace", meta.namespace, why);

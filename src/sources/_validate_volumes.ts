@@ -72,7 +72,7 @@ export function validateVolumes(volumes: V1Volume[], errs: FieldErrors): Map<str
   const seen = new Set<string>();
   volumes.forEach((v, i) => {
     const vp = `spec.volumes[${i}]`;
-    const before = errs.list.length;
+    const before = errs.count;
     if (!v.name) errs.required(`${vp}.name`);
     else {
       const why = dns1123Label(v.name);
@@ -81,7 +81,7 @@ export function validateVolumes(volumes: V1Volume[], errs: FieldErrors): Map<str
       seen.add(v.name);
     }
     validateSource(v, vp, errs);
-    if (errs.list.length === before && v.name) byName.set(v.name, v);
+    if (errs.count === before && v.name) byName.set(v.name, v);
   });
   return byName;
 }

@@ -3,7 +3,7 @@
  * apply the API server's defaults, then the static-pod treatment.
  */
 import type { V1Pod } from "@kubernetes/client-node";
-import { parseAllDocuments } from "yaml";
+import { type Document, isScalar, parseAllDocuments } from "yaml";
 import { KUBERNETES_YAML } from "../util/yaml_options.ts";
 import { InvalidManifestError } from "../util/errors.ts";
 import { errorMessage } from "../util/log.ts";
@@ -162,7 +162,7 @@ function parseYaml(raw: string, path: string): unknown {
   // the number of keys of a map (minutes for a hostile 10 MB map).
   let docs = parseAllDocuments(raw, { ...KUBERNETES_YAML, prettyErrors: false, uniqueKeys: false });
   if (!Array.isArray(docs)) docs = [docs];
-  const present = docs.filter((d) => d.errors.length > 0 || d.contents !== null);
+  const present = docs.filter((d) => !isEmptyDocument(d));
   if (present.length === 0) return undefined;
   if (present.length > 1) {
     throw new InvalidManifestError(path, `holds ${present.length} documents; expected one`);
@@ -184,6 +184,18 @@ function parseYaml(raw: string, path: string): unknown {
     }
     throw cause;
   }
+}
+
+/**
+ * A document with nothing in it, as after a trailing `---` (common in Helm, kustomize and
+ * `kubectl -o yaml` output): the parser gives it a null scalar with no source text. An explicit
+ * `null`, `~`, tag or anchor is still a document.
+ */
+function isEmptyDocument(doc: Document): boolean {
+  if (doc.errors.length > 0) return false;
+  const c = doc.contents;
+  if (c === null) return true;
+  return isScalar(c) && c.value === null && c.source === "" && !c.tag && !c.anchor;
 }
 
 /** Walks without recursion, so the check itself cannot run out of stack. */

@@ -204,11 +204,6 @@ const MALFORMED: Array<[string, (p: Json) => void, string]> = [
     'metadata.namespace: Invalid value: "../kube"',
   ],
   [
-    "a pod name with a slash",
-    (p) => set(p, "metadata.name", "a/b"),
-    'metadata.name: Invalid value: "a/b"',
-  ],
-  [
     "a container name with a slash",
     (p) => set(p, `${c0}.name`, "../main"),
     `${c0}.name: Invalid value: "../main"`,
