@@ -72,10 +72,13 @@ export function createNodeApiHandler(deps: NodeApiDeps): NodeApiHandler {
  */
 export function createHealthzHandler(deps: { logger: Logger }): NodeApiHandler {
   const healthz: HealthzDeps = { healthChecks: () => [], logger: deps.logger };
-  return handlerFor(healthz, (path) =>
-    path === "/healthz"
-      ? (d, _req, url) => handleHealthz(d, url, undefined)
-      : healthzRoute<HealthzDeps>(path));
+  return handlerFor(
+    healthz,
+    (path) =>
+      path === "/healthz"
+        ? (d, _req, url) => handleHealthz(d, url, undefined)
+        : healthzRoute<HealthzDeps>(path),
+  );
 }
 
 /** `/runningpods/`: what the runtime runs for this node, as a PodList. */
