@@ -504,7 +504,15 @@ Deno.test("secure API: /runningpods/ lists what the runtime runs; a runtime that
 
 Deno.test("secure API: debugging endpoints answer 405 when disabled", async () => {
   const { handler } = await harness({ debugging: undefined });
-  for (const path of ["/containerLogs/a/b/c", "/exec/a/b/c", "/logs/", "/portForward/a/b", "/runningpods/"]) {
+  for (
+    const path of [
+      "/containerLogs/a/b/c",
+      "/exec/a/b/c",
+      "/logs/",
+      "/portForward/a/b",
+      "/runningpods/",
+    ]
+  ) {
     const res = await handler(req(path));
     assert.equal(res.status, 405, path);
     assert.equal(await res.text(), "Debug endpoints are disabled.\n");
