@@ -80,21 +80,24 @@ Deno.test({
       await e2e.waitLog(counter, "main", ["line 50 "]);
       const logs = (q: string) => `/containerLogs/default/${e2e.podName("counter")}/main${q}`;
 
-      await t.step("--healthz-port answers /healthz alone; /runningpods/ needs authentication", async () => {
-        const health = await fetch(`${e2e.agent.healthzURL}/healthz?verbose`);
-        assert.equal(health.status, 200);
-        assert.equal(await health.text(), "[+]ping ok\n[+]log ok\nhealthz check passed\n");
-        const other = await fetch(`${e2e.agent.healthzURL}/pods`);
-        assert.equal(other.status, 404);
-        await other.body?.cancel();
-        const plain = await e2e.agent.get("/runningpods/");
-        assert.equal(plain.status, 404, "not on the read-only port");
-        await plain.body?.cancel();
-        const running = await nodeFetch(port, "/runningpods/", id);
-        assert.equal(running.status, 200);
-        const names = (await running.json()).items.map((p: V1Pod) => p.metadata?.name);
-        assert.ok(names.includes(e2e.podName("counter")), JSON.stringify(names));
-      });
+      await t.step(
+        "--healthz-port answers /healthz alone; /runningpods/ needs authentication",
+        async () => {
+          const health = await fetch(`${e2e.agent.healthzURL}/healthz?verbose`);
+          assert.equal(health.status, 200);
+          assert.equal(await health.text(), "[+]ping ok\n[+]log ok\nhealthz check passed\n");
+          const other = await fetch(`${e2e.agent.healthzURL}/pods`);
+          assert.equal(other.status, 404);
+          await other.body?.cancel();
+          const plain = await e2e.agent.get("/runningpods/");
+          assert.equal(plain.status, 404, "not on the read-only port");
+          await plain.body?.cancel();
+          const running = await nodeFetch(port, "/runningpods/", id);
+          assert.equal(running.status, 200);
+          const names = (await running.json()).items.map((p: V1Pod) => p.metadata?.name);
+          assert.ok(names.includes(e2e.podName("counter")), JSON.stringify(names));
+        },
+      );
 
       await t.step("tailLines, timestamps and limitBytes", async () => {
         const tail = (await (await nodeFetch(port, logs("?tailLines=3"), id)).text()).split("\n");
