@@ -4,6 +4,7 @@
  */
 import type { V1Container, V1ContainerStatus, V1Pod } from "@kubernetes/client-node";
 import type { RuntimeContainerStatus, RuntimePodStatus } from "../runtime/types.ts";
+import type { ProbeView } from "../prober/mod.ts";
 import { isRestartableInit } from "./_phase.ts";
 
 export interface ContainerStatusInputs {
@@ -11,10 +12,10 @@ export interface ContainerStatusInputs {
   reasons: Map<string, { reason: string; message: string }>;
   /** Prefix of container IDs: `<runtimeName>://<id>`. */
   runtimeName: string;
-  /** Readiness probe results by container name; no entry = no result yet. */
-  readiness?: Map<string, boolean>;
-  /** Startup probe results by container name; no entry = no result yet. */
-  startup?: Map<string, boolean>;
+  /** Readiness probe results per container instance; undefined = the container has no probe. */
+  readiness?: ProbeView;
+  /** Startup probe results per container instance; undefined = the container has no probe. */
+  startup?: ProbeView;
 }
 
 const CONTAINER_STATUS_UNKNOWN = "ContainerStatusUnknown";
@@ -105,15 +106,17 @@ function applyProbes(
   opts: { isInit: boolean; inputs: ContainerStatusInputs },
 ): void {
   const running = status.state?.running !== undefined;
+  // Asked with this instance's id: a restarted container must not inherit its predecessor's.
+  const id = status.containerID ?? "";
   const started = running &&
-    (opts.inputs.startup?.get(container.name) ?? container.startupProbe === undefined);
+    (opts.inputs.startup?.get(container.name, id) ?? container.startupProbe === undefined);
   status.started = started;
   if (opts.isInit && !isRestartableInit(container)) {
     status.ready = status.state?.terminated?.exitCode === 0;
     return;
   }
   status.ready = started &&
-    (opts.inputs.readiness?.get(container.name) ?? container.readinessProbe === undefined);
+    (opts.inputs.readiness?.get(container.name, id) ?? container.readinessProbe === undefined);
 }
 
 /**

@@ -1,5 +1,7 @@
 /** exec probes through CRI ExecSync (upstream pkg/probe/exec). */
+import type { V1EnvVar } from "@kubernetes/client-node";
 import type { RuntimeService } from "../cri/types.ts";
+import { expandVars } from "../util/expand_vars.ts";
 import type { ProbeOutput } from "./_prober.ts";
 import { ProbeError } from "./_errors.ts";
 
@@ -16,6 +18,24 @@ const LOCAL_DEADLINE_SLACK_MS = 1000;
 const GRPC_DEADLINE_EXCEEDED = 4;
 
 const decoder = new TextDecoder();
+
+/**
+ * The command with `$(VAR)` expanded from the container's literal env values only (upstream
+ * ExpandContainerCommandOnlyStatic): a `valueFrom` entry expands to "", an unknown name stays
+ * as written. A command without `$` is returned as is, so most probe runs allocate nothing.
+ */
+export function staticCommand(command: string[], env: V1EnvVar[] | undefined): string[] {
+  let i = 0;
+  while (i < command.length && !command[i].includes("$")) i++;
+  if (i === command.length) return command;
+  // The last entry of a name wins, as in upstream's map.
+  const lookup = (name: string): string | undefined => {
+    if (env === undefined) return undefined;
+    for (let j = env.length - 1; j >= 0; j--) if (env[j].name === name) return env[j].value ?? "";
+    return undefined;
+  };
+  return command.map((arg) => expandVars(arg, lookup));
+}
 
 /** Exit 0 = success, any other exit code = failure with the combined output; a timeout fails. */
 export async function execProbe(

@@ -73,30 +73,31 @@ function closeQuietly(conn: Deno.Conn): void {
   }
 }
 
-/** Reads the head, then the body up to `maxBody` bytes (or its end, whichever is first). */
+/** Go's Transport reads at most this many informational heads before the final one. */
+const MAX_INFORMATIONAL = 5;
+
+/**
+ * Reads the head, then the body up to `maxBody` bytes (or its end, whichever is first). 1xx
+ * heads other than 101 (103 Early Hints, an unsolicited 100) are skipped as Go's client does:
+ * the status that counts is the one after them.
+ */
 async function readReply(conn: Deno.Conn, maxBody: number): Promise<PlainReply> {
   const buf = new Uint8Array(16 * 1024);
-  let head = "";
-  let rest = new Uint8Array(0);
-  for (;;) {
-    const n = await conn.read(buf);
-    if (n === null) throw new Error("EOF before the end of the response head");
-    const from = Math.max(0, head.length - 3);
-    head += bytes.decode(buf.subarray(0, n));
-    const end = head.indexOf(CRLF2, from);
-    if (end >= 0) {
-      // Bytes past the head already read belong to the body.
-      const bodyStart = end + 4;
-      rest = buf.slice(n - (head.length - bodyStart), n);
-      head = head.slice(0, end);
-      break;
+  let rest: Uint8Array = new Uint8Array(0);
+  let lines: string[];
+  let status: number;
+  for (let informational = 0;; informational++) {
+    const read = await readHead(conn, buf, rest);
+    rest = read.rest;
+    lines = read.head.split("\r\n");
+    const m = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0]);
+    if (!m) throw new Error(`malformed HTTP response ${JSON.stringify(lines[0].slice(0, 40))}`);
+    status = Number(m[1]);
+    if (status < 100 || status >= 200 || status === 101) break;
+    if (informational === MAX_INFORMATIONAL) {
+      throw new Error("too many 1xx informational responses");
     }
-    if (head.length > MAX_HEAD_BYTES) throw new Error("response head too large");
   }
-  const lines = head.split("\r\n");
-  const m = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0]);
-  if (!m) throw new Error(`malformed HTTP response ${JSON.stringify(lines[0].slice(0, 40))}`);
-  const status = Number(m[1]);
   let location: string | undefined;
   let length: number | undefined;
   let chunked = false;
@@ -116,6 +117,32 @@ async function readReply(conn: Deno.Conn, maxBody: number): Promise<PlainReply> 
     maxBody,
   });
   return { status, location, body };
+}
+
+/**
+ * One response head (without its blank line) and the bytes read past it. `pending`: bytes already
+ * read past an earlier head, looked at before reading more.
+ */
+async function readHead(
+  conn: Deno.Conn,
+  buf: Uint8Array,
+  pending: Uint8Array,
+): Promise<{ head: string; rest: Uint8Array }> {
+  let head = pending.length > 0 ? bytes.decode(pending) : "";
+  let end = head.indexOf(CRLF2);
+  if (end >= 0) return { head: head.slice(0, end), rest: pending.subarray(end + 4) };
+  for (;;) {
+    const n = await conn.read(buf);
+    if (n === null) throw new Error("EOF before the end of the response head");
+    const from = Math.max(0, head.length - 3);
+    head += bytes.decode(buf.subarray(0, n));
+    end = head.indexOf(CRLF2, from);
+    // Bytes past the head already read belong to what follows it; latin1 keeps one char a byte.
+    if (end >= 0) {
+      return { head: head.slice(0, end), rest: buf.slice(n - (head.length - end - 4), n) };
+    }
+    if (head.length > MAX_HEAD_BYTES) throw new Error("response head too large");
+  }
 }
 
 /** The body: de-chunked if chunked, else `length` bytes or up to EOF; at most `maxBody`. */

@@ -10,7 +10,7 @@ import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import type { MetricsRegistry } from "../util/metrics.ts";
 import denoJson from "../../deno.json" with { type: "json" };
-import type { ProbeKind, ProbeManager, ProbeUpdate } from "./types.ts";
+import type { ProbeKind, ProbeManager, ProbeUpdate, ProbeView } from "./types.ts";
 import { createProber, type Prober } from "./_prober.ts";
 import { findContainerStatus, parseContainerId } from "./_container_status.ts";
 import { ProbeWorker, type WorkerContext } from "./_worker.ts";
@@ -22,7 +22,10 @@ export interface ProbeManagerDeps {
   logger: Logger;
   /** The pod's latest API status: container ids, states, start times and the pod IP. */
   getStatus: (uid: string) => V1PodStatus | undefined;
-  /** Called when a published result changes (never for the initial value of a new container). */
+  /**
+   * Called when a published result changes, and for the initial readiness/startup value of a
+   * container that replaced another (upstream counts a new id as a change).
+   */
   onUpdate: (u: ProbeUpdate) => void;
   /** Registers `prober_probe_total` when given. */
   metrics?: MetricsRegistry;
@@ -82,15 +85,23 @@ export function createProbeManager(deps: ProbeManagerDeps): ProbeManager {
     ctx.probeTotal?.deleteWhere({ pod_uid: uid });
   };
 
-  const view = (uid: string, kind: ProbeKind): Map<string, boolean> => {
-    const out = new Map<string, boolean>();
-    for (const w of pods.get(uid) ?? []) {
-      if (w.kind !== kind || w.containerId === "") continue;
-      const r = ctx.results[kind].get(w.containerId);
-      if (r !== undefined) out.set(w.container.name, r === "success");
-    }
-    return out;
-  };
+  // Upstream UpdatePodStatus: the result is looked up under the id of the status being
+  // computed, not the worker's last-seen one, which may still be the container before a restart.
+  const view = (uid: string, kind: ProbeKind): ProbeView => ({
+    get(name, containerId) {
+      const workers = pods.get(uid);
+      if (workers === undefined) return undefined;
+      for (const w of workers) {
+        if (w.kind !== kind || w.container.name !== name) continue;
+        const r = ctx.results[kind].get(parseContainerId(containerId));
+        if (r !== undefined) return r === "success";
+        // A container the worker has not probed yet: probe it now rather than at the next tick.
+        w.trigger();
+        return false;
+      }
+      return undefined;
+    },
+  });
 
   return {
     addPod(pod) {

@@ -5,7 +5,7 @@
 import type { V1Container, V1Pod, V1Probe } from "@kubernetes/client-node";
 import type { RuntimeService } from "../cri/types.ts";
 import { ProbeError } from "./_errors.ts";
-import { execProbe } from "./_exec.ts";
+import { execProbe, staticCommand } from "./_exec.ts";
 import { grpcProbe } from "./_grpc.ts";
 import { httpProbe } from "./_http.ts";
 import { resolveContainerPort } from "./_port.ts";
@@ -64,7 +64,7 @@ export function createProber(deps: ProberDeps): Prober {
     const ms = timeoutMs(spec);
     if (spec.exec) {
       return execProbe(deps.runtime, t.containerId, {
-        cmd: spec.exec.command ?? [],
+        cmd: staticCommand(spec.exec.command ?? [], t.container.env),
         timeoutMs: ms,
         signal,
       });

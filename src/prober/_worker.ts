@@ -292,13 +292,17 @@ export class ProbeWorker {
   }
 
   #newContainer(id: string): void {
-    if (this.containerId !== "") this.#ctx.results[this.kind].delete(this.containerId);
+    const replaced = this.containerId !== "";
+    if (replaced) this.#ctx.results[this.kind].delete(this.containerId);
     this.containerId = id;
     this.#lastResult = undefined;
     this.#resultRun = 0;
     this.#onHold = false;
-    // The initial value is what the status assumes without a result, so it is not announced.
-    this.#ctx.results[this.kind].set(id, INITIAL[this.kind]);
+    // A restart is announced so the pod's status is recomputed for the new id, as upstream's
+    // results manager does. A first container's status already assumed no result, and a
+    // liveness success changes nothing, so those would only cost the kubelet a sync.
+    if (replaced && this.kind !== "liveness") this.#publish(INITIAL[this.kind]);
+    else this.#ctx.results[this.kind].set(id, INITIAL[this.kind]);
   }
 
   /** Stores the result of the current container; announces it only when it changed. */

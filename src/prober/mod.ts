@@ -3,7 +3,7 @@
  * each running container and reports changed results. The HTTP GET of httpGet probes is also
  * the one lifecycle hooks use (`httpGetRequest`, `httpGet`), as upstream's pkg/probe/http is.
  */
-export type { ProbeKind, ProbeManager, ProbeResult, ProbeUpdate } from "./types.ts";
+export type { ProbeKind, ProbeManager, ProbeResult, ProbeUpdate, ProbeView } from "./types.ts";
 export { createProbeManager, DEFAULT_USER_AGENT, type ProbeManagerDeps } from "./_manager.ts";
 export type { ProbeOutcome, ProbeOutput, Prober, ProbeTarget } from "./_prober.ts";
 export { ProbeError } from "./_errors.ts";

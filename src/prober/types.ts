@@ -16,6 +16,19 @@ export interface ProbeUpdate {
 }
 
 /**
+ * One pod's readiness or startup results, asked per container instance: a result belongs to the
+ * container id it was probed on, so a restarted container never shows its predecessor's.
+ */
+export interface ProbeView {
+  /**
+   * `containerId` is the status's id (`containerd://<id>` or bare). Undefined when the container
+   * has no such probe; false while the probe has no result for this id yet (its worker is then
+   * asked to probe at once).
+   */
+  get(containerName: string, containerId: string): boolean | undefined;
+}
+
+/**
  * Runs one worker (one timer) per probe of each running container. Workers read container ids,
  * start times and the pod IP from the pod's current API status (a dependency of the manager) and
  * report changed results through `onUpdate`. Containers without probes cost nothing.
@@ -27,10 +40,10 @@ export interface ProbeManager {
   removePod(uid: string): void;
   /** Stops workers of pods not in `desired` (housekeeping). */
   cleanupPods(desired: Set<string>): void;
-  /** Readiness per container name for the pod (a container with a readiness probe and no result yet is not ready). */
-  readiness(uid: string): Map<string, boolean>;
-  /** Startup probe success per container name. */
-  startup(uid: string): Map<string, boolean>;
+  /** Readiness of the pod's containers (upstream UpdatePodStatus); cheap, asks the workers lazily. */
+  readiness(uid: string): ProbeView;
+  /** Startup probe success of the pod's containers (upstream isContainerStarted). */
+  startup(uid: string): ProbeView;
   /** "LivenessProbe" / "StartupProbe" when that probe's latest result for this container id is failure. */
   probeFailure(containerId: string): "LivenessProbe" | "StartupProbe" | undefined;
   /**

@@ -96,3 +96,34 @@ Deno.test("plainGet: a custom Host replaces the URL's", () => {
     /^GET \/x HTTP\/1\.1\r\nHost: example\.com\r\nConnection: close\r\n\r\n$/,
   );
 });
+
+Deno.test("plainGet: 1xx heads before the final one are skipped, a 101 is final", async () => {
+  const get = (port: number) =>
+    plainGet(new URL(`http://127.0.0.1:${port}/`), { headers: {}, maxBody: 100 });
+  const early = "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n";
+  // All in one write, so the final head is already read with the first one.
+  await withRawServer(
+    [early + "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 503 No\r\n\r\ndown"],
+    async (port) => {
+      const r = await get(port);
+      assert.deepEqual([r.status, dec.decode(r.body)], [503, "down"]);
+    },
+  );
+  await withRawServer([early, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"], async (port) => {
+    const r = await get(port);
+    assert.deepEqual([r.status, dec.decode(r.body)], [200, "ok"]);
+  });
+  await withRawServer(
+    ["HTTP/1.1 101 Switching Protocols\r\n\r\nHTTP/1.1 200 OK\r\n\r\n"],
+    async (port) => {
+      assert.equal((await get(port)).status, 101);
+    },
+  );
+  // Five are read past, as Go's transport does; a sixth is an error.
+  await withRawServer([early.repeat(5) + "HTTP/1.1 204 No Content\r\n\r\n"], async (port) => {
+    assert.equal((await get(port)).status, 204);
+  });
+  await withRawServer([early.repeat(6) + "HTTP/1.1 200 OK\r\n\r\n"], async (port) => {
+    await assert.rejects(get(port), /too many 1xx informational responses/);
+  });
+});

@@ -8,15 +8,15 @@ Deno.test("prober: readiness is not ready until the first success, then updates 
   const { clock, statuses, exec, updates, manager } = setup();
   exec.next = () => 1;
   manager.addPod(probePod({ readinessProbe: execProbe({ periodSeconds: 10 }) }));
-  assert.deepEqual(manager.readiness(UID), new Map());
+  assert.equal(manager.readiness(UID).get("app", "c1"), false, "probed, no result yet");
   statuses.running("c1", clock.now());
   await tick(clock, 0);
-  assert.deepEqual(manager.readiness(UID), new Map([["app", false]]));
+  assert.equal(manager.readiness(UID).get("app", "containerd://c1"), false);
   assert.equal(exec.calls.length, 1);
   assert.deepEqual(updates, [], "a failure equal to the initial value is not announced");
   exec.next = () => 0;
   await tick(clock, 10_000);
-  assert.deepEqual(manager.readiness(UID), new Map([["app", true]]));
+  assert.equal(manager.readiness(UID).get("app", "c1"), true);
   await tick(clock, 10_000);
   await tick(clock, 10_000);
   assert.equal(exec.calls.length, 4);
@@ -66,12 +66,12 @@ Deno.test("prober: readiness successThreshold counts consecutive successes", asy
     probePod({ readinessProbe: execProbe({ periodSeconds: 1, successThreshold: 2 }) }),
   );
   await tick(clock, 0); // success (run 1)
-  assert.equal(manager.readiness(UID).get("app"), false);
+  assert.equal(manager.readiness(UID).get("app", "c1"), false);
   await tick(clock, 1_000); // failure (run 1 < 3): unchanged
   await tick(clock, 1_000); // success (run 1)
-  assert.equal(manager.readiness(UID).get("app"), false);
+  assert.equal(manager.readiness(UID).get("app", "c1"), false);
   await tick(clock, 1_000); // success (run 2)
-  assert.equal(manager.readiness(UID).get("app"), true);
+  assert.equal(manager.readiness(UID).get("app", "c1"), true);
   manager.stop();
 });
 
@@ -132,13 +132,13 @@ Deno.test("prober: the startup probe gates liveness and readiness until it succe
   await tick(clock, 0);
   await tick(clock, 1_000);
   assert.deepEqual([...perProbe], [["startup", 2]]);
-  assert.deepEqual(m.startup(UID), new Map([["app", false]]));
+  assert.equal(m.startup(UID).get("app", "c1"), false);
   assert.equal(m.startupSucceeded("containerd://c1"), false);
   await tick(clock, 1_000); // startup succeeds; the others probe in the same tick
-  assert.deepEqual(m.startup(UID), new Map([["app", true]]));
+  assert.equal(m.startup(UID).get("app", "c1"), true);
   assert.equal(m.startupSucceeded("c1"), true, "by container id, as the runtime asks");
   assert.deepEqual([...perProbe], [["startup", 3], ["ready", 1], ["live", 1]]);
-  assert.equal(m.readiness(UID).get("app"), true);
+  assert.equal(m.readiness(UID).get("app", "c1"), true);
   await tick(clock, 1_000);
   assert.equal(perProbe.get("startup"), 3, "startup stops probing once started");
   assert.equal(perProbe.get("live"), 2);
@@ -166,10 +166,10 @@ Deno.test("prober: a restarted container resets readiness to not ready", async (
   );
   await tick(clock, 3_000);
   await tick(clock, 10_000);
-  assert.equal(manager.readiness(UID).get("app"), true);
+  assert.equal(manager.readiness(UID).get("app", "c1"), true);
   statuses.running("c2", clock.now());
   await tick(clock, 10_000); // within the new container's initial delay? no: 10 s > 3 s
-  assert.equal(manager.readiness(UID).get("app"), true);
+  assert.equal(manager.readiness(UID).get("app", "c2"), true);
   statuses.running("c3", clock.now());
   // Seen at the next tick, still inside initialDelaySeconds: back to the initial value.
   await tick(clock, 1);
@@ -177,7 +177,7 @@ Deno.test("prober: a restarted container resets readiness to not ready", async (
     probePod({ readinessProbe: execProbe({ periodSeconds: 10, initialDelaySeconds: 3 }) }),
   );
   await tick(clock, 0);
-  assert.equal(manager.readiness(UID).get("app"), false);
+  assert.equal(manager.readiness(UID).get("app", "c3"), false);
   manager.stop();
 });
 
@@ -197,7 +197,7 @@ Deno.test("prober: removePod stops every worker, leaves no timer and forgets res
   await tick(clock, 0);
   assert.equal(clock.pendingTimers, 0);
   assert.equal(manager.probeFailure("c1"), undefined);
-  assert.deepEqual(manager.readiness(UID), new Map());
+  assert.equal(manager.readiness(UID).get("app", "c1"), undefined);
   const before = exec.calls.length;
   await tick(clock, 60_000);
   assert.equal(exec.calls.length, before);
@@ -249,7 +249,7 @@ Deno.test("prober: an exited container under restartPolicy Never ends the worker
   manager.addPod(pod);
   await tick(clock, 0);
   assert.equal(clock.pendingTimers, 0);
-  assert.deepEqual(manager.readiness(UID), new Map([["app", false]]));
+  assert.equal(manager.readiness(UID).get("app", "c1"), false);
   manager.stop();
 });
 
@@ -275,7 +275,7 @@ Deno.test("prober: an exited sidecar keeps its worker under restartPolicy Never"
   statuses.running("c2", clock.now());
   await tick(clock, 10_000);
   assert.deepEqual(exec.calls, ["c2"]);
-  assert.deepEqual(manager.readiness(UID), new Map([["app", true]]));
+  assert.equal(manager.readiness(UID).get("app", "c2"), true);
   manager.stop();
 });
 
@@ -330,7 +330,7 @@ Deno.test("prober: a new running container triggers readiness at once on addPod"
   manager.addPod(pod);
   await tick(clock, 0);
   assert.equal(exec.calls.length, 1);
-  assert.equal(manager.readiness(UID).get("app"), true);
+  assert.equal(manager.readiness(UID).get("app", "c1"), true);
   manager.addPod(pod); // ready: no more triggers
   await tick(clock, 0);
   assert.equal(exec.calls.length, 1);
