@@ -3,12 +3,17 @@
  * loop that keeps a caller's store in step with a collection. Watches resume from the last
  * resourceVersion seen (bookmarks included); a 410 Gone, an ERROR event or a broken stream
  * re-lists; failures back off from 800 ms doubling to 30 s. A watch the server ends normally
- * (its timeout) is simply opened again.
+ * (its timeout) is simply opened again; one that ends in under a second with no events at all
+ * counts as a failure (client-go's "very short watch"), so a proxy that closes every watch at
+ * once costs a back-off and a relist each time, not a tight loop.
  */
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
 import { type ApiClient, ApiError, type WatchEvent } from "./types.ts";
+
+/** A watch closed sooner than this with no events is treated as broken (as client-go). */
+const SHORT_WATCH_MS = 1_000;
 
 interface Listed<T> {
   metadata?: { resourceVersion?: string };
@@ -109,6 +114,8 @@ export async function runReflector<T extends Versioned>(
     ctx: { rv: string; signal: AbortSignal; log: Logger },
   ): Promise<{ kind: "closed"; rv: string } | { kind: "relist" }> {
     let rv = ctx.rv;
+    const startedAt = o.clock.now();
+    let seen = 0;
     const timeout = o.watchTimeoutSeconds?.() ?? Math.floor(300 + Math.random() * 300);
     const events = o.client.watch<T>(o.path, {
       query: {
@@ -130,6 +137,7 @@ export async function runReflector<T extends Versioned>(
           });
           return { kind: "relist" };
         }
+        seen++;
         const next = ev.object.metadata?.resourceVersion;
         if (next) rv = next;
         if (ev.type !== "BOOKMARK") o.onEvent(ev.type, ev.object);
@@ -137,6 +145,10 @@ export async function runReflector<T extends Versioned>(
     } catch (err) {
       if (err instanceof ApiError && err.status === 410) return { kind: "relist" };
       throw err;
+    }
+    if (seen === 0 && o.clock.now() - startedAt < SHORT_WATCH_MS) {
+      // No duration in the text: the repeated-failure log folds identical messages.
+      throw new Error(`Very short watch of ${o.path}: closed in under 1 s with no events`);
     }
     return { kind: "closed", rv };
   }

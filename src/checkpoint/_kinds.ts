@@ -7,6 +7,7 @@ import type {
   ConfigMapsCheckpoint,
   PodsCheckpoint,
   SecretsCheckpoint,
+  ServicesCheckpoint,
   TokensCheckpoint,
 } from "./types.ts";
 
@@ -15,6 +16,7 @@ export interface KindData {
   configmaps: ConfigMapsCheckpoint;
   secrets: SecretsCheckpoint;
   tokens: TokensCheckpoint;
+  services: ServicesCheckpoint;
 }
 
 type Check = (data: unknown) => string | undefined;
@@ -53,6 +55,7 @@ const CHECKS: Record<CheckpointKind, Check> = {
     ),
   configmaps: (d) => eachItem(d, "objects", (o) => named(o, { uid: false })),
   secrets: (d) => eachItem(d, "objects", (o) => named(o, { uid: false })),
+  services: (d) => eachItem(d, "objects", (o) => named(o, { uid: false })),
   tokens: (d) =>
     eachItem(d, "tokens", (t) => {
       for (const f of ["key", "podUid", "token"]) if (typeof t[f] !== "string") return `no ${f}`;

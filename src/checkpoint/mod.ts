@@ -1,8 +1,9 @@
 /**
  * The checkpoint of the node's desired state for the API-server mode (edge autonomy): the pods
- * bound to the node and the ConfigMaps, Secrets and service-account tokens they use, as the
- * agent last saw them, so a node that starts while the API server cannot be reached runs what
- * it ran before. Files under `<root-dir>/checkpoint/`, written atomically and debounced.
+ * bound to the node, the ConfigMaps, Secrets and service-account tokens they use and the
+ * cluster's Services (for their env), as the agent last saw them, so a node that starts while
+ * the API server cannot be reached runs what it ran before. Files under
+ * `<root-dir>/checkpoint/`, written atomically and debounced.
  */
 import type { Clock } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
@@ -87,6 +88,7 @@ export async function openCheckpoint(deps: OpenCheckpointDeps): Promise<Checkpoi
     configMaps: await slot("configmaps"),
     secrets: await slot("secrets"),
     tokens: await slot("tokens"),
+    services: await slot("services"),
   };
   return {
     dir: deps.dir,

@@ -18,7 +18,7 @@ import { CHECKPOINT_VERSION, type CheckpointKind } from "./types.ts";
 
 export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
-const KINDS: CheckpointKind[] = ["pods", "configmaps", "secrets", "tokens"];
+const KINDS: CheckpointKind[] = ["pods", "configmaps", "secrets", "tokens", "services"];
 
 export type Loaded<T> =
   | { state: "saved"; data: T; savedAt: number }

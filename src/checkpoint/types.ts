@@ -2,14 +2,14 @@
  * What the checkpoint keeps of the node's desired state, and the seam its users (the `api`
  * source, the object managers) see. Those import these types only.
  */
-import type { V1ConfigMap, V1Pod, V1Secret } from "@kubernetes/client-node";
+import type { V1ConfigMap, V1Pod, V1Secret, V1Service } from "@kubernetes/client-node";
 import { DenoletError } from "../util/errors.ts";
 
 /** The format this agent writes; it reads this one and refuses others cleanly. */
 export const CHECKPOINT_VERSION = 1;
 
 /** One file per kind: `<root-dir>/checkpoint/<kind>.json`. */
-export type CheckpointKind = "pods" | "configmaps" | "secrets" | "tokens";
+export type CheckpointKind = "pods" | "configmaps" | "secrets" | "tokens" | "services";
 
 /** The pods bound to this node as the `api` source last had them (mirror pods left out). */
 export interface PodsCheckpoint {
@@ -23,6 +23,8 @@ export interface ObjectsCheckpoint<T> {
 
 export type ConfigMapsCheckpoint = ObjectsCheckpoint<V1ConfigMap>;
 export type SecretsCheckpoint = ObjectsCheckpoint<V1Secret>;
+/** The cluster's Services as the service-link env needs them (name, ClusterIP, ports). */
+export type ServicesCheckpoint = ObjectsCheckpoint<V1Service>;
 
 /** A service-account token as the token manager caches it. */
 export interface SavedToken {
@@ -66,6 +68,7 @@ export interface CheckpointSlots {
   configMaps: CheckpointSlot<ConfigMapsCheckpoint>;
   secrets: CheckpointSlot<SecretsCheckpoint>;
   tokens: CheckpointSlot<TokensCheckpoint>;
+  services: CheckpointSlot<ServicesCheckpoint>;
 }
 
 /** A checkpoint file could not be written (the previous one stays). */

@@ -14,7 +14,16 @@
 import type { V1PodCondition, V1PodIP, V1PodStatus } from "@kubernetes/client-node";
 import { KUBELET_CONDITIONS } from "../sources/api_source.ts";
 
-const SCALARS = ["phase", "reason", "message", "hostIP", "podIP", "qosClass", "startTime"] as const;
+const SCALARS = [
+  "observedGeneration",
+  "phase",
+  "reason",
+  "message",
+  "hostIP",
+  "podIP",
+  "qosClass",
+  "startTime",
+] as const;
 const CONTAINER_LISTS = [
   "initContainerStatuses",
   "containerStatuses",

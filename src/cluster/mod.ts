@@ -19,6 +19,7 @@ import { createApiSource } from "../sources/api_source.ts";
 import { createMirrorPods } from "./mirror_pods.ts";
 import { apiServerCheck } from "./_health.ts";
 import { createNodeView } from "./node_view.ts";
+import { createServiceCache } from "./services.ts";
 import { createStatusWriter } from "./status_writer.ts";
 import type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
 
@@ -92,6 +93,19 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     checkpoint: checkpoint?.pods,
   });
   const nodeView = createNodeView({ ...pods, reflector: runReflector });
+  // All Services, for the service-link env every API pod gets (KUBERNETES_SERVICE_HOST, ...).
+  // An API pod cannot start before their first list; once it is in, such pods go on at once.
+  const services = createServiceCache({
+    client,
+    clock,
+    logger,
+    reflector: runReflector,
+    checkpoint: checkpoint?.services,
+    onSynced: () =>
+      synced.kubelet?.podManager.pods().forEach((p) =>
+        synced.kubelet?.requestSync(p.metadata!.uid!)
+      ),
+  });
   const mirrorPods = createMirrorPods({
     ...pods,
     store: podSource.store,
@@ -106,6 +120,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   });
   loops.push(
     (_parts, signal) => nodeView.run({ signal }),
+    (_parts, signal) => services.run({ signal }),
     (parts, signal) => statusSink.run(parts.kubelet, { signal }),
     (parts, signal) => mirrorPods.run(parts.kubelet, { signal }),
   );
@@ -121,6 +136,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
       : undefined,
     events,
     objects,
+    services: (namespace) => services.list(namespace),
     volumePlugins: [
       configMapPlugin(objects),
       secretPlugin(objects),

@@ -7,6 +7,7 @@ import type { CriClient } from "../cri/mod.ts";
 import type { HealthCheck, Kubelet, PodStatusSink } from "../kubelet/mod.ts";
 import type { NodeStatusProvider } from "../node/mod.ts";
 import type { PodObjects } from "../objects/mod.ts";
+import type { ServiceLookup } from "../runtime/mod.ts";
 import type { VolumePlugin } from "../volumes/mod.ts";
 import type { PodSource } from "../sources/types.ts";
 import type { Clock } from "../util/clock.ts";
@@ -43,6 +44,8 @@ export interface ClusterMode {
   readonly admissionNode?: () => V1Node | undefined;
   /** ConfigMaps, Secrets and tokens for the pods' env and volumes (watch-based caches). */
   readonly objects?: PodObjects;
+  /** The cluster's Services by namespace (a watch-fed cache), for service-link env. */
+  readonly services?: ServiceLookup;
   /** Volume kinds that need the API server: configMap, secret, projected. */
   readonly volumePlugins?: VolumePlugin[];
   /** Events to the API server (source kubelet on this node). */

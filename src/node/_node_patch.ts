@@ -13,13 +13,24 @@ type Json = Record<string, unknown>;
 /** The annotation that hands volume attach/detach to the controller (upstream's default). */
 export const CONTROLLER_MANAGED_ATTACH = "volumes.kubernetes.io/controller-managed-attach-detach";
 
-/** Labels the kubelet sets on every registration and puts back on an adopted Node. */
+/**
+ * Labels the kubelet puts back on an adopted Node when it computed them, whether as its own
+ * defaults or from --node-labels (upstream updateDefaultLabels). Any other label is left to
+ * whoever set it.
+ */
 const DEFAULT_LABELS = [
   "kubernetes.io/hostname",
+  "topology.kubernetes.io/zone",
+  "topology.kubernetes.io/region",
+  "failure-domain.beta.kubernetes.io/zone",
+  "failure-domain.beta.kubernetes.io/region",
+  "node.kubernetes.io/instance-type",
+  "beta.kubernetes.io/instance-type",
   "kubernetes.io/os",
   "kubernetes.io/arch",
   "beta.kubernetes.io/os",
   "beta.kubernetes.io/arch",
+  "node.kubernetes.io/windows-build",
 ];
 
 /** Labels whose absence or change is itself a reason to patch (upstream updateNode). */
@@ -56,17 +67,22 @@ export function initialNode(ours: V1Node): Json {
 /**
  * What registration changes on a Node that already exists (upstream tryRegisterWithAPIServer):
  * the default labels, the attach/detach annotation, huge page sizes, and capacity or
- * allocatable when missing. --node-labels and taints count only at creation, as upstream (and
- * NodeRestriction refuses a kubelet's taint changes). Undefined when nothing differs.
+ * allocatable when missing. Other --node-labels and taints count only at creation, as upstream
+ * (and NodeRestriction refuses a kubelet's taint changes). Undefined when nothing differs.
  */
 export function reconcileExisting(existing: V1Node, ours: V1Node): Json | undefined {
   const labels: Record<string, string | null> = {};
+  let labelsChanged = false;
   for (const key of DEFAULT_LABELS) {
     const want = ours.metadata?.labels?.[key];
     if (want === undefined) continue;
     const have = existing.metadata?.labels?.[key];
-    if (want === "" && have !== undefined) labels[key] = null;
-    else if (want !== "" && have !== want) labels[key] = want;
+    // As upstream, a missing label reads as "": an empty value of ours removes the label, yet
+    // an empty one already there is no reason to patch on its own.
+    if ((have ?? "") !== want) labelsChanged = true;
+    if (want === "") {
+      if (have !== undefined) labels[key] = null;
+    } else if (have !== want) labels[key] = want;
   }
   const metadata: Json = {};
   if (Object.keys(labels).length > 0) metadata.labels = labels;
@@ -90,7 +106,8 @@ export function reconcileExisting(existing: V1Node, ours: V1Node): Json | undefi
     }
     if (Object.keys(diff).length > 0) status[field] = diff;
   }
-  if (Object.keys(metadata).length === 0 && Object.keys(status).length === 0) return undefined;
+  const annotated = "annotations" in metadata;
+  if (!labelsChanged && !annotated && Object.keys(status).length === 0) return undefined;
   return {
     ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
     ...(Object.keys(status).length > 0 ? { status } : {}),

@@ -135,3 +135,34 @@ Deno.test("reflector backs off while the API server is unreachable, touching not
   assert.deepEqual(client.calls.slice(-2), ["list rv=", "watch rv=5"]);
   await r.stop();
 });
+
+Deno.test("reflector backs off and re-lists after a watch that closes at once with no events", async () => {
+  const client = new ScriptedClient();
+  client.lists.push(() => ({ metadata: { resourceVersion: "10" }, items: [] }));
+  client.lists.push(() => ({ metadata: { resourceVersion: "20" }, items: [] }));
+  // Every watch ends at once, as a misbehaving proxy's would.
+  for (let i = 0; i < 1_000; i++) client.watches.push(() => []);
+  const r = start(client);
+  await settle();
+  // One short watch, then the back-off: not a tight loop of reopened watches.
+  assert.deepEqual(client.calls, ["list rv=0", "watch rv=10"]);
+  await r.clock.advance(900); // 800 ms (+ up to 10 % jitter)
+  await settle();
+  assert.deepEqual(client.calls, ["list rv=0", "watch rv=10", "list rv=", "watch rv=20"]);
+  await r.stop();
+});
+
+Deno.test("reflector reopens a short watch that saw a bookmark, and one that lasted a second", async () => {
+  const client = new ScriptedClient();
+  client.lists.push(() => ({ metadata: { resourceVersion: "10" }, items: [] }));
+  client.watches.push(() => [{ type: "BOOKMARK", object: obj("", "12") }]);
+  const r = start(client);
+  client.watches.push(() => {
+    // An empty watch that lasted a full second is a normal close (its server-side timeout).
+    void r.clock.advance(1_000);
+    return [];
+  });
+  await settle();
+  assert.deepEqual(client.calls, ["list rv=0", "watch rv=10", "watch rv=12", "watch rv=12"]);
+  await r.stop();
+});
