@@ -11,7 +11,13 @@ import { createMetricsRegistry } from "../util/metrics.ts";
 import { createCriClient } from "../cri/mod.ts";
 import { createRuntimeManager, downwardAPIValues } from "../runtime/mod.ts";
 import { createVolumeManager, downwardAPIPlugin } from "../volumes/mod.ts";
-import { openPodCgroups } from "../cm/mod.ts";
+import {
+  DEFAULT_CGROUP_MOUNT,
+  detectCgroupVersion,
+  dirCgroupFs,
+  openPodCgroups,
+  resourceConfigForPod,
+} from "../cm/mod.ts";
 import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
 import { createProbeManager } from "../prober/mod.ts";
 import { Kubelet } from "../kubelet/mod.ts";
@@ -80,6 +86,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger,
     clock,
     plugins: [downwardAPIPlugin(downwardAPIValues()), ...(cluster?.volumePlugins ?? [])],
+    podMemoryLimitBytes: podMemoryLimit,
   });
   const podCgroups = await openPodCgroups({
     cgroupsPerQOS: config.cgroupsPerQOS,
@@ -99,7 +106,10 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     metrics: registry,
     events: cluster?.events,
   });
+  // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
+  const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
   const runtime = createRuntimeManager({
+    node: { cgroupVersion },
     runtime: cri.runtime,
     image: cri.image,
     events: cluster?.events,
@@ -114,6 +124,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     startupSucceeded: (id) => prober.startupSucceeded(id),
     podCgroups,
     envObjects: cluster?.objects,
+    services: cluster?.services,
     sandboxOptions: {
       podLogsDir: config.podLogsDir,
       clusterDNS: config.clusterDNS,
@@ -244,5 +255,15 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     cri.close();
     cluster?.close();
     logger.info("denolet stopped; containers keep running");
+  }
+}
+
+/** The pod cgroup's memory limit, which caps its Memory-medium volumes; undefined for none. */
+function podMemoryLimit(pod: V1Pod): number | undefined {
+  try {
+    return resourceConfigForPod(pod).memoryLimitBytes;
+  } catch {
+    // A quantity that does not parse fails the container's config step, which reports it.
+    return undefined;
   }
 }

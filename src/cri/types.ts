@@ -275,6 +275,10 @@ export interface Image {
   repoDigests: string[];
   /** Bytes. */
   size: number;
+  /** The image config's user when it is numeric (the part before any ":group"). */
+  uid?: Int64Value;
+  /** The image config's user when it is a name; "" or absent otherwise. */
+  username?: string;
   pinned?: boolean;
 }
 

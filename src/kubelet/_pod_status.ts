@@ -14,6 +14,7 @@ import type {
   V1PodStatus,
 } from "@kubernetes/client-node";
 import type { RuntimePodStatus } from "../runtime/types.ts";
+import type { ProbeView } from "../prober/mod.ts";
 import { apiTime, convertContainerStatuses } from "./_container_statuses.ts";
 import { getPhase, hasInitializedInSandbox, isTerminalPhase, type PodPhase } from "./_phase.ts";
 import {
@@ -48,10 +49,10 @@ export interface PodStatusOptions {
   terminal?: boolean;
   /** Container ID prefix, `<runtimeName>://<id>` (default "containerd"). */
   runtimeName?: string;
-  /** Readiness probe results by container name; a probed container without one is unready. */
-  readiness?: Map<string, boolean>;
-  /** Startup probe results by container name; a probed container without one is not started. */
-  startup?: Map<string, boolean>;
+  /** Readiness probe results per container instance; a probed one without a result is unready. */
+  readiness?: ProbeView;
+  /** Startup probe results per container instance; a probed one without a result has not started. */
+  startup?: ProbeView;
 }
 
 const isV6 = (ip: string) => ip.includes(":");
@@ -110,9 +111,17 @@ function conditions(
   if (!kept.some((c) => c.type === "PodScheduled")) {
     generated.push({ type: "PodScheduled", status: "True" });
   }
+  // PodObservedGenerationTracking: say which spec the kubelet's own conditions speak for.
+  const generation = pod.metadata?.generation;
   return [
     ...kept,
-    ...generated.map((c) => withTransitionTime(c, opts.old.conditions, opts.now)),
+    ...generated.map((c) =>
+      withTransitionTime(
+        generation ? { ...c, observedGeneration: generation } : c,
+        opts.old.conditions,
+        opts.now,
+      )
+    ),
   ];
 }
 
@@ -138,6 +147,8 @@ export function computePodStatus(
   const hasInitContainers = (spec.initContainers?.length ?? 0) > 0;
 
   const s: V1PodStatus = { qosClass: qosClass(pod) };
+  // Static pods have no generation (no API server set one), so they observe none.
+  if (pod.metadata?.generation) s.observedGeneration = pod.metadata.generation;
   const podIPs: V1PodIP[] = sortPodIPs(rs.ips, opts.hostIP).map((ip) => ({ ip }));
   if (podIPs.length > 0) {
     s.podIP = podIPs[0].ip;

@@ -9,7 +9,7 @@ import type {
   LinuxContainerSecurityContext,
   Mount,
 } from "../cri/types.ts";
-import { ConfigError } from "../util/errors.ts";
+import { ConfigError, DenoletError } from "../util/errors.ts";
 import {
   containerMounts,
   createTerminationLogFile,
@@ -23,7 +23,8 @@ import {
   containerLabels,
   DEFAULT_TERMINATION_MESSAGE_PATH,
 } from "./_labels.ts";
-import { linuxResources } from "./_resources.ts";
+import type { ImageUser } from "./_image_puller.ts";
+import { linuxResources, type LinuxResourcesOptions } from "./_resources.ts";
 import { podHostnameAndDomain, podNamespaces, podSupplementalGroups } from "./_sandbox_config.ts";
 
 export interface ContainerConfigOptions {
@@ -46,15 +47,22 @@ export interface ContainerConfigOptions {
   clusterDomain?: string;
   /** Node memory for the Burstable oom_score_adj formula; default the machine's. */
   memoryCapacityBytes?: number;
+  /** The node's cgroup version, for memory.oom.group on v2; unknown adds nothing. */
+  cgroupVersion?: LinuxResourcesOptions["cgroupVersion"];
+  /** --single-process-oom-kill; default false. */
+  singleProcessOOMKill?: boolean;
   /** Passed to env resourceFieldRef for unset limits; default this machine. */
   nodeAllocatable?: EnvContext["nodeAllocatable"];
   /**
-   * The image's configured user (image config `User`), when known. With runAsNonRoot and no
-   * runAsUser it is checked as upstream does; without it that check is skipped.
+   * The image's user from its ImageStatus (upstream getImageUser). With runAsNonRoot and no
+   * runAsUser it is checked as upstream does, and it is sent when the spec sets no runAsUser;
+   * without it both are skipped.
    */
-  imageUser?: string;
+  imageUser?: ImageUser;
   /** ConfigMaps and Secrets for env references (API mode); standalone they are refused. */
   envObjects?: EnvObjects;
+  /** The cluster's Services for service-link env (API mode); standalone, none. */
+  services?: EnvContext["services"];
   /** The pod's or container's logger, for env warnings. */
   logger?: Logger;
   /** Ends a wait for the API server while resolving env references. */
@@ -97,33 +105,35 @@ function effectiveSecurityContext(pod: V1Pod, container: V1Container): V1Securit
   };
 }
 
+/**
+ * A container refused by its runAsNonRoot policy. The message is upstream's, word for word,
+ * since users search for it.
+ */
+export class RunAsNonRootError extends DenoletError {}
+
+/** Upstream verifyRunAsNonRoot; without `imageUser` only an explicit runAsUser is checked. */
 function verifyRunAsNonRoot(
+  pod: V1Pod,
+  container: V1Container,
   sc: V1SecurityContext,
-  where: string,
-  imageUser: string | undefined,
+  imageUser: ImageUser | undefined,
 ): void {
   if (!sc.runAsNonRoot) return;
+  const m = pod.metadata ?? {};
+  const who = `(pod: "${m.name}_${m.namespace}(${m.uid})", container: ${container.name})`;
   if (sc.runAsUser !== undefined && sc.runAsUser !== null) {
     if (sc.runAsUser === 0) {
-      throw new ConfigError(
-        `${where}.securityContext.runAsUser`,
-        "container's runAsUser breaks non-root policy",
-      );
+      throw new RunAsNonRootError(`container's runAsUser breaks non-root policy ${who}`);
     }
     return;
   }
-  if (imageUser === undefined) return;
-  const user = imageUser.split(":")[0];
-  if (user === "" || user === "0" || user === "root") {
-    throw new ConfigError(
-      `${where}.securityContext.runAsNonRoot`,
-      "container has runAsNonRoot and image will run as root",
-    );
+  if (imageUser?.uid === 0) {
+    throw new RunAsNonRootError(`container has runAsNonRoot and image will run as root ${who}`);
   }
-  if (!/^\d+$/.test(user)) {
-    throw new ConfigError(
-      `${where}.securityContext.runAsNonRoot`,
-      `container has runAsNonRoot and image has non-numeric user (${user}), cannot verify user is non-root`,
+  if (imageUser && imageUser.uid === undefined && imageUser.username) {
+    throw new RunAsNonRootError(
+      `container has runAsNonRoot and image has non-numeric user (${imageUser.username}), ` +
+        `cannot verify user is non-root ${who}`,
     );
   }
 }
@@ -132,10 +142,10 @@ function verifyRunAsNonRoot(
 export function containerSecurityContext(
   pod: V1Pod,
   container: V1Container,
-  opts: { imageUser?: string } = {},
+  opts: { imageUser?: ImageUser } = {},
 ): LinuxContainerSecurityContext {
   const sc = effectiveSecurityContext(pod, container);
-  verifyRunAsNonRoot(sc, `containers[${container.name}]`, opts.imageUser);
+  verifyRunAsNonRoot(pod, container, sc, opts.imageUser);
   const out: LinuxContainerSecurityContext = {
     namespaceOptions: podNamespaces(pod),
     privileged: sc.privileged === true,
@@ -151,7 +161,14 @@ export function containerSecurityContext(
       dropCapabilities: [...(sc.capabilities.drop ?? [])],
     };
   }
-  if (sc.runAsUser !== undefined && sc.runAsUser !== null) out.runAsUser = { value: sc.runAsUser };
+  if (sc.runAsUser !== undefined && sc.runAsUser !== null) {
+    out.runAsUser = { value: sc.runAsUser };
+  } else if (opts.imageUser) {
+    // Upstream determineEffectiveSecurityContext: the image's user goes to the runtime, which
+    // also keeps a runAsGroup from being sent alone (containerd refuses a group without user).
+    if (opts.imageUser.uid !== undefined) out.runAsUser = { value: opts.imageUser.uid };
+    if (opts.imageUser.username) out.runAsUsername = opts.imageUser.username;
+  }
   if (sc.runAsGroup !== undefined && sc.runAsGroup !== null) {
     out.runAsGroup = { value: sc.runAsGroup };
   }
@@ -223,7 +240,7 @@ async function buildMounts(
 /**
  * Everything CreateContainer needs for this instance of `container`. Throws (the caller reports
  * CreateContainerConfigError) ConfigError for unresolvable env, bad quantities, unknown
- * volumes, escaping or unpreparable subPaths or a violated runAsNonRoot, a NotFoundError for a
+ * volumes, escaping or unpreparable subPaths, RunAsNonRootError, a NotFoundError for a
  * missing ConfigMap or Secret, EnvSourceError for a missing key. May create subPath
  * directories and their bind mounts, the pod's etc-hosts and a termination-message file.
  */
@@ -239,12 +256,18 @@ export async function buildContainerConfig(
     nodeName: opts.nodeName,
     nodeAllocatable: opts.nodeAllocatable,
     objects: opts.envObjects,
+    services: opts.services,
     logger: opts.logger,
     signal: opts.signal,
   });
   // Everything that can fail without side effects first, so a bad spec leaves no files behind.
   const linux = {
-    resources: linuxResources(container, { pod, memoryCapacityBytes: opts.memoryCapacityBytes }),
+    resources: linuxResources(container, {
+      pod,
+      memoryCapacityBytes: opts.memoryCapacityBytes,
+      cgroupVersion: opts.cgroupVersion,
+      singleProcessOOMKill: opts.singleProcessOOMKill,
+    }),
     securityContext: containerSecurityContext(pod, container, { imageUser: opts.imageUser }),
   };
   const annotations = containerAnnotations(pod, container, opts.restartCount);

@@ -6,13 +6,31 @@ import type { V1Container, V1Pod, V1ResourceFieldSelector } from "@kubernetes/cl
 import { availableParallelism, totalmem } from "node:os";
 import type { DownwardAPIValues } from "../volumes/mod.ts";
 import { ConfigError } from "../util/errors.ts";
-import { quantityMilliValue, quantityValue } from "../util/quantity.ts";
+import { type QuantityInput, quantityMilliValue, quantityValue } from "../util/quantity.ts";
 import {
   cpuLimitMilli,
   cpuRequestMilli,
   memoryLimitBytes,
   memoryRequestBytes,
 } from "./_resources.ts";
+
+const EPHEMERAL = "ephemeral-storage";
+
+/**
+ * A byte quantity of the container's resources; an absent request falls back to the limit, as
+ * API defaulting fills it in. 0 when neither is set.
+ */
+function bytesOf(
+  c: V1Container,
+  kind: "limits" | "requests",
+  name: string,
+  field: string,
+): number {
+  const of = (k: "limits" | "requests") =>
+    (c.resources?.[k] as Record<string, QuantityInput> | undefined)?.[name] ?? undefined;
+  const raw = of(kind) ?? (kind === "requests" ? of("limits") : undefined);
+  return raw === undefined ? 0 : quantityValue(raw, { field });
+}
 
 /** Pod facts that `fieldRef`s read and that the spec does not hold. */
 export interface DownwardContext {
@@ -24,8 +42,12 @@ export interface DownwardContext {
   nodeName: string;
   /** Defaults to pod.spec.serviceAccountName. */
   serviceAccountName?: string;
-  /** For resourceFieldRef limits when the container sets none; defaults to this machine. */
-  nodeAllocatable?: { cpuMilli: number; memoryBytes: number };
+  /**
+   * For resourceFieldRef limits when the container sets none; defaults to this machine's CPUs
+   * and memory. Without `ephemeralStorageBytes` an unset ephemeral-storage limit reads 0, as
+   * upstream when allocatable lacks it.
+   */
+  nodeAllocatable?: { cpuMilli: number; memoryBytes: number; ephemeralStorageBytes?: number };
 }
 
 const LABEL_REF = /^metadata\.(labels|annotations)\['(.+)'\]$/;
@@ -133,6 +155,15 @@ export function resourceFieldValue(
       return mem(memoryLimitBytes(target) || alloc.memoryBytes);
     case "requests.memory":
       return mem(memoryRequestBytes(target));
+    case "limits.ephemeral-storage":
+      return mem(bytesOf(target, "limits", EPHEMERAL, field) || alloc.ephemeralStorageBytes || 0);
+    case "requests.ephemeral-storage":
+      return mem(bytesOf(target, "requests", EPHEMERAL, field));
+  }
+  // Hugepages are never overcommitted, so an unset one has no node default: it is 0.
+  const [kind, name] = src.resource.split(/\.(.*)/s);
+  if ((kind === "limits" || kind === "requests") && name?.startsWith("hugepages-")) {
+    return mem(bytesOf(target, kind, name, field));
   }
   throw new ConfigError(
     field,

@@ -1,49 +1,19 @@
 /**
- * Container environment: `$(VAR)` expansion and the env list the kubelet hands the runtime
- * (kubelet_pods.go makeEnvironmentVariables, third_party/forked/golang/expansion); the
- * downward API's values are in `_downward_api.ts`.
+ * Container environment: the env list the kubelet hands the runtime (kubelet_pods.go
+ * makeEnvironmentVariables) and `$(VAR)` expansion of commands against it; the expansion rules
+ * are in `util/expand_vars.ts`, the downward API's values in `_downward_api.ts`.
  */
 import type { V1ConfigMap, V1Container, V1Pod, V1Secret } from "@kubernetes/client-node";
 import type { KeyValue } from "../cri/types.ts";
 import type { PodObjects } from "../objects/mod.ts";
 import { ConfigError, DenoletError, isKind, NotFoundError } from "../util/errors.ts";
 import type { Logger } from "../util/log.ts";
+import { expandVars } from "../util/expand_vars.ts";
 import { type DownwardContext, fieldRefValue, resourceFieldValue } from "./_downward_api.ts";
+import { podServiceEnv, type ServiceLookup } from "./_service_env.ts";
 
-/**
- * Kubernetes `$(VAR)` expansion: `$(NAME)` is replaced by `lookup(NAME)` or left as written when
- * unknown; `$$` is an escaped `$`; an unterminated `$(` and a lone or trailing `$` are kept.
- */
-export function expandVars(input: string, lookup: (name: string) => string | undefined): string {
-  let out = "";
-  let checkpoint = 0;
-  for (let cursor = 0; cursor < input.length; cursor++) {
-    if (input[cursor] !== "$" || cursor + 1 >= input.length) continue;
-    out += input.slice(checkpoint, cursor);
-    const next = input[cursor + 1];
-    let advance = 1;
-    if (next === "$") {
-      out += "$";
-    } else if (next === "(") {
-      const close = input.indexOf(")", cursor + 2);
-      if (close === -1) {
-        out += "$(";
-      } else {
-        const name = input.slice(cursor + 2, close);
-        out += lookup(name) ?? `$(${name})`;
-        advance = close - cursor;
-      }
-    } else {
-      // Not an expression: keep the operator and the next character (a whole code point).
-      const ch = String.fromCodePoint(input.codePointAt(cursor + 1)!);
-      out += "$" + ch;
-      advance = ch.length;
-    }
-    cursor += advance;
-    checkpoint = cursor + 1;
-  }
-  return out + input.slice(checkpoint);
-}
+// The runtime's importers and tests reach the expansion through here.
+export { expandVars };
 
 /** ConfigMaps and Secrets for env `valueFrom` and `envFrom` (the API mode's object caches). */
 export type EnvObjects = Pick<PodObjects, "configMap" | "secret">;
@@ -55,6 +25,8 @@ export interface EnvContext extends DownwardContext {
    * error unless optional.
    */
   objects?: EnvObjects;
+  /** The cluster's Services, for service-link variables (API mode); standalone, none. */
+  services?: ServiceLookup;
   /** Warnings (envFrom keys skipped); default none. */
   logger?: Logger;
   signal?: AbortSignal;
@@ -212,6 +184,8 @@ async function keyRefValue(
  * `couldn't find key k in ConfigMap ns/x` (an EnvSourceError), unless the reference is optional,
  * which skips it. envFrom keys that cannot be variable names are skipped with a warning.
  * Without `ctx.objects` (standalone) such references throw ConfigError unless optional.
+ * With `ctx.services`, the service-link variables follow the pod's own (which win over them)
+ * and `$(VAR)` sees them; ServicesNotSyncedError before the Services were first listed.
  */
 export async function buildEnv(
   pod: V1Pod,
@@ -219,6 +193,7 @@ export async function buildEnv(
   ctx: EnvContext,
 ): Promise<KeyValue[]> {
   const env = new Map<string, string>();
+  const serviceEnv = podServiceEnv(pod, ctx.services);
   const where = `containers[${container.name}]`;
   const reader = new EnvObjectReader(pod, ctx);
   for (const [i, from] of (container.envFrom ?? []).entries()) {
@@ -229,7 +204,7 @@ export async function buildEnv(
     });
     for (const [k, v] of pairs) env.set(k, v);
   }
-  const lookup = (name: string) => env.get(name);
+  const lookup = (name: string) => env.get(name) ?? serviceEnv.get(name);
   for (const v of container.env ?? []) {
     const field = `${where}.env[${v.name}]`;
     let value = v.value ?? "";
@@ -251,6 +226,7 @@ export async function buildEnv(
     }
     env.set(v.name, value);
   }
+  for (const [k, v] of serviceEnv) if (!env.has(k)) env.set(k, v);
   return [...env].map(([key, value]) => ({ key, value }));
 }
 

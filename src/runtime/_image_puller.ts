@@ -5,7 +5,7 @@
  */
 import { type EventRecorder, type EventType, podObjectRef } from "../events/mod.ts";
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
-import type { ImageService, PodSandboxConfig } from "../cri/types.ts";
+import type { Image, ImageService, PodSandboxConfig } from "../cri/types.ts";
 import { Backoff } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
 import { ImagePullError, isKind, RuntimeUnavailableError } from "../util/errors.ts";
@@ -33,6 +33,33 @@ export interface EnsureImageOptions {
 
 export type PullPolicy = "Always" | "IfNotPresent" | "Never";
 
+/** The user an image runs as, from its ImageStatus: a numeric uid or a name. */
+export interface ImageUser {
+  uid?: number;
+  username?: string;
+}
+
+/** What `ensureImage` found or pulled. */
+export interface EnsuredImage {
+  /** The image reference (id/digest) to create the container from. */
+  ref: string;
+  /**
+   * The image's user when the presence check already read it; undefined after a pull, where
+   * `imageUser` asks the runtime.
+   */
+  user?: ImageUser;
+}
+
+/**
+ * Upstream getImageUser: the uid when the runtime reports one, else the user name; an image
+ * with neither (or no status at all) runs as root.
+ */
+export function imageUserOf(image: Image | undefined): ImageUser {
+  if (image?.uid) return { uid: image.uid.value };
+  if (image?.username) return { username: image.username };
+  return { uid: 0 };
+}
+
 export class ImagePuller {
   readonly #deps: ImagePullerDeps;
   readonly #backoff: Backoff;
@@ -49,15 +76,16 @@ export class ImagePuller {
   }
 
   /**
-   * Resolves with the image reference (id/digest) to create the container from. Throws
-   * `ImagePullError` with reason InvalidImageName, ErrImageNeverPull, ImageInspectError,
-   * ImagePullBackOff or ErrImagePull; lets RuntimeUnavailableError and aborts through.
+   * Resolves with the image reference (id/digest) to create the container from and, when the
+   * presence check read it, the image's user. Throws `ImagePullError` with reason
+   * InvalidImageName, ErrImageNeverPull, ImageInspectError, ImagePullBackOff or ErrImagePull;
+   * lets RuntimeUnavailableError and aborts through.
    */
   async ensureImage(
     pod: V1Pod,
     container: V1Container,
     opts: EnsureImageOptions = {},
-  ): Promise<string> {
+  ): Promise<EnsuredImage> {
     const log = this.#deps.logger.child({ container: container.name });
     const requested = container.image ?? "";
     const ref = podObjectRef(pod, {
@@ -89,7 +117,7 @@ export class ImagePuller {
       log: Logger;
       event: (type: EventType, reason: string, message: string) => void;
     },
-  ): Promise<string> {
+  ): Promise<EnsuredImage> {
     const { signal, requested, log, event } = opts;
     const image = applyDefaultTag(requested);
     if (image === undefined) {
@@ -99,10 +127,10 @@ export class ImagePuller {
       );
     }
     const policy = pullPolicyOf(container, image);
-    let present: string | undefined;
+    let present: Image | undefined;
     if (policy !== "Always") {
       try {
-        present = (await this.#deps.image.imageStatus({ image }, { signal }))?.id;
+        present = await this.#deps.image.imageStatus({ image }, { signal });
       } catch (err) {
         if (signal?.aborted || isKind(err, RuntimeUnavailableError)) throw err;
         throw new ImagePullError(
@@ -113,10 +141,11 @@ export class ImagePuller {
           },
         );
       }
-      if (present) {
+      if (present?.id) {
         log.debug(4, "Container image already present on machine", { image: requested });
         event("Normal", "Pulled", `Container image "${requested}" already present on machine`);
-        return present;
+        // The same status answers runAsNonRoot, so a burst of starts makes no second call.
+        return { ref: present.id, user: imageUserOf(present) };
       }
       if (policy === "Never") {
         throw new ImagePullError(
@@ -153,7 +182,7 @@ export class ImagePuller {
             `(${goSeconds(now - queuedAt)} including waiting)`,
         );
         this.#backoff.gc();
-        return ref;
+        return { ref };
       } catch (err) {
         if (signal?.aborted || isKind(err, RuntimeUnavailableError)) throw err;
         this.#backoff.next(key);
@@ -161,6 +190,14 @@ export class ImagePuller {
         throw new ImagePullError("ErrImagePull", errorMessage(err), { cause: err });
       }
     }, signal);
+  }
+
+  /**
+   * The user of a present image (one ImageStatus call; upstream asks for it on every start).
+   * An image the runtime no longer knows counts as root, as upstream. Errors pass through.
+   */
+  async imageUser(ref: string, opts: { signal?: AbortSignal } = {}): Promise<ImageUser> {
+    return imageUserOf(await this.#deps.image.imageStatus({ image: ref }, opts));
   }
 
   /** Drops the pull back-off state of a deleted pod. */

@@ -34,6 +34,15 @@ export function milliCPUToQuota(milliCPU: number, period: number): number {
 
 type ResourceName = "cpu" | "memory";
 
+function rawAmount(
+  c: V1Container,
+  kind: "requests" | "limits",
+  name: ResourceName,
+): QuantityInput | undefined {
+  const raw = (c.resources?.[kind] as Record<string, QuantityInput> | undefined)?.[name];
+  return raw === undefined || raw === null ? undefined : raw;
+}
+
 /** One resource of a container; `kind` picks requests or limits. 0 when unset. */
 function amount(
   c: V1Container,
@@ -41,27 +50,42 @@ function amount(
   name: ResourceName,
   milli: boolean,
 ): number {
-  const raw = (c.resources?.[kind] as Record<string, QuantityInput> | undefined)?.[name];
-  if (raw === undefined || raw === null) return 0;
+  const raw = rawAmount(c, kind, name);
+  if (raw === undefined) return 0;
   const field = `containers[${c.name}].resources.${kind}.${name}`;
   const v = milli ? quantityMilliValue(raw, { field }) : quantityValue(raw, { field });
   if (v < 0) throw new ConfigError(field, `must not be negative, got ${JSON.stringify(raw)}`);
   return v;
 }
 
-/** CPU request in millicores, falling back to the limit as API defaulting does. */
+/**
+ * A request, or the limit when the request is absent, as API defaulting fills it in. An
+ * explicit 0 request stays 0 (upstream: `requests.cpu: 0` with a limit gets the minimum shares).
+ */
+function request(c: V1Container, name: ResourceName, milli: boolean): number {
+  const kind = rawAmount(c, "requests", name) === undefined ? "limits" : "requests";
+  return amount(c, kind, name, milli);
+}
+
+/** CPU request in millicores, falling back to the limit when absent as API defaulting does. */
 export function cpuRequestMilli(c: V1Container): number {
-  return amount(c, "requests", "cpu", true) || amount(c, "limits", "cpu", true);
+  return request(c, "cpu", true);
 }
 export function cpuLimitMilli(c: V1Container): number {
   return amount(c, "limits", "cpu", true);
 }
-/** Memory request in bytes, falling back to the limit as API defaulting does. */
+/** Memory request in bytes, falling back to the limit when absent as API defaulting does. */
 export function memoryRequestBytes(c: V1Container): number {
-  return amount(c, "requests", "memory", false) || amount(c, "limits", "memory", false);
+  return request(c, "memory", false);
 }
 export function memoryLimitBytes(c: V1Container): number {
   return amount(c, "limits", "memory", false);
+}
+
+/** An init container with restartPolicy Always (upstream isSidecarContainer). */
+function isSidecar(pod: V1Pod, container: V1Container): boolean {
+  return container.restartPolicy === "Always" &&
+    (pod.spec?.initContainers ?? []).some((c) => c.name === container.name);
 }
 
 /** oom_score_adj for a container (qos.GetContainerOOMScoreAdjust). */
@@ -75,8 +99,15 @@ export function containerOOMScoreAdj(
   const qos = qosClass(pod);
   if (qos === "Guaranteed") return GUARANTEED_OOM_SCORE_ADJ;
   if (qos === "BestEffort") return BEST_EFFORT_OOM_SCORE_ADJ;
-  const req = memoryRequestBytes(container);
-  const adj = 1000 - Math.floor((1000 * req) / memoryCapacityBytes);
+  const fromRequest = (bytes: number) => 1000 - Math.floor((1000 * bytes) / memoryCapacityBytes);
+  let adj = fromRequest(memoryRequestBytes(container));
+  if (isSidecar(pod, container)) {
+    // A sidecar is killed no sooner than the app container with the smallest request.
+    const regular = pod.spec?.containers ?? [];
+    if (regular.length) {
+      adj = Math.min(adj, fromRequest(Math.min(...regular.map(memoryRequestBytes))));
+    }
+  }
   if (adj < 1000 + GUARANTEED_OOM_SCORE_ADJ) return 1000 + GUARANTEED_OOM_SCORE_ADJ;
   if (adj === BEST_EFFORT_OOM_SCORE_ADJ) return adj - 1;
   return adj;
@@ -89,11 +120,19 @@ export interface LinuxResourcesOptions {
   memoryCapacityBytes?: number;
   /** CFS period in microseconds; default 100000. */
   cpuPeriod?: number;
+  /**
+   * The node's cgroup version. On v2 the container's cgroup gets memory.oom.group=1, so an OOM
+   * kills the whole container, as upstream; unknown (unset) adds nothing.
+   */
+  cgroupVersion?: 1 | 2;
+  /** --single-process-oom-kill: keep the kernel's one-process OOM kill on v2; default false. */
+  singleProcessOOMKill?: boolean;
 }
 
 /**
- * The CRI resources for a container: cpu shares from the request (falling back to the limit),
- * CFS quota from the limit (0 = unlimited, period always set), memory limit when set.
+ * The CRI resources for a container: cpu shares from the request (falling back to the limit
+ * when absent), CFS quota from the limit (0 = unlimited, period always set), memory limit when
+ * set, and memory.oom.group on cgroup v2.
  * Throws ConfigError for quantities that do not parse.
  */
 export function linuxResources(
@@ -114,6 +153,9 @@ export function linuxResources(
       container,
       opts.memoryCapacityBytes ?? totalmem(),
     );
+  }
+  if (opts.cgroupVersion === 2 && !opts.singleProcessOOMKill) {
+    out.unified = { "memory.oom.group": "1" };
   }
   return out;
 }

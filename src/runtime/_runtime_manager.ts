@@ -16,6 +16,7 @@ import { ImagePuller } from "./_image_puller.ts";
 import { killPod, removeAll } from "./_kill.ts";
 import type { ProbeFailure } from "./_pod_actions.ts";
 import { podLogDirectory, type SandboxConfigOptions } from "./_sandbox_config.ts";
+import type { ServiceLookup } from "./_service_env.ts";
 import { CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS } from "./_start.ts";
 import { listPods, readPodStatus, type StatusDeps } from "./_status.ts";
 import { syncPod } from "./_sync_pod.ts";
@@ -51,8 +52,14 @@ export interface RuntimeManagerDeps {
    * file under <rootDir>/pods/<uid>; unset skips both.
    */
   rootDir?: string;
-  /** Node facts for container configs (oom_score_adj, env resourceFieldRef); default this machine. */
-  node?: Pick<ContainerConfigOptions, "memoryCapacityBytes" | "nodeAllocatable">;
+  /**
+   * Node facts for container configs (oom_score_adj, env resourceFieldRef, memory.oom.group);
+   * default this machine, with the cgroup version unknown.
+   */
+  node?: Pick<
+    ContainerConfigOptions,
+    "memoryCapacityBytes" | "nodeAllocatable" | "cgroupVersion" | "singleProcessOOMKill"
+  >;
   /** Liveness/startup verdicts by container id (the prober's results); none by default. */
   probeFailure?: (containerId: string) => ProbeFailure | undefined;
   /**
@@ -69,6 +76,8 @@ export interface RuntimeManagerDeps {
   podCgroups?: PodCgroupHooks;
   /** ConfigMaps and Secrets for container env (API mode); standalone, references are refused. */
   envObjects?: EnvObjects;
+  /** The cluster's Services for service-link env (API mode); standalone, none are added. */
+  services?: ServiceLookup;
   /** Pod and container events with upstream's reasons (API mode); none by default. */
   events?: EventRecorder;
   /** Sandboxes created at once (default 4); later pods wait their turn in arrival order. */
@@ -161,6 +170,7 @@ export class RuntimeManager implements PodRuntime {
         podLogsDir: d.podLogsDir,
         clusterDomain: d.sandboxOptions.clusterDomain,
         envObjects: d.envObjects,
+        services: d.services,
         ...d.node,
       },
       rootDir: d.rootDir,

@@ -12,7 +12,7 @@ import type { Backoff } from "../util/backoff.ts";
 import { findCause, ImagePullError, isKind, RuntimeUnavailableError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import { buildContainerConfig, type ContainerConfigOptions } from "./_container_config.ts";
-import type { ImagePuller } from "./_image_puller.ts";
+import type { EnsuredImage, ImagePuller } from "./_image_puller.ts";
 import { containerHash } from "./_labels.ts";
 import { gracePeriodFor, preStopFromSpec, stopContainer } from "./_kill.ts";
 import { type HookDeps, runLifecycleHook } from "./_lifecycle.ts";
@@ -28,7 +28,14 @@ export type MountedVolumes = Awaited<ReturnType<VolumeManager["setUpPod"]>>;
 /** Per-node parts of the container config; the per-container parts come from the target. */
 export type NodeConfigOptions = Omit<
   ContainerConfigOptions,
-  "restartCount" | "podIPs" | "hostIP" | "volumes" | "imageRef" | "logger" | "signal"
+  | "restartCount"
+  | "podIPs"
+  | "hostIP"
+  | "volumes"
+  | "imageRef"
+  | "imageUser"
+  | "logger"
+  | "signal"
 >;
 
 /** Upstream default of --runtime-request-timeout, for the stop after a failed postStart. */
@@ -95,9 +102,9 @@ export async function startContainer(
     return backOff;
   }
 
-  let imageRef: string;
+  let image: EnsuredImage;
   try {
-    imageRef = await deps.puller.ensureImage(pod, container, {
+    image = await deps.puller.ensureImage(pod, container, {
       sandboxConfig: target.sandboxConfig,
       signal,
     });
@@ -114,13 +121,16 @@ export async function startContainer(
 
   let config;
   try {
+    // Upstream reads the user on every start; the presence check usually has it already.
+    const imageUser = image.user ?? await deps.puller.imageUser(image.ref, { signal });
     config = await buildContainerConfig(pod, container, {
       ...deps.configOptions,
       restartCount,
       podIPs: target.podIPs,
       hostIP: target.hostIP,
       volumes: target.volumes,
-      imageRef,
+      imageRef: image.ref,
+      imageUser,
       logger: log,
       signal,
     });

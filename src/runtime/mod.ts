@@ -48,3 +48,4 @@ export { quantityMilliValue, quantityValue } from "../util/quantity.ts";
 export { toRunningPod } from "./_status.ts";
 export { type EnvObjects, EnvSourceError } from "./_env.ts";
 export { downwardAPIValues } from "./_downward_api.ts";
+export { type ServiceLookup, ServicesNotSyncedError } from "./_service_env.ts";

@@ -3,6 +3,7 @@
  * a tmpfs mounted there for medium "Memory".
  */
 import type { V1EmptyDirVolumeSource } from "@kubernetes/client-node";
+import { totalmem } from "node:os";
 import { ConfigError } from "../util/errors.ts";
 import { type QuantityInput, quantityValue } from "../util/quantity.ts";
 import type { Mounter } from "./_mounter.ts";
@@ -25,26 +26,49 @@ async function ensureDir(dir: string): Promise<void> {
   if (((await Deno.stat(dir)).mode ?? 0) & 0o777 ^ PERM) await Deno.chmod(dir, PERM);
 }
 
+/** What bounds a memory-backed emptyDir besides its own sizeLimit. */
+export interface EmptyDirMemoryBounds {
+  /** The node's allocatable memory; default this machine's total memory. */
+  nodeAllocatableBytes?: number;
+  /** The pod cgroup's memory limit, when every container declares one. */
+  podLimitBytes?: number;
+}
+
+/**
+ * Upstream calculateEmptyDirMemorySize: node allocatable memory, lowered to the pod's memory
+ * limit and then to the sizeLimit where those are positive and smaller. Without it the tmpfs
+ * would get the kernel default, half of RAM, whatever the pod may use.
+ */
+export function emptyDirMemorySize(sizeLimit: number, bounds: EmptyDirMemoryBounds = {}): number {
+  let size = bounds.nodeAllocatableBytes ?? totalmem();
+  const pod = bounds.podLimitBytes ?? 0;
+  if (pod > 0 && pod <= size) size = pod;
+  if (sizeLimit > 0 && sizeLimit <= size) size = sizeLimit;
+  return size;
+}
+
 /**
  * Creates the emptyDir at `dir` (idempotent: an existing dir or tmpfs is kept with its content).
- * Throws ConfigError for an unsupported medium or a bad sizeLimit.
+ * A Memory medium is a tmpfs sized by `emptyDirMemorySize`. Throws ConfigError for an
+ * unsupported medium or a bad sizeLimit.
  */
 export async function setUpEmptyDir(
   volumeName: string,
   dir: string,
   src: V1EmptyDirVolumeSource,
-  deps: { mounter: Mounter; signal?: AbortSignal },
+  deps: { mounter: Mounter; memory?: EmptyDirMemoryBounds; signal?: AbortSignal },
 ): Promise<{ medium: "" | "Memory" }> {
   const field = `volume ${JSON.stringify(volumeName)}`;
   const medium = src.medium ?? "";
   if (medium !== "" && medium !== "Memory") {
     throw new ConfigError(field, `emptyDir medium ${JSON.stringify(medium)} is not supported`);
   }
-  const size = src.sizeLimit === undefined || src.sizeLimit === null
+  const sizeLimit = src.sizeLimit === undefined || src.sizeLimit === null
     ? 0
     : quantityBytes(src.sizeLimit, `${field}.emptyDir.sizeLimit`);
   await ensureDir(dir);
   if (medium === "Memory" && !(await deps.mounter.isMountPoint(dir))) {
+    const size = emptyDirMemorySize(sizeLimit, deps.memory);
     const options = size > 0 ? [`size=${size}`] : [];
     await deps.mounter.mount("tmpfs", dir, { fstype: "tmpfs", options, signal: deps.signal });
     // A fresh tmpfs root is 1777; make it match the plain-directory case.

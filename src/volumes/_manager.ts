@@ -10,7 +10,7 @@ import { type Clock, realClock } from "../util/clock.ts";
 import { ConfigError, DenoletError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import { writeAtomically } from "./_atomic_writer.ts";
-import { EMPTY_DIR_PLUGIN_DIR, setUpEmptyDir } from "./_empty_dir.ts";
+import { EMPTY_DIR_PLUGIN_DIR, type EmptyDirMemoryBounds, setUpEmptyDir } from "./_empty_dir.ts";
 import { type FdFs, libcFdFs } from "./_fd_fs.ts";
 import { setUpHostPath } from "./_host_path.ts";
 import { type Mounter, systemMounter } from "./_mounter.ts";
@@ -44,6 +44,13 @@ export interface VolumeManagerDeps {
   plugins?: VolumePlugin[];
   /** For the names of the timestamped data directories; default the real clock. */
   clock?: Clock;
+  /** Node allocatable memory, the most a Memory-medium volume holds; default total memory. */
+  nodeAllocatableMemoryBytes?: number;
+  /**
+   * The pod cgroup's memory limit (src/cm resourceConfigForPod), which also caps Memory-medium
+   * volumes; undefined when the pod has none. Without this dep only the node bounds them.
+   */
+  podMemoryLimitBytes?: (pod: V1Pod) => number | undefined;
 }
 
 /** Kinds a plugin serves in the API-server mode; standalone, their refusal says why. */
@@ -63,6 +70,10 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
   const volumesDir = (uid: string) => `${podDir(deps.rootDir, uid)}/volumes`;
   const plugins = new Map((deps.plugins ?? []).map((p) => [p.kind as string, p]));
   const clock = deps.clock ?? realClock;
+  const memoryBounds = (pod: V1Pod): EmptyDirMemoryBounds => ({
+    nodeAllocatableBytes: deps.nodeAllocatableMemoryBytes,
+    podLimitBytes: deps.podMemoryLimitBytes?.(pod),
+  });
 
   /**
    * A plugin volume: its directory (a tmpfs for medium Memory, made as an emptyDir is), then
@@ -81,7 +92,11 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
       if (signal?.aborted) throw signal.reason;
       throw new VolumeSetUpError(volume.name, errorMessage(err), { cause: err });
     }
-    await setUpEmptyDir(volume.name, dir, { medium: plugin.medium }, { mounter, signal });
+    await setUpEmptyDir(volume.name, dir, { medium: plugin.medium }, {
+      mounter,
+      memory: memoryBounds(pod),
+      signal,
+    });
     let written;
     try {
       written = await writeAtomically(dir, payload, { now: clock.now(), signal });
@@ -152,6 +167,7 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
         const dir = `${volumesDir(uid)}/${EMPTY_DIR_PLUGIN_DIR}/${v.name}`;
         const { medium } = await setUpEmptyDir(v.name, dir, v.emptyDir, {
           mounter,
+          memory: memoryBounds(pod),
           signal: opts.signal,
         });
         out.set(v.name, {

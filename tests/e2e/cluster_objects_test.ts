@@ -271,6 +271,71 @@ Deno.test({
         },
       );
 
+      await t.step("service-link env: the kubernetes service and the namespace's", async () => {
+        await c.apply(
+          { apiVersion: "v1", kind: "Namespace", metadata: { name: "svc-env" } },
+          {
+            apiVersion: "v1",
+            kind: "Service",
+            metadata: { name: "backend-api", namespace: "svc-env" },
+            spec: { ports: [{ name: "http", port: 8080, protocol: "TCP" }] },
+          },
+          {
+            apiVersion: "v1",
+            kind: "Service",
+            metadata: { name: "headless", namespace: "svc-env" },
+            spec: { clusterIP: "None", ports: [{ port: 80 }] },
+          },
+        );
+        const pod = busyboxPod("svc-env", "env; sleep 3600", {
+          node: c.nodeName,
+          namespace: "svc-env",
+        });
+        pod.spec!.containers[0].env = [{ name: "BACKEND_API_SERVICE_PORT_HTTP", value: "mine" }];
+        // The namespace's default service account comes from the controller manager shortly.
+        await waitFor(() => c.apply(pod).then(() => true, () => undefined), {
+          timeoutMs: 30_000,
+          intervalMs: 500,
+          what: "the pod to be accepted in the new namespace",
+        });
+        const id = await waitFor(async () => {
+          const list = await c.cri.runtime.listContainers({
+            labelSelector: {
+              "io.kubernetes.pod.name": "svc-env",
+              "io.kubernetes.pod.namespace": "svc-env",
+            },
+            state: { state: "CONTAINER_RUNNING" },
+          });
+          return list[0]?.id;
+        }, { timeoutMs: TIMEOUT, intervalMs: 500, what: "svc-env's container to run" });
+        // The container's own output, from the log file the runtime writes (CRI log format).
+        const { logPath } = await c.cri.runtime.containerStatus(id);
+        const env = await waitFor(async () => {
+          const lines = (await Deno.readTextFile(logPath)).split("\n");
+          const vars = new Map(
+            lines.map((l) => l.split(" ").slice(3).join(" ")).filter((l) => l.includes("="))
+              .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+          );
+          return vars.has("HOSTNAME") ? vars : undefined;
+        }, { timeoutMs: 30_000, intervalMs: 500, what: "the env in svc-env's log" });
+        const clusterIP = (ns: string, name: string) =>
+          c.kubectl(["get", "service", name, "-n", ns, "-o", "jsonpath={.spec.clusterIP}"]);
+        const apiIP = await clusterIP("default", "kubernetes");
+        const backendIP = await clusterIP("svc-env", "backend-api");
+        assert.equal(env.get("KUBERNETES_SERVICE_HOST"), apiIP);
+        assert.equal(env.get("KUBERNETES_SERVICE_PORT"), "443");
+        assert.equal(env.get("KUBERNETES_SERVICE_PORT_HTTPS"), "443");
+        assert.equal(env.get("KUBERNETES_PORT"), `tcp://${apiIP}:443`);
+        assert.equal(env.get("KUBERNETES_PORT_443_TCP_ADDR"), apiIP);
+        assert.equal(env.get("BACKEND_API_SERVICE_HOST"), backendIP);
+        assert.equal(env.get("BACKEND_API_PORT_8080_TCP"), `tcp://${backendIP}:8080`);
+        assert.equal(env.get("BACKEND_API_PORT_8080_TCP_PROTO"), "tcp");
+        // The pod's own variable wins; a headless service gets none.
+        assert.equal(env.get("BACKEND_API_SERVICE_PORT_HTTP"), "mine");
+        assert.equal([...env.keys()].some((k) => k.startsWith("HEADLESS_")), false);
+        await c.kubectl(["delete", "namespace", "svc-env", "--wait=false"]);
+      });
+
       await t.step("a deleted pod's tmpfs and subPath mounts go with it", async () => {
         const uid = (await c.pod("objects"))!.metadata!.uid!;
         // secret and projected tmpfs, and the subPath's bind mount.

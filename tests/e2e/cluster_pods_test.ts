@@ -97,6 +97,11 @@ Deno.test({
           assert.ok(p.status?.podIP && p.status.hostIP, "pod and host IPs");
           assert.ok(p.status?.startTime);
           assert.equal(p.status?.qosClass, "Burstable");
+          // PodObservedGenerationTracking: the status says which spec the kubelet acted on.
+          assert.ok(p.metadata?.generation, "the API server sets a pod's generation");
+          assert.equal(p.status?.observedGeneration, p.metadata?.generation);
+          const readyCondition = p.status?.conditions?.find((c) => c.type === "Ready");
+          assert.equal(readyCondition?.observedGeneration, p.metadata?.generation);
           const types = (p.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`).sort();
           assert.deepEqual(types, [
             "ContainersReady=True",

@@ -86,7 +86,7 @@ async function loadCheckpoint(rootDir: string) {
     clock: realClock,
     logger: nullLogger,
   });
-  const kinds: CheckpointKind[] = ["pods", "configmaps", "secrets", "tokens"];
+  const kinds: CheckpointKind[] = ["pods", "configmaps", "secrets", "tokens", "services"];
   const out: Partial<{ [K in CheckpointKind]: KindData[K] }> = {};
   for (const kind of kinds) {
     const loaded = await store.load(kind);
@@ -178,6 +178,8 @@ Deno.test({
           });
           assert.ok(saved.configmaps.objects.some((o) => o.metadata?.name === "edge-config"));
           assert.ok(saved.secrets.objects.some((o) => o.metadata?.name === "edge-secret"));
+          // The service-link env of pods restarted offline comes from here.
+          assert.ok(saved.services.objects.some((o) => o.metadata?.name === "kubernetes"));
           const dir = `${e2e.rootDir}/checkpoint`;
           assert.equal((await Deno.stat(dir)).mode! & 0o777, 0o700);
           for await (const f of Deno.readDir(dir)) {

@@ -350,6 +350,20 @@ Deno.test("readiness and startup probes gate ready and started", () => {
   assertEquals([cs(up, "app").started, cs(up, "app").ready], [true, true]);
 });
 
+Deno.test("probe results are asked for the current container instance", () => {
+  const probe = { exec: { command: ["true"] } };
+  const pod = mkPod({
+    containers: [{ name: "app", image: "busybox", readinessProbe: probe, startupProbe: probe }],
+  });
+  // The instance before the restart passed both probes; the new one has no result yet.
+  const byId = { get: (_name: string, id: string) => id === "containerd://app-0" };
+  const rs = mkRs([ctr("app", "running", { restartCount: 1 }), ctr("app", "exited")]);
+  const s = compute(pod, rs, { readiness: byId, startup: byId });
+  assertEquals([cs(s, "app").started, cs(s, "app").ready], [false, false]);
+  const before = compute(pod, mkRs([ctr("app", "running")]), { readiness: byId, startup: byId });
+  assertEquals([cs(before, "app").started, cs(before, "app").ready], [true, true]);
+});
+
 Deno.test("a crash-looping container shows waiting CrashLoopBackOff with the last termination", () => {
   const rs = mkRs([
     ctr("app", "exited", { restartCount: 1, exitCode: 2, reason: "Error" }),

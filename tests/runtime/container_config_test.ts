@@ -4,6 +4,7 @@ import {
   buildContainerConfig,
   type ContainerConfigOptions,
   containerSecurityContext,
+  RunAsNonRootError,
 } from "../../src/runtime/_container_config.ts";
 import { containerHash } from "../../src/runtime/_labels.ts";
 import { ConfigError, isKind } from "../../src/util/errors.ts";
@@ -104,9 +105,12 @@ Deno.test("security context merges pod and container fields", () => {
   assert.deepEqual(containerSecurityContext(pod(unmasked), unmasked).maskedPaths, []);
 });
 
-Deno.test("runAsNonRoot is enforced where it can be checked", () => {
+Deno.test("runAsNonRoot is enforced against runAsUser and the image's user, with upstream's messages", () => {
   const root = { name: "r", securityContext: { runAsNonRoot: true, runAsUser: 0 } };
-  assert.throws(() => containerSecurityContext(pod(root), root), /breaks non-root policy/);
+  assert.throws(
+    () => containerSecurityContext(pod(root), root),
+    /^RunAsNonRootError: container's runAsUser breaks non-root policy \(pod: "web_prod\(u-1\)", container: r\)$/,
+  );
   const podLevel = { name: "r" };
   assert.throws(
     () =>
@@ -114,21 +118,50 @@ Deno.test("runAsNonRoot is enforced where it can be checked", () => {
         pod(podLevel, { securityContext: { runAsNonRoot: true, runAsUser: 0 } }),
         podLevel,
       ),
-    ConfigError,
+    RunAsNonRootError,
   );
   const unknown = { name: "u", securityContext: { runAsNonRoot: true } };
   assert.doesNotThrow(() => containerSecurityContext(pod(unknown), unknown));
   assert.throws(
-    () => containerSecurityContext(pod(unknown), unknown, { imageUser: "" }),
-    /will run as root/,
+    () => containerSecurityContext(pod(unknown), unknown, { imageUser: { uid: 0 } }),
+    (e) =>
+      e instanceof RunAsNonRootError &&
+      e.message === "container has runAsNonRoot and image will run as root " +
+          '(pod: "web_prod(u-1)", container: u)',
   );
   assert.throws(
-    () => containerSecurityContext(pod(unknown), unknown, { imageUser: "nobody" }),
-    /non-numeric user/,
+    () => containerSecurityContext(pod(unknown), unknown, { imageUser: { username: "nobody" } }),
+    (e) =>
+      e instanceof RunAsNonRootError &&
+      e.message === "container has runAsNonRoot and image has non-numeric user (nobody), " +
+          'cannot verify user is non-root (pod: "web_prod(u-1)", container: u)',
   );
   assert.doesNotThrow(() =>
-    containerSecurityContext(pod(unknown), unknown, { imageUser: "65534:65534" })
+    containerSecurityContext(pod(unknown), unknown, { imageUser: { uid: 65534 } })
   );
+  // A runAsUser in the spec makes the image's user irrelevant.
+  const named = { name: "n", securityContext: { runAsNonRoot: true, runAsUser: 1000 } };
+  assert.doesNotThrow(() =>
+    containerSecurityContext(pod(named), named, { imageUser: { username: "app" } })
+  );
+});
+
+Deno.test("without a runAsUser in the spec the image's uid or name is sent (determineEffectiveSecurityContext)", () => {
+  const c = { name: "a" };
+  const grouped = pod(c, { securityContext: { runAsGroup: 3000 } });
+  const byUid = containerSecurityContext(grouped, c, { imageUser: { uid: 1000 } });
+  assert.deepEqual(byUid.runAsUser, { value: 1000 });
+  assert.deepEqual(byUid.runAsGroup, { value: 3000 });
+  assert.equal(byUid.runAsUsername, undefined);
+  const rootImage = containerSecurityContext(pod(c), c, { imageUser: { uid: 0 } });
+  assert.deepEqual(rootImage.runAsUser, { value: 0 });
+  const byName = containerSecurityContext(grouped, c, { imageUser: { username: "app" } });
+  assert.equal(byName.runAsUser, undefined);
+  assert.equal(byName.runAsUsername, "app");
+  const explicit = { name: "e", securityContext: { runAsUser: 7 } };
+  const spec = containerSecurityContext(pod(explicit), explicit, { imageUser: { username: "x" } });
+  assert.deepEqual(spec.runAsUser, { value: 7 });
+  assert.equal(spec.runAsUsername, undefined);
 });
 
 Deno.test("config errors surface as ConfigError for the CreateContainerConfigError path", async () => {

@@ -29,14 +29,33 @@ Deno.test("ImagePuller: IfNotPresent uses a present image without pulling", asyn
   const { cri, puller } = setup();
   const id = cri.addImage("busybox:1.36");
   const c: V1Container = { name: "app", image: "busybox:1.36", imagePullPolicy: "IfNotPresent" };
-  assert.equal(await puller.ensureImage(POD, c), id);
+  assert.deepEqual(await puller.ensureImage(POD, c), { ref: id, user: { uid: 0 } });
   assert.equal(cri.callsTo("pullImage").length, 0);
+});
+
+Deno.test("ImagePuller: the presence check carries the image's user (upstream getImageUser)", async () => {
+  const { cri, puller } = setup();
+  const c: V1Container = { name: "app", image: "app:1", imagePullPolicy: "IfNotPresent" };
+  const id = cri.addImage("app:1");
+  cri.images.get(id)!.uid = { value: 1000 };
+  assert.deepEqual((await puller.ensureImage(POD, c)).user, { uid: 1000 });
+  cri.images.get(id)!.uid = undefined;
+  cri.images.get(id)!.username = "app";
+  assert.deepEqual((await puller.ensureImage(POD, c)).user, { username: "app" });
+  // After a pull the user is not known yet; imageUser asks once, by the pulled reference.
+  const pulled = await puller.ensureImage(POD, { name: "b", image: "other:1" });
+  assert.equal(pulled.user, undefined);
+  const before = cri.callsTo("imageStatus").length;
+  assert.deepEqual(await puller.imageUser(pulled.ref), { uid: 0 });
+  assert.deepEqual(cri.callsTo("imageStatus").slice(before).map((a) => a[0]), [
+    { image: pulled.ref },
+  ]);
 });
 
 Deno.test("ImagePuller: IfNotPresent pulls a missing image", async () => {
   const { cri, puller } = setup();
   const c: V1Container = { name: "app", image: "busybox:1.36", imagePullPolicy: "IfNotPresent" };
-  const ref = await puller.ensureImage(POD, c);
+  const { ref } = await puller.ensureImage(POD, c);
   assert.match(ref, /^sha256:/);
   assert.deepEqual(cri.callsTo("pullImage").map((a) => a[0]), [{ image: "busybox:1.36" }]);
 });
@@ -62,7 +81,7 @@ Deno.test("ImagePuller: Never fails with ErrImageNeverPull when missing", async 
   );
   assert.equal(cri.callsTo("pullImage").length, 0);
   const id = cri.addImage("busybox:1.36");
-  assert.equal(await puller.ensureImage(POD, c), id);
+  assert.equal((await puller.ensureImage(POD, c)).ref, id);
 });
 
 Deno.test("ImagePuller: failures give ErrImagePull then ImagePullBackOff, 10s doubling", async () => {
@@ -90,7 +109,7 @@ Deno.test("ImagePuller: failures give ErrImagePull then ImagePullBackOff, 10s do
   // The image appears (fixed upstream): after the window it is pulled and used.
   cri.pullErrors.clear();
   await clock.advance(40 * S);
-  assert.match(await puller.ensureImage(POD, c), /^sha256:/);
+  assert.match((await puller.ensureImage(POD, c)).ref, /^sha256:/);
   puller.forgetPod("uid-1");
   assert.equal(puller.backoffMs("uid-1", "nope:1"), 0);
 });

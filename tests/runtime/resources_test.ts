@@ -96,3 +96,54 @@ Deno.test("oomScoreAdj follows the QoS policy", () => {
     900,
   );
 });
+
+Deno.test("an explicit zero request is used; only an absent one falls back to the limit", () => {
+  const zero = { name: "z", resources: { requests: { cpu: "0" }, limits: { cpu: "2" } } };
+  assert.equal(linuxResources(zero).cpuShares, 2);
+  const absent = { name: "a", resources: { limits: { cpu: "2" } } };
+  assert.equal(linuxResources(absent).cpuShares, 2048);
+  // Memory the same way: a 0 request with a limit is the weakest Burstable score, not -997+.
+  const cap = 8 * 2 ** 30;
+  const mem = { name: "m", resources: { requests: { memory: "0" }, limits: { memory: "4Gi" } } };
+  assert.equal(containerOOMScoreAdj(podWith(mem), mem, cap), 999);
+  const memAbsent = { name: "m", resources: { limits: { memory: "4Gi" }, requests: { cpu: "1" } } };
+  assert.equal(containerOOMScoreAdj(podWith(memAbsent), memAbsent, cap), 500);
+});
+
+Deno.test("cgroup v2 asks for memory.oom.group unless singleProcessOOMKill", () => {
+  const c = { name: "a", resources: { limits: { memory: "128Mi" } } };
+  const pod = podWith(c);
+  const v2 = linuxResources(c, { pod, memoryCapacityBytes: 2 ** 33, cgroupVersion: 2 });
+  assert.deepEqual(v2.unified, { "memory.oom.group": "1" });
+  assert.equal(linuxResources(c, { pod, cgroupVersion: 1 }).unified, undefined);
+  assert.equal(linuxResources(c, { pod }).unified, undefined, "unknown version adds nothing");
+  const single = linuxResources(c, { pod, cgroupVersion: 2, singleProcessOOMKill: true });
+  assert.equal(single.unified, undefined);
+});
+
+Deno.test("a sidecar's oom_score_adj is no higher than the app container with the smallest request", () => {
+  const GiB = 2 ** 30;
+  const cap = 8 * GiB;
+  const side: V1Container = {
+    name: "side",
+    restartPolicy: "Always",
+    resources: { requests: { memory: "64Mi" } },
+  };
+  const big: V1Container = { name: "big", resources: { requests: { memory: "4Gi" } } };
+  const small: V1Container = { name: "small", resources: { requests: { memory: "2Gi" } } };
+  const pod: V1Pod = {
+    metadata: { name: "p", namespace: "d", uid: "u" },
+    spec: { initContainers: [side], containers: [big, small] },
+  };
+  // Own 993; the smallest app request (2Gi) gives 750; big's own is 500.
+  assert.equal(containerOOMScoreAdj(pod, side, cap), 750);
+  assert.equal(containerOOMScoreAdj(pod, big, cap), 500);
+  // A sidecar asking more than the apps keeps its own, lower score.
+  const hungry = { ...side, resources: { requests: { memory: "6Gi" } } };
+  const p2: V1Pod = { ...pod, spec: { initContainers: [hungry], containers: [big, small] } };
+  assert.equal(containerOOMScoreAdj(p2, hungry, cap), 250);
+  // A plain init container is not capped.
+  const init = { name: "side", resources: { requests: { memory: "64Mi" } } };
+  const p3: V1Pod = { ...pod, spec: { initContainers: [init], containers: [big] } };
+  assert.equal(containerOOMScoreAdj(p3, init, cap), 993);
+});

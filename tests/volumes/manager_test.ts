@@ -56,6 +56,29 @@ Deno.test("emptyDir medium Memory mounts a sized tmpfs once and unmounts on tear
     assert.deepEqual(mounter.calls.slice(1), [`umount ${path}`]);
   }));
 
+Deno.test("a Memory emptyDir without sizeLimit is capped by the pod's memory limit, else the node's", () =>
+  withTmp(async (root) => {
+    const mounter = new FakeMounter();
+    const limits = new Map([["uid-1", 256 * 2 ** 20]]);
+    const vm = createVolumeManager({
+      rootDir: root,
+      logger: nullLogger,
+      mounter,
+      nodeAllocatableMemoryBytes: 8 * 2 ** 30,
+      podMemoryLimitBytes: (p) => limits.get(p.metadata?.uid ?? ""),
+    });
+    await vm.setUpPod(pod([{ name: "mem", emptyDir: { medium: "Memory" } }]));
+    const limited = `${root}/pods/uid-1/volumes/kubernetes.io~empty-dir/mem`;
+    limits.clear();
+    await vm.tearDownPod("uid-1");
+    await vm.setUpPod(pod([{ name: "mem", emptyDir: { medium: "Memory" } }]));
+    assert.deepEqual(mounter.calls, [
+      `mount ${limited} size=${256 * 2 ** 20}`,
+      `umount ${limited}`,
+      `mount ${limited} size=${8 * 2 ** 30}`,
+    ]);
+  }));
+
 Deno.test("teardown refuses to delete a pod dir that still has a mount", () =>
   withTmp(async (root) => {
     const mounter = new FakeMounter();

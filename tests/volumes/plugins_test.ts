@@ -19,6 +19,9 @@ import {
 } from "../../src/volumes/mod.ts";
 import { FakeMounter } from "./_fakes.ts";
 
+/** Memory-backed volumes are sized to it when the pod sets no memory limit. */
+const NODE_MEMORY = 8 * 2 ** 30;
+
 /** ConfigMaps, Secrets and tokens from maps, as the API mode's caches would give them. */
 class FakeObjects implements PodObjects {
   configMaps = new Map<string, V1ConfigMap>();
@@ -82,6 +85,7 @@ async function withManager(
     logger: nullLogger,
     mounter,
     clock,
+    nodeAllocatableMemoryBytes: NODE_MEMORY,
     plugins: [
       downwardAPIPlugin(downward),
       configMapPlugin(objects),
@@ -203,7 +207,7 @@ Deno.test("secret volume: decoded keys on a tmpfs, mounted once and unmounted on
     const dir = vols(root, "secret", "sec");
     assert.equal(got.get("sec")?.medium, "Memory");
     assert.equal(got.get("sec")?.readOnly, true);
-    assert.deepEqual(mounter.calls, [`mount ${dir} `]);
+    assert.deepEqual(mounter.calls, [`mount ${dir} size=${NODE_MEMORY}`]);
     assert.equal(await Deno.readTextFile(`${dir}/password`), "s3cr3t");
     assert.equal(await mode(`${dir}/password`), 0o400);
     await assert.rejects(Deno.lstat(`${dir}/user`), Deno.errors.NotFound);
@@ -295,7 +299,7 @@ Deno.test("projected kube-api-access volume: token, CA bundle and namespace on a
     const got = await vm.setUpPod(pod([volume]));
     const dir = vols(root, "projected", "kube-api-access-abcde");
     assert.equal(got.get(volume.name)?.readOnly, true);
-    assert.deepEqual(mounter.calls, [`mount ${dir} `]);
+    assert.deepEqual(mounter.calls, [`mount ${dir} size=${NODE_MEMORY}`]);
     assert.equal(await Deno.readTextFile(`${dir}/token`), "token-1");
     assert.equal(await Deno.readTextFile(`${dir}/ca.crt`), "PEM");
     assert.equal(await Deno.readTextFile(`${dir}/namespace`), "ns");

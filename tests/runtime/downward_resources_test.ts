@@ -1,0 +1,53 @@
+import assert from "node:assert/strict";
+import type { V1Container, V1Pod } from "@kubernetes/client-node";
+import { type DownwardContext, resourceFieldValue } from "../../src/runtime/_downward_api.ts";
+import { ConfigError } from "../../src/util/errors.ts";
+
+const GiB = 2 ** 30;
+const ctx: DownwardContext & { field: string } = {
+  nodeName: "n",
+  field: "env[E]",
+  nodeAllocatable: { cpuMilli: 4000, memoryBytes: 8 * GiB, ephemeralStorageBytes: 100 * GiB },
+};
+
+function value(c: V1Container, resource: string, divisor?: string, alloc = ctx) {
+  const pod: V1Pod = { metadata: { name: "p" }, spec: { containers: [c] } };
+  return resourceFieldValue(pod, c, { resource, divisor }, alloc);
+}
+
+Deno.test("resourceFieldRef reads ephemeral-storage like memory, unset limits from allocatable", () => {
+  const c: V1Container = {
+    name: "a",
+    resources: {
+      limits: { "ephemeral-storage": "1Gi" },
+      requests: { "ephemeral-storage": "1.5Mi" },
+    },
+  };
+  assert.equal(value(c, "limits.ephemeral-storage", "1Mi"), "1024");
+  assert.equal(value(c, "requests.ephemeral-storage"), String(1.5 * 2 ** 20));
+  assert.equal(value(c, "requests.ephemeral-storage", "1Mi"), "2", "rounded up");
+  const bare: V1Container = { name: "b" };
+  assert.equal(value(bare, "limits.ephemeral-storage", "1Gi"), "100");
+  assert.equal(value(bare, "requests.ephemeral-storage"), "0");
+  // Unknown allocatable storage leaves the limit at 0, as upstream when allocatable lacks it.
+  const noStorage = { ...ctx, nodeAllocatable: { cpuMilli: 4000, memoryBytes: 8 * GiB } };
+  assert.equal(value(bare, "limits.ephemeral-storage", undefined, noStorage), "0");
+  // An absent request is the limit (API defaulting).
+  const limitOnly: V1Container = {
+    name: "l",
+    resources: { limits: { "ephemeral-storage": "2Gi" } },
+  };
+  assert.equal(value(limitOnly, "requests.ephemeral-storage", "1Gi"), "2");
+});
+
+Deno.test("resourceFieldRef reads hugepages-<size> requests and limits, 0 when unset", () => {
+  const c: V1Container = {
+    name: "a",
+    resources: { limits: { "hugepages-2Mi": "64Mi" }, requests: { "hugepages-2Mi": "64Mi" } },
+  };
+  assert.equal(value(c, "limits.hugepages-2Mi", "2Mi"), "32");
+  assert.equal(value(c, "requests.hugepages-2Mi"), String(64 * 2 ** 20));
+  assert.equal(value(c, "limits.hugepages-1Gi"), "0");
+  assert.throws(() => value(c, "limits.nvidia.com/gpu"), ConfigError);
+  assert.throws(() => value(c, "hugepages-2Mi"), ConfigError);
+});
