@@ -91,7 +91,6 @@ export async function runReflector<T extends Versioned>(
       await pause();
       continue;
     }
-    backoff = firstBackoff;
     for (;;) {
       const end = await watchOnce(opts, { rv, signal, log }).catch((err) => {
         if (!signal.aborted) failures.warn("watch", "Watch failed; listing again", { err });
@@ -116,6 +115,9 @@ export async function runReflector<T extends Versioned>(
     let rv = ctx.rv;
     const startedAt = o.clock.now();
     let seen = 0;
+    // Only a watch that worked resets the back-off: a proxy that closes every watch at once
+    // must not get a fresh LIST every 800 ms (client-go's back-off keeps growing too).
+    const worked = () => seen > 0 || o.clock.now() - startedAt >= SHORT_WATCH_MS;
     const timeout = o.watchTimeoutSeconds?.() ?? Math.floor(300 + Math.random() * 300);
     const events = o.client.watch<T>(o.path, {
       query: {
@@ -145,8 +147,10 @@ export async function runReflector<T extends Versioned>(
     } catch (err) {
       if (err instanceof ApiError && err.status === 410) return { kind: "relist" };
       throw err;
+    } finally {
+      if (worked()) backoff = firstBackoff;
     }
-    if (seen === 0 && o.clock.now() - startedAt < SHORT_WATCH_MS) {
+    if (!worked()) {
       // No duration in the text: the repeated-failure log folds identical messages.
       throw new Error(`Very short watch of ${o.path}: closed in under 1 s with no events`);
     }

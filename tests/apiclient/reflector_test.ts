@@ -149,6 +149,22 @@ Deno.test("reflector backs off and re-lists after a watch that closes at once wi
   await r.clock.advance(900); // 800 ms (+ up to 10 % jitter)
   await settle();
   assert.deepEqual(client.calls, ["list rv=0", "watch rv=10", "list rv=", "watch rv=20"]);
+  // The back-off keeps growing while every watch is short: 1.6 s, then 3.2 s.
+  for (let i = 0; i < 2; i++) {
+    client.lists.push(() => ({ metadata: { resourceVersion: "30" }, items: [] }));
+  }
+  await r.clock.advance(1_500);
+  await settle();
+  assert.equal(client.calls.length, 4, "not yet: the second wait is 1.6 s");
+  await r.clock.advance(300);
+  await settle();
+  assert.equal(client.calls.length, 6);
+  await r.clock.advance(3_000);
+  await settle();
+  assert.equal(client.calls.length, 6, "not yet: the third wait is 3.2 s");
+  await r.clock.advance(600);
+  await settle();
+  assert.equal(client.calls.length, 8);
   await r.stop();
 });
 
