@@ -3,7 +3,7 @@
  * the service-link variables of container env. Only what those variables need is kept: a
  * Service's selector, labels and annotations would cost memory for nothing. With a checkpoint
  * (edge autonomy) they are saved, and served when the first list fails, so pods started while
- * the API server is away get the same variables as before.
+ * the API server is away get the same variables as before; with none saved, none.
  */
 import type { V1Service } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/types.ts";
@@ -96,7 +96,18 @@ export function createServiceCache(deps: ServiceCacheDeps): ServiceCache {
           save();
         },
         onListError: () => {
-          if (byNamespace || !saved) return;
+          if (byNamespace || !deps.checkpoint) return;
+          if (!saved) {
+            // A node meant to run offline (checkpoints on) that never saved its Services (first
+            // start since they were checkpointed): its pods start without service links rather
+            // than wait for the API server. Upstream has no offline start to weigh this against.
+            deps.logger.warn(
+              "The API server cannot be reached and no Services were saved; pods started now " +
+                "get no service-link variables",
+            );
+            replace([]);
+            return;
+          }
           deps.logger.info("The API server cannot be reached; using the checkpoint's Services", {
             services: saved.length,
           });

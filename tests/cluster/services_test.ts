@@ -3,7 +3,7 @@ import type { V1Service } from "@kubernetes/client-node";
 import type { ReflectorOptions } from "../../src/apiclient/mod.ts";
 import { createServiceCache } from "../../src/cluster/services.ts";
 import { FakeClock } from "../../src/util/clock.ts";
-import { nullLogger } from "../../src/util/log.ts";
+import { createLogger, nullLogger } from "../../src/util/log.ts";
 import { ScriptedApi } from "./_fakes.ts";
 
 function svc(namespace: string, name: string, clusterIP: string): V1Service {
@@ -118,4 +118,36 @@ Deno.test("service cache saves to the checkpoint and serves it when the first li
   assert.deepEqual(written.at(-1)?.map((s) => s.spec?.clusterIP), ["10.96.0.2"]);
   opts!.onEvent("ADDED", svc("a", "db", "10.0.0.1"));
   assert.equal(written.at(-1)?.length, 2);
+});
+
+Deno.test("service cache with checkpoints on but none saved: a failed first list means no Services, not a wait", async () => {
+  let opts: ReflectorOptions<V1Service> | undefined;
+  let syncs = 0;
+  const lines: string[] = [];
+  const cache = createServiceCache({
+    client: new ScriptedApi(),
+    clock: new FakeClock(0),
+    logger: createLogger({ verbosity: 0, write: (l) => lines.push(l), now: () => 0 }),
+    checkpoint: { savedAt: undefined, take: () => undefined, schedule: () => {} },
+    onSynced: () => syncs++,
+    reflector: (o) => {
+      opts = o;
+      return Promise.resolve();
+    },
+  });
+  await cache.run({ signal: new AbortController().signal });
+  opts!.onListError!(new Error("connection refused"));
+  assert.deepEqual(cache.list("default"), []);
+  assert.equal(syncs, 1);
+  assert.ok(lines.some((l) => l.includes("no Services were saved")));
+  opts!.onList([svc("default", "kubernetes", "10.96.0.1")], "3");
+  assert.equal(cache.list("default")?.[0].spec?.clusterIP, "10.96.0.1");
+});
+
+Deno.test("service cache without checkpoints waits for the first list, as upstream", async () => {
+  const t = drivenCache();
+  t.reflector().onListError!(new Error("connection refused"));
+  assert.equal(t.cache.list("default"), undefined);
+  assert.equal(t.syncs(), 0);
+  await t.stop();
 });
