@@ -14,6 +14,7 @@ import {
   QUOTA_PERIOD_US,
 } from "../runtime/mod.ts";
 import { qosClass } from "../util/qos.ts";
+import { isRestartableInit } from "../util/sidecar.ts";
 import { quantityMilliValue, quantityValue } from "../util/quantity.ts";
 
 /** What a cgroup is set to; an absent field is left as the kernel (or the parent) has it. */
@@ -62,11 +63,6 @@ const limitsOf = (c: V1Container): Amounts => ({
   memory: memoryLimitBytes(c),
 });
 
-/** A sidecar: an init container that keeps running next to the app containers. */
-function isRestartable(c: V1Container): boolean {
-  return c.restartPolicy === "Always";
-}
-
 /**
  * Sum over app containers and sidecars; each init container counts alone, on top of the
  * sidecars started before it; the pod needs the larger of the two (resource.PodRequests).
@@ -78,7 +74,7 @@ function podAmounts(pod: V1Pod, of: (c: V1Container) => Amounts): Amounts {
   let initMax = ZERO;
   for (const c of pod.spec?.initContainers ?? []) {
     let need = of(c);
-    if (isRestartable(c)) {
+    if (isRestartableInit(c)) {
       total = add(total, need);
       sidecars = add(sidecars, need);
       need = sidecars;

@@ -5,6 +5,7 @@
  */
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import { tryIntegerQuantity } from "../util/quantity.ts";
+import { isStaticPod } from "../util/static_pod.ts";
 import type { EvictionSummary, Signal } from "./types.ts";
 
 export type PodStats = EvictionSummary["pods"][number];
@@ -12,14 +13,7 @@ export type StatsOf = (pod: V1Pod) => PodStats | undefined;
 
 /** upstream scheduling.SystemCriticalPriority: priorities at or above it are critical. */
 export const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
-const CONFIG_SOURCE = "kubernetes.io/config.source";
 const CONFIG_MIRROR = "kubernetes.io/config.mirror";
-
-/** Not from the API server (`kubernetes.io/config.source` set and not "api"). */
-export function isStaticPod(pod: V1Pod): boolean {
-  const source = pod.metadata?.annotations?.[CONFIG_SOURCE];
-  return source !== undefined && source !== "api";
-}
 
 /**
  * upstream kubelettypes.IsCriticalPod: static, mirror, or priority >= 2e9. With

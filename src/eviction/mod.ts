@@ -13,7 +13,8 @@ export {
   thresholdQuantity,
 } from "./thresholds.ts";
 export { evictionConfigFrom } from "./config.ts";
-export { isCriticalPod, isStaticPod } from "./_rank.ts";
+export { isCriticalPod } from "./_rank.ts";
+export { isStaticPod } from "../util/static_pod.ts";
 export { formatQuantity } from "../util/quantity.ts";
 export type {
   AdmitResult,

@@ -16,7 +16,7 @@ import type {
   V1Toleration,
 } from "@kubernetes/client-node";
 import { resourceShortages } from "./_admission_fit.ts";
-import { isStaticPod } from "./_phase.ts";
+import { isStaticPod } from "../util/static_pod.ts";
 
 export interface AdmitResult {
   admit: boolean;

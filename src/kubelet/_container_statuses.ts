@@ -5,7 +5,7 @@
 import type { V1Container, V1ContainerStatus, V1Pod } from "@kubernetes/client-node";
 import type { RuntimeContainerStatus, RuntimePodStatus } from "../runtime/types.ts";
 import type { ProbeView } from "../prober/mod.ts";
-import { isRestartableInit } from "./_phase.ts";
+import { isRestartableInit } from "../util/sidecar.ts";
 
 export interface ContainerStatusInputs {
   /** Why a container is not running, by container name (ErrImagePull, CrashLoopBackOff, ...). */

@@ -2,24 +2,15 @@
  * Pod phase from container statuses (kubelet_pods.go getPhase), plus the small spec helpers
  * the status code shares.
  */
-import type { V1Container, V1ContainerStatus, V1Pod, V1PodSpec } from "@kubernetes/client-node";
+import type { V1ContainerStatus, V1Pod, V1PodSpec } from "@kubernetes/client-node";
 import type { RuntimePodStatus } from "../runtime/types.ts";
+import { isRestartableInit } from "../util/sidecar.ts";
+import { isStaticPod } from "../util/static_pod.ts";
 
 export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed";
 
-/** A sidecar: an init container with `restartPolicy: Always` that keeps running. */
-export function isRestartableInit(c: V1Container): boolean {
-  return c.restartPolicy === "Always";
-}
-
 export function isTerminalPhase(phase: string | undefined): phase is "Succeeded" | "Failed" {
   return phase === "Succeeded" || phase === "Failed";
-}
-
-/** Not from the API server: `kubernetes.io/config.source` is set and is not "api". */
-export function isStaticPod(pod: V1Pod): boolean {
-  const source = pod.metadata?.annotations?.["kubernetes.io/config.source"];
-  return source !== undefined && source !== "api";
 }
 
 export function findStatus(

@@ -5,12 +5,8 @@
  */
 import type { V1ContainerStatus, V1Pod, V1PodCondition } from "@kubernetes/client-node";
 import type { RuntimePodStatus } from "../runtime/types.ts";
-import {
-  findStatus,
-  hasAnyRegularContainerStarted,
-  isRestartableInit,
-  type PodPhase,
-} from "./_phase.ts";
+import { isRestartableInit } from "../util/sidecar.ts";
+import { findStatus, hasAnyRegularContainerStarted, type PodPhase } from "./_phase.ts";
 
 /** Conditions this module generates; any others in the API status are preserved as they are. */
 export const KUBELET_CONDITIONS = new Set([

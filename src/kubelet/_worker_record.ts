@@ -2,7 +2,6 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import type { Logger } from "../util/log.ts";
 import type { RunningPod } from "../runtime/types.ts";
-import { CONFIG_SOURCE_ANNOTATION } from "../sources/mod.ts";
 import type { PodUpdate, PodWorkState } from "./_worker_types.ts";
 
 export interface Worker {
@@ -38,10 +37,4 @@ export interface Worker {
 export function effectiveGrace(w: Worker, override: number | undefined): number {
   return override ?? w.pod?.metadata?.deletionGracePeriodSeconds ??
     w.pod?.spec?.terminationGracePeriodSeconds ?? 30;
-}
-
-/** Static pods come from a file or URL; only API pods are not (upstream `IsStaticPod`). */
-export function isStaticPod(pod: V1Pod): boolean {
-  const source = pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION];
-  return source !== undefined && source !== "api";
 }

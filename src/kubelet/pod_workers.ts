@@ -9,7 +9,8 @@
  * another pod with its full name is still running (StaticPodStartGate).
  */
 import { podRef } from "./_pod_ref.ts";
-import { effectiveGrace, isStaticPod, type Worker } from "./_worker_record.ts";
+import { isStaticPod } from "../util/static_pod.ts";
+import { effectiveGrace, type Worker } from "./_worker_record.ts";
 import { StaticPodStartGate } from "./_static_pod_gate.ts";
 import type {
   PodTarget,

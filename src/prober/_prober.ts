@@ -31,6 +31,11 @@ export interface ProbeTarget {
   containerId: string;
   /** status.podIP; the default host of httpGet and tcpSocket, the only host of grpc. */
   podIp: string;
+  /**
+   * The exec command with `$(VAR)` already expanded (`staticCommand`), for a caller that keeps
+   * it across runs; without it every run expands the command from the spec.
+   */
+  execCommand?: string[];
 }
 
 export { ProbeError };
@@ -64,7 +69,7 @@ export function createProber(deps: ProberDeps): Prober {
     const ms = timeoutMs(spec);
     if (spec.exec) {
       return execProbe(deps.runtime, t.containerId, {
-        cmd: staticCommand(spec.exec.command ?? [], t.container.env),
+        cmd: t.execCommand ?? staticCommand(spec.exec.command ?? [], t.container.env),
         timeoutMs: ms,
         signal,
       });

@@ -9,6 +9,7 @@ import type { Clock } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import type { Counter, Vec } from "../util/metrics.ts";
 import type { ProbeKind, ProbeResult, ProbeUpdate } from "./types.ts";
+import { staticCommand } from "./_exec.ts";
 import type { Prober } from "./_prober.ts";
 import { findContainerStatus, parseContainerId, toMillis } from "./_container_status.ts";
 
@@ -84,6 +85,8 @@ export class ProbeWorker {
   #resultRun = 0;
   #onHold = false;
   #counters: Record<"successful" | "failed" | "unknown", Counter> | undefined;
+  /** The exec command, expanded on the first run: a container's spec and env never change. */
+  #execCommand: string[] | undefined;
 
   constructor(
     ctx: WorkerContext,
@@ -221,11 +224,14 @@ export class ProbeWorker {
 
     let outcome;
     try {
+      const exec = this.#spec.exec;
+      if (exec) this.#execCommand ??= staticCommand(exec.command ?? [], this.container.env);
       outcome = await ctx.prober.probe(this.#spec, {
         pod: this.pod,
         container: this.container,
         containerId: id,
         podIp: status.podIP ?? "",
+        execCommand: this.#execCommand,
       }, { signal: this.#stop.signal });
     } catch (err) {
       if (this.#stopped) return false;

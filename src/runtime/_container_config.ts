@@ -56,7 +56,7 @@ export interface ContainerConfigOptions {
   /**
    * The image's user from its ImageStatus (upstream getImageUser). With runAsNonRoot and no
    * runAsUser it is checked as upstream does, and it is sent when the spec sets no runAsUser;
-   * without it both are skipped.
+   * without it both are skipped. Callers may leave it unset when `needsImageUser` is false.
    */
   imageUser?: ImageUser;
   /** ConfigMaps and Secrets for env references (API mode); standalone they are refused. */
@@ -103,6 +103,18 @@ function effectiveSecurityContext(pod: V1Pod, container: V1Container): V1Securit
     seLinuxOptions: c.seLinuxOptions ?? p.seLinuxOptions,
     seccompProfile: c.seccompProfile ?? p.seccompProfile,
   };
+}
+
+/**
+ * Whether the container config depends on the image's user: runAsNonRoot without an effective
+ * runAsUser is checked against it, and an effective runAsGroup without runAsUser needs a user
+ * sent alongside (containerd refuses a group alone). Otherwise containerd applies the image's
+ * own user when none is sent, so asking the runtime for it would be a wasted ImageStatus.
+ */
+export function needsImageUser(pod: V1Pod, container: V1Container): boolean {
+  const sc = effectiveSecurityContext(pod, container);
+  if (sc.runAsUser !== undefined && sc.runAsUser !== null) return false;
+  return sc.runAsNonRoot === true || (sc.runAsGroup !== undefined && sc.runAsGroup !== null);
 }
 
 /**

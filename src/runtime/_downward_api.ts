@@ -6,31 +6,16 @@ import type { V1Container, V1Pod, V1ResourceFieldSelector } from "@kubernetes/cl
 import { availableParallelism, totalmem } from "node:os";
 import type { DownwardAPIValues } from "../volumes/mod.ts";
 import { ConfigError } from "../util/errors.ts";
-import { type QuantityInput, quantityMilliValue, quantityValue } from "../util/quantity.ts";
+import { quantityMilliValue, quantityValue } from "../util/quantity.ts";
 import {
   cpuLimitMilli,
   cpuRequestMilli,
   memoryLimitBytes,
   memoryRequestBytes,
+  resourceBytes,
 } from "./_resources.ts";
 
 const EPHEMERAL = "ephemeral-storage";
-
-/**
- * A byte quantity of the container's resources; an absent request falls back to the limit, as
- * API defaulting fills it in. 0 when neither is set.
- */
-function bytesOf(
-  c: V1Container,
-  kind: "limits" | "requests",
-  name: string,
-  field: string,
-): number {
-  const of = (k: "limits" | "requests") =>
-    (c.resources?.[k] as Record<string, QuantityInput> | undefined)?.[name] ?? undefined;
-  const raw = of(kind) ?? (kind === "requests" ? of("limits") : undefined);
-  return raw === undefined ? 0 : quantityValue(raw, { field });
-}
 
 /** Pod facts that `fieldRef`s read and that the spec does not hold. */
 export interface DownwardContext {
@@ -156,14 +141,14 @@ export function resourceFieldValue(
     case "requests.memory":
       return mem(memoryRequestBytes(target));
     case "limits.ephemeral-storage":
-      return mem(bytesOf(target, "limits", EPHEMERAL, field) || alloc.ephemeralStorageBytes || 0);
+      return mem(resourceBytes(target, "limits", EPHEMERAL) || alloc.ephemeralStorageBytes || 0);
     case "requests.ephemeral-storage":
-      return mem(bytesOf(target, "requests", EPHEMERAL, field));
+      return mem(resourceBytes(target, "requests", EPHEMERAL));
   }
   // Hugepages are never overcommitted, so an unset one has no node default: it is 0.
   const [kind, name] = src.resource.split(/\.(.*)/s);
   if ((kind === "limits" || kind === "requests") && name?.startsWith("hugepages-")) {
-    return mem(bytesOf(target, kind, name, field));
+    return mem(resourceBytes(target, kind, name));
   }
   throw new ConfigError(
     field,

@@ -45,7 +45,7 @@ export interface EnsuredImage {
   ref: string;
   /**
    * The image's user when the presence check already read it; undefined after a pull, where
-   * `imageUser` asks the runtime.
+   * `imageUser` asks the runtime if the container config depends on it.
    */
   user?: ImageUser;
 }
@@ -193,7 +193,8 @@ export class ImagePuller {
   }
 
   /**
-   * The user of a present image (one ImageStatus call; upstream asks for it on every start).
+   * The user of a present image (one ImageStatus call; upstream asks for it on every start,
+   * callers only when `needsImageUser`).
    * An image the runtime no longer knows counts as root, as upstream. Errors pass through.
    */
   async imageUser(ref: string, opts: { signal?: AbortSignal } = {}): Promise<ImageUser> {

@@ -12,6 +12,7 @@
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import type { RuntimeContainerStatus, RuntimePodStatus } from "./types.ts";
 import { containerHash } from "./_labels.ts";
+import { isRestartableInit } from "../util/sidecar.ts";
 
 /** Why a running container is killed (upstream `containerKillReason`; "" for spec changes). */
 export type KillReason = "" | "Unknown" | "LivenessProbe" | "StartupProbe";
@@ -299,11 +300,6 @@ export function hasAnyRegularContainerCreated(pod: V1Pod, status: RuntimePodStat
     const state = findContainerStatus(status, c.name)?.state;
     return state === "created" || state === "running" || state === "exited";
   });
-}
-
-/** A sidecar: an init container with `restartPolicy: Always`, kept running beside the app. */
-export function isRestartableInit(c: V1Container): boolean {
-  return c.restartPolicy === "Always";
 }
 
 export function isInitContainerFailed(s: RuntimeContainerStatus): boolean {

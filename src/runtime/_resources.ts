@@ -7,6 +7,7 @@ import { totalmem } from "node:os";
 import type { LinuxContainerResources } from "../cri/types.ts";
 import { ConfigError } from "../util/errors.ts";
 import { qosClass } from "../util/qos.ts";
+import { isSidecar } from "../util/sidecar.ts";
 import { type QuantityInput, quantityMilliValue, quantityValue } from "../util/quantity.ts";
 
 const MIN_SHARES = 2;
@@ -32,7 +33,8 @@ export function milliCPUToQuota(milliCPU: number, period: number): number {
   return Math.max(MIN_QUOTA_PERIOD, Math.floor((milliCPU * period) / 1000));
 }
 
-type ResourceName = "cpu" | "memory";
+/** "cpu", "memory", "ephemeral-storage", "hugepages-<size>", ... */
+type ResourceName = string;
 
 function rawAmount(
   c: V1Container,
@@ -43,7 +45,7 @@ function rawAmount(
   return raw === undefined || raw === null ? undefined : raw;
 }
 
-/** One resource of a container; `kind` picks requests or limits. 0 when unset. */
+/** One resource of a container; `kind` picks requests or limits. 0 when unset, never negative. */
 function amount(
   c: V1Container,
   kind: "requests" | "limits",
@@ -81,11 +83,16 @@ export function memoryRequestBytes(c: V1Container): number {
 export function memoryLimitBytes(c: V1Container): number {
   return amount(c, "limits", "memory", false);
 }
-
-/** An init container with restartPolicy Always (upstream isSidecarContainer). */
-function isSidecar(pod: V1Pod, container: V1Container): boolean {
-  return container.restartPolicy === "Always" &&
-    (pod.spec?.initContainers ?? []).some((c) => c.name === container.name);
+/**
+ * A byte-valued resource (memory, ephemeral-storage, hugepages-<size>) in bytes, 0 when unset;
+ * a request falls back to the limit when absent, as API defaulting does.
+ */
+export function resourceBytes(
+  c: V1Container,
+  kind: "requests" | "limits",
+  name: ResourceName,
+): number {
+  return kind === "requests" ? request(c, name, false) : amount(c, "limits", name, false);
 }
 
 /** oom_score_adj for a container (qos.GetContainerOOMScoreAdjust). */

@@ -5,6 +5,7 @@
  */
 import type { V1Pod, V1Service } from "@kubernetes/client-node";
 import { DenoletError } from "../util/errors.ts";
+import { isStaticPod } from "../util/static_pod.ts";
 
 /**
  * The Services of one namespace as last seen (API mode), or undefined until the first list has
@@ -118,8 +119,7 @@ export function podServiceEnv(
     enableServiceLinks: pod.spec?.enableServiceLinks !== false,
   });
   if (services === undefined) {
-    const source = pod.metadata?.annotations?.["kubernetes.io/config.source"];
-    if (source === undefined || source === "api") throw new ServicesNotSyncedError();
+    if (!isStaticPod(pod)) throw new ServicesNotSyncedError();
     return new Map();
   }
   return new Map(serviceEnvVars(services));

@@ -11,7 +11,11 @@ import type { VolumeManager } from "../volumes/mod.ts";
 import type { Backoff } from "../util/backoff.ts";
 import { findCause, ImagePullError, isKind, RuntimeUnavailableError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
-import { buildContainerConfig, type ContainerConfigOptions } from "./_container_config.ts";
+import {
+  buildContainerConfig,
+  type ContainerConfigOptions,
+  needsImageUser,
+} from "./_container_config.ts";
 import type { EnsuredImage, ImagePuller } from "./_image_puller.ts";
 import { containerHash } from "./_labels.ts";
 import { gracePeriodFor, preStopFromSpec, stopContainer } from "./_kill.ts";
@@ -121,8 +125,13 @@ export async function startContainer(
 
   let config;
   try {
-    // Upstream reads the user on every start; the presence check usually has it already.
-    const imageUser = image.user ?? await deps.puller.imageUser(image.ref, { signal });
+    // Upstream reads the user on every start. Here the presence check's ImageStatus supplies
+    // it when there was one; after a pull the runtime is asked only when the config depends
+    // on it, so a plain pod with PullAlways makes no extra CRI call per start.
+    const imageUser = image.user ??
+      (needsImageUser(pod, container)
+        ? await deps.puller.imageUser(image.ref, { signal })
+        : undefined);
     config = await buildContainerConfig(pod, container, {
       ...deps.configOptions,
       restartCount,

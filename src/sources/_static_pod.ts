@@ -7,9 +7,10 @@ import { isObj, type Obj } from "./_fields.ts";
 import { md5Hex } from "../util/digest.ts";
 import { stableStringify } from "./_stable.ts";
 import type { SourceName } from "./types.ts";
+import { CONFIG_SOURCE_ANNOTATION } from "../util/static_pod.ts";
 
+export { CONFIG_SOURCE_ANNOTATION };
 export const CONFIG_HASH_ANNOTATION = "kubernetes.io/config.hash";
-export const CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source";
 export const CONFIG_SEEN_ANNOTATION = "kubernetes.io/config.seen";
 
 export interface StaticPodOrigin {

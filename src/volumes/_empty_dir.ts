@@ -49,14 +49,15 @@ export function emptyDirMemorySize(sizeLimit: number, bounds: EmptyDirMemoryBoun
 
 /**
  * Creates the emptyDir at `dir` (idempotent: an existing dir or tmpfs is kept with its content).
- * A Memory medium is a tmpfs sized by `emptyDirMemorySize`. Throws ConfigError for an
- * unsupported medium or a bad sizeLimit.
+ * A Memory medium is a tmpfs sized by `emptyDirMemorySize`; `deps.memory` is called only then,
+ * when the tmpfs is first mounted, since computing the pod's limit parses all its quantities.
+ * Throws ConfigError for an unsupported medium or a bad sizeLimit.
  */
 export async function setUpEmptyDir(
   volumeName: string,
   dir: string,
   src: V1EmptyDirVolumeSource,
-  deps: { mounter: Mounter; memory?: EmptyDirMemoryBounds; signal?: AbortSignal },
+  deps: { mounter: Mounter; memory?: () => EmptyDirMemoryBounds; signal?: AbortSignal },
 ): Promise<{ medium: "" | "Memory" }> {
   const field = `volume ${JSON.stringify(volumeName)}`;
   const medium = src.medium ?? "";
@@ -68,7 +69,7 @@ export async function setUpEmptyDir(
     : quantityBytes(src.sizeLimit, `${field}.emptyDir.sizeLimit`);
   await ensureDir(dir);
   if (medium === "Memory" && !(await deps.mounter.isMountPoint(dir))) {
-    const size = emptyDirMemorySize(sizeLimit, deps.memory);
+    const size = emptyDirMemorySize(sizeLimit, deps.memory?.());
     const options = size > 0 ? [`size=${size}`] : [];
     await deps.mounter.mount("tmpfs", dir, { fstype: "tmpfs", options, signal: deps.signal });
     // A fresh tmpfs root is 1777; make it match the plain-directory case.

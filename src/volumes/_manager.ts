@@ -70,7 +70,9 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
   const volumesDir = (uid: string) => `${podDir(deps.rootDir, uid)}/volumes`;
   const plugins = new Map((deps.plugins ?? []).map((p) => [p.kind as string, p]));
   const clock = deps.clock ?? realClock;
-  const memoryBounds = (pod: V1Pod): EmptyDirMemoryBounds => ({
+  // A thunk: the pod's limit parses every container's quantities, which only the first mount
+  // of a memory-backed volume needs, not each sync of each volume.
+  const memoryBounds = (pod: V1Pod) => (): EmptyDirMemoryBounds => ({
     nodeAllocatableBytes: deps.nodeAllocatableMemoryBytes,
     podLimitBytes: deps.podMemoryLimitBytes?.(pod),
   });

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { V1Container } from "@kubernetes/client-node";
 import { createProber } from "../../src/prober/_prober.ts";
 import { staticCommand } from "../../src/prober/_exec.ts";
-import { FakeExec } from "./_fakes.ts";
+import { execProbe, FakeExec, probePod, setupManager, tick } from "./_fakes.ts";
 
 /** Runs `command` as an exec probe of `container` and returns what ExecSync was given. */
 async function probedCommand(command: string[], container: V1Container): Promise<string[]> {
@@ -53,4 +53,27 @@ Deno.test("staticCommand: valueFrom is empty, unknown names stay, $$ escapes, la
 Deno.test("staticCommand: a command without $ is passed through without a copy", () => {
   const cmd = ["cat", "/tmp/healthy"];
   assert.equal(staticCommand(cmd, [{ name: "A", value: "x" }]), cmd);
+});
+
+Deno.test("prober: a worker expands a $(VAR) exec command once, not on every probe run", async () => {
+  const { clock, statuses, exec, manager } = setupManager();
+  const seen: string[][] = [];
+  const execSync = exec.execSync.bind(exec);
+  exec.execSync = (id, cmd, timeout) => {
+    seen.push(cmd);
+    return execSync(id, cmd, timeout);
+  };
+  statuses.running("c1", clock.now());
+  manager.addPod(probePod(
+    { livenessProbe: execProbe({ exec: { command: ["test", "-f", "$(F)"] }, periodSeconds: 1 }) },
+    { env: [{ name: "F", value: "/tmp/ok" }] },
+  ));
+  await tick(clock, 0);
+  await tick(clock, 1_000);
+  await tick(clock, 1_000);
+  manager.stop();
+  assert.equal(seen.length, 3);
+  assert.deepEqual(seen[0], ["test", "-f", "/tmp/ok"]);
+  // The very same array each run: nothing was expanded again.
+  assert.ok(seen.every((cmd) => cmd === seen[0]));
 });

@@ -4,6 +4,7 @@ import {
   buildContainerConfig,
   type ContainerConfigOptions,
   containerSecurityContext,
+  needsImageUser,
   RunAsNonRootError,
 } from "../../src/runtime/_container_config.ts";
 import { containerHash } from "../../src/runtime/_labels.ts";
@@ -162,6 +163,33 @@ Deno.test("without a runAsUser in the spec the image's uid or name is sent (dete
   const spec = containerSecurityContext(pod(explicit), explicit, { imageUser: { username: "x" } });
   assert.deepEqual(spec.runAsUser, { value: 7 });
   assert.equal(spec.runAsUsername, undefined);
+});
+
+Deno.test("needsImageUser: only runAsNonRoot or runAsGroup without an effective runAsUser", () => {
+  const c = (securityContext?: V1Container["securityContext"]): V1Container => ({
+    name: "a",
+    securityContext,
+  });
+  assert.equal(needsImageUser(pod(c()), c()), false);
+  assert.equal(needsImageUser(pod(c({ privileged: true })), c({ privileged: true })), false);
+  assert.equal(needsImageUser(pod(c({ runAsNonRoot: true })), c({ runAsNonRoot: true })), true);
+  assert.equal(needsImageUser(pod(c({ runAsNonRoot: false })), c({ runAsNonRoot: false })), false);
+  assert.equal(needsImageUser(pod(c(), { securityContext: { runAsGroup: 5 } }), c()), true);
+  // Container fields override the pod's, both ways.
+  const own = c({ runAsUser: 1000 });
+  assert.equal(
+    needsImageUser(pod(own, { securityContext: { runAsNonRoot: true, runAsGroup: 5 } }), own),
+    false,
+  );
+  assert.equal(
+    needsImageUser(
+      pod(c({ runAsNonRoot: true }), { securityContext: { runAsUser: 0 } }),
+      c({
+        runAsNonRoot: true,
+      }),
+    ),
+    false,
+  );
 });
 
 Deno.test("config errors surface as ConfigError for the CreateContainerConfigError path", async () => {

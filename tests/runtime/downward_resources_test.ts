@@ -51,3 +51,19 @@ Deno.test("resourceFieldRef reads hugepages-<size> requests and limits, 0 when u
   assert.throws(() => value(c, "limits.nvidia.com/gpu"), ConfigError);
   assert.throws(() => value(c, "hugepages-2Mi"), ConfigError);
 });
+
+Deno.test("resourceFieldRef refuses a negative ephemeral-storage or hugepages quantity, as memory", () => {
+  const negative = (name: string): V1Container => ({
+    name: "n",
+    resources: { limits: { [name]: "-1Gi" } },
+  });
+  for (const name of ["memory", "ephemeral-storage", "hugepages-2Mi"]) {
+    for (const kind of ["limits", "requests"]) {
+      assert.throws(
+        () => value(negative(name), `${kind}.${name}`),
+        (e) => e instanceof ConfigError && /must not be negative/.test(e.message),
+        `${kind}.${name}`,
+      );
+    }
+  }
+});

@@ -118,3 +118,65 @@ Deno.test("after a pull the image's user comes from one ImageStatus", async () =
   assert.equal(res.errors[0]?.reason, "CreateContainerConfigError");
   assert.match(res.errors[0].message, /image will run as root/);
 });
+
+// deno-lint-ignore no-explicit-any
+function createdSecurityContext(env: Env, i = 0): any {
+  // deno-lint-ignore no-explicit-any
+  return (env.cri.callsTo("createContainer")[i][1] as any).linux.securityContext;
+}
+
+Deno.test("a plain pod with PullAlways makes no ImageStatus after the pull", async () => {
+  await using env = await setup();
+  const pod = podWith([{ name: "a", image: "app:latest" }, {
+    name: "b",
+    image: "app:1",
+    imagePullPolicy: "Always",
+  }]);
+  const res = await sync(env, pod);
+  assert.deepEqual(res.errors, []);
+  assert.equal(env.cri.callsTo("pullImage").length, 2);
+  assert.equal(env.cri.callsTo("imageStatus").length, 0);
+  // Nothing about the user is sent: containerd applies the image's own.
+  const sc = createdSecurityContext(env);
+  assert.equal(sc.runAsUser, undefined);
+  assert.equal(sc.runAsUsername, undefined);
+});
+
+Deno.test("a crash-loop restart with PullAlways pulls again but asks for no image user", async () => {
+  await using env = await setup();
+  const pod = podWith([{ name: "a", image: "app:latest" }], { restartPolicy: "Always" });
+  assert.deepEqual((await sync(env, pod)).errors, []);
+  const [running] = env.cri.containers.values();
+  env.cri.exitContainer(running.status.id, 1);
+  assert.deepEqual((await sync(env, pod)).errors, []);
+  assert.equal(env.cri.callsTo("pullImage").length, 2);
+  assert.equal(env.cri.callsTo("createContainer").length, 2);
+  assert.equal(env.cri.callsTo("imageStatus").length, 0);
+});
+
+Deno.test("an explicit runAsUser after a pull needs no ImageStatus, even with runAsNonRoot", async () => {
+  await using env = await setup();
+  const pod = podWith([{ name: "a", image: "app:1", imagePullPolicy: "Always" }], {
+    securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 3000 },
+  });
+  assert.deepEqual((await sync(env, pod)).errors, []);
+  assert.equal(env.cri.callsTo("imageStatus").length, 0);
+  const sc = createdSecurityContext(env);
+  assert.deepEqual(sc.runAsUser, { value: 1000 });
+  assert.deepEqual(sc.runAsGroup, { value: 3000 });
+});
+
+Deno.test("a runAsGroup without runAsUser after a pull sends the image's user with it", async () => {
+  await using env = await setup();
+  const id = env.cri.addImage("app:1");
+  env.cri.images.get(id)!.username = "app";
+  const pod = podWith([{ name: "a", image: "app:1", imagePullPolicy: "Always" }], {
+    securityContext: { runAsGroup: 3000 },
+  });
+  assert.deepEqual((await sync(env, pod)).errors, []);
+  assert.equal(env.cri.callsTo("pullImage").length, 1);
+  assert.equal(env.cri.callsTo("imageStatus").length, 1);
+  const sc = createdSecurityContext(env);
+  assert.equal(sc.runAsUsername, "app");
+  assert.deepEqual(sc.runAsGroup, { value: 3000 });
+});

@@ -24,11 +24,11 @@ Deno.test("setUpEmptyDir mounts the tmpfs with the computed size", async () => {
     await setUpEmptyDir("v", `${dir}/a`, { medium: "Memory" }, { mounter: m });
     await setUpEmptyDir("v", `${dir}/b`, { medium: "Memory", sizeLimit: "64Mi" }, {
       mounter: m,
-      memory: { nodeAllocatableBytes: 8 * GiB, podLimitBytes: 128 * 2 ** 20 },
+      memory: () => ({ nodeAllocatableBytes: 8 * GiB, podLimitBytes: 128 * 2 ** 20 }),
     });
     await setUpEmptyDir("v", `${dir}/c`, { medium: "Memory" }, {
       mounter: m,
-      memory: { nodeAllocatableBytes: 8 * GiB, podLimitBytes: 128 * 2 ** 20 },
+      memory: () => ({ nodeAllocatableBytes: 8 * GiB, podLimitBytes: 128 * 2 ** 20 }),
     });
     assert.match(m.calls[0], new RegExp(`size=${totalmem()}\\b`), m.calls[0]);
     assert.match(m.calls[1], new RegExp(`size=${64 * 2 ** 20}\\b`), m.calls[1]);

@@ -79,6 +79,37 @@ Deno.test("a Memory emptyDir without sizeLimit is capped by the pod's memory lim
     ]);
   }));
 
+Deno.test("the pod's memory limit is computed only when a memory-backed tmpfs is first mounted", () =>
+  withTmp(async (root) => {
+    const mounter = new FakeMounter();
+    const asked: string[] = [];
+    const vm = createVolumeManager({
+      rootDir: root,
+      logger: nullLogger,
+      mounter,
+      nodeAllocatableMemoryBytes: 8 * 2 ** 30,
+      podMemoryLimitBytes: (p) => {
+        asked.push(p.metadata?.uid ?? "");
+        return 256 * 2 ** 20;
+      },
+    });
+    const disk = pod([{ name: "scratch", emptyDir: {} }, {
+      name: "host",
+      hostPath: { path: root },
+    }], "uid-d");
+    await vm.setUpPod(disk);
+    await vm.setUpPod(disk);
+    assert.deepEqual(asked, [], "disk-backed volumes need no memory bounds");
+    const mem = pod([{ name: "scratch", emptyDir: {} }, {
+      name: "mem",
+      emptyDir: { medium: "Memory" },
+    }], "uid-m");
+    await vm.setUpPod(mem);
+    await vm.setUpPod(mem);
+    await vm.setUpPod(mem);
+    assert.deepEqual(asked, ["uid-m"], "later syncs find the tmpfs mounted");
+  }));
+
 Deno.test("teardown refuses to delete a pod dir that still has a mount", () =>
   withTmp(async (root) => {
     const mounter = new FakeMounter();
