@@ -109,7 +109,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
   const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
   const runtime = createRuntimeManager({
-    node: { cgroupVersion },
+    node: { cgroupVersion, seccompDefault: config.seccompDefault },
     runtime: cri.runtime,
     image: cri.image,
     events: cluster?.events,

@@ -75,6 +75,7 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     containerLogMaxSizeBytes: 10 * 1024 * 1024,
     containerLogMaxFiles: 5,
     containerLogMonitorIntervalMs: 10_000,
+    seccompDefault: false,
     ...serverDefaults(opts),
   };
 }

@@ -296,6 +296,7 @@ const FIELDS: Record<string, Reader> = {
   containerLogMaxSize: readByteQuantity,
   containerLogMaxFiles: int32("containerLogMaxFiles", { zeroIsUnset: true }),
   containerLogMonitorInterval: duration("containerLogMonitorIntervalMs"),
+  seccompDefault: bool("seccompDefault"),
   ...serverFileFields(KIT),
 };
 

@@ -209,6 +209,14 @@ export const FLAGS: readonly FlagDef[] = [
     parse: parseDuration,
   }),
   field({
+    name: "seccomp-default",
+    field: "seccompDefault",
+    type: undefined,
+    help: "Run containers whose pod and container set no seccompProfile with the runtime's " +
+      "default seccomp profile (RuntimeDefault) instead of unconfined.",
+    parse: parseBool,
+  }),
+  field({
     name: "sync-frequency",
     field: "syncFrequencyMs",
     type: "duration",

@@ -63,7 +63,6 @@ const KINDS: Record<string, Kind> = {
   "rotate-certificates": "bool",
   "runonce": "bool",
   "runtime-cgroups": "string",
-  "seccomp-default": "bool",
   "serialize-image-pulls": "bool",
   "streaming-connection-idle-timeout": "duration",
   "system-cgroups": "string",

@@ -134,6 +134,11 @@ export interface AgentConfig {
   containerLogMaxFiles: number;
   /** containerLogMonitorInterval (file only), default 10s. */
   containerLogMonitorIntervalMs: number;
+  /**
+   * --seccomp-default / seccompDefault, default false: containers whose pod and container name no
+   * seccompProfile run with the runtime's default profile instead of unconfined.
+   */
+  seccompDefault: boolean;
   /** --tls-cert-file / tlsCertFile: the node API's serving certificate; "" = self-signed. */
   tlsCertFile: string;
   /** --tls-private-key-file / tlsPrivateKeyFile. */

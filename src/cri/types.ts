@@ -55,6 +55,15 @@ export interface Int64Value {
   value: number;
 }
 
+/** SecurityProfile.ProfileType: RuntimeDefault is 0, so it is also what an unset type reads as. */
+export type ProfileType = "RuntimeDefault" | "Unconfined" | "Localhost";
+
+/** A seccomp (or AppArmor) profile; localhostRef only with Localhost (for seccomp, a host path). */
+export interface SecurityProfile {
+  profileType: ProfileType;
+  localhostRef?: string;
+}
+
 export interface LinuxSandboxSecurityContext {
   namespaceOptions?: NamespaceOption;
   runAsUser?: Int64Value;
@@ -62,6 +71,7 @@ export interface LinuxSandboxSecurityContext {
   readonlyRootfs?: boolean;
   supplementalGroups?: number[];
   privileged?: boolean;
+  seccomp?: SecurityProfile;
 }
 
 export interface LinuxContainerResources {
@@ -182,6 +192,7 @@ export interface LinuxContainerSecurityContext {
   noNewPrivs?: boolean;
   maskedPaths?: string[];
   readonlyPaths?: string[];
+  seccomp?: SecurityProfile;
 }
 
 export interface LinuxContainerConfig {

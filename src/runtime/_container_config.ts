@@ -26,6 +26,7 @@ import {
 import type { ImageUser } from "./_image_puller.ts";
 import { linuxResources, type LinuxResourcesOptions } from "./_resources.ts";
 import { podHostnameAndDomain, podNamespaces, podSupplementalGroups } from "./_sandbox_config.ts";
+import { containerSeccomp, type SeccompOptions } from "./_seccomp.ts";
 
 export interface ContainerConfigOptions {
   restartCount: number;
@@ -51,6 +52,10 @@ export interface ContainerConfigOptions {
   cgroupVersion?: LinuxResourcesOptions["cgroupVersion"];
   /** --single-process-oom-kill; default false. */
   singleProcessOOMKill?: boolean;
+  /** --seccomp-default; default false (Unconfined when the spec names no profile). */
+  seccompDefault?: boolean;
+  /** <rootDir>/seccomp for Localhost profiles; default /var/lib/kubelet/seccomp. */
+  seccompProfileRoot?: string;
   /** Passed to env resourceFieldRef for unset limits; default this machine. */
   nodeAllocatable?: EnvContext["nodeAllocatable"];
   /**
@@ -154,12 +159,14 @@ function verifyRunAsNonRoot(
 export function containerSecurityContext(
   pod: V1Pod,
   container: V1Container,
-  opts: { imageUser?: ImageUser } = {},
+  opts: { imageUser?: ImageUser } & SeccompOptions = {},
 ): LinuxContainerSecurityContext {
   const sc = effectiveSecurityContext(pod, container);
   verifyRunAsNonRoot(pod, container, sc, opts.imageUser);
   const out: LinuxContainerSecurityContext = {
     namespaceOptions: podNamespaces(pod),
+    // Sent for privileged containers too, as upstream; the runtime leaves those unconfined.
+    seccomp: containerSeccomp(pod, container, opts),
     privileged: sc.privileged === true,
     readonlyRootfs: sc.readOnlyRootFilesystem === true,
     // Only an explicit allowPrivilegeEscalation: false sets no_new_privs.
@@ -280,7 +287,11 @@ export async function buildContainerConfig(
       cgroupVersion: opts.cgroupVersion,
       singleProcessOOMKill: opts.singleProcessOOMKill,
     }),
-    securityContext: containerSecurityContext(pod, container, { imageUser: opts.imageUser }),
+    securityContext: containerSecurityContext(pod, container, {
+      imageUser: opts.imageUser,
+      seccompDefault: opts.seccompDefault,
+      seccompProfileRoot: opts.seccompProfileRoot,
+    }),
   };
   const annotations = containerAnnotations(pod, container, opts.restartCount);
   const config: ContainerConfig = {

@@ -16,6 +16,7 @@ import { ImagePuller } from "./_image_puller.ts";
 import { killPod, removeAll } from "./_kill.ts";
 import type { ProbeFailure } from "./_pod_actions.ts";
 import { podLogDirectory, type SandboxConfigOptions } from "./_sandbox_config.ts";
+import { seccompProfileRoot } from "./_seccomp.ts";
 import type { ServiceLookup } from "./_service_env.ts";
 import { CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS } from "./_start.ts";
 import { listPods, readPodStatus, type StatusDeps } from "./_status.ts";
@@ -49,16 +50,21 @@ export interface RuntimeManagerDeps {
   imagePullTimeoutMs?: number;
   /**
    * --root-dir. When set, containers get the kubelet-managed /etc/hosts and termination-message
-   * file under <rootDir>/pods/<uid>; unset skips both.
+   * file under <rootDir>/pods/<uid>, and Localhost seccomp profiles are read from
+   * <rootDir>/seccomp; unset skips the files and uses /var/lib/kubelet/seccomp.
    */
   rootDir?: string;
   /**
-   * Node facts for container configs (oom_score_adj, env resourceFieldRef, memory.oom.group);
-   * default this machine, with the cgroup version unknown.
+   * Node facts and settings for container configs (oom_score_adj, env resourceFieldRef,
+   * memory.oom.group, --seccomp-default); default this machine, with the cgroup version unknown.
    */
   node?: Pick<
     ContainerConfigOptions,
-    "memoryCapacityBytes" | "nodeAllocatable" | "cgroupVersion" | "singleProcessOOMKill"
+    | "memoryCapacityBytes"
+    | "nodeAllocatable"
+    | "cgroupVersion"
+    | "singleProcessOOMKill"
+    | "seccompDefault"
   >;
   /** Liveness/startup verdicts by container id (the prober's results); none by default. */
   probeFailure?: (containerId: string) => ProbeFailure | undefined;
@@ -105,9 +111,13 @@ export class RuntimeManager implements PodRuntime {
   /** Exited containers' termination messages, read once each. */
   readonly #terminationMessages = new TerminationMessages();
   readonly #statusDeps: StatusDeps;
+  readonly #seccompProfileRoot: string | undefined;
 
   constructor(deps: RuntimeManagerDeps) {
     this.#deps = deps;
+    this.#seccompProfileRoot = deps.rootDir === undefined
+      ? undefined
+      : seccompProfileRoot(deps.rootDir);
     this.#requestTimeoutMs = deps.runtimeRequestTimeoutMs ?? DEFAULT_RUNTIME_REQUEST_TIMEOUT_MS;
     this.#statusDeps = { ...deps, terminationMessages: this.#terminationMessages };
     this.imagePuller = new ImagePuller({
@@ -171,6 +181,7 @@ export class RuntimeManager implements PodRuntime {
         clusterDomain: d.sandboxOptions.clusterDomain,
         envObjects: d.envObjects,
         services: d.services,
+        seccompProfileRoot: this.#seccompProfileRoot,
         ...d.node,
       },
       rootDir: d.rootDir,

@@ -14,6 +14,7 @@ import type {
 import { ConfigError } from "../util/errors.ts";
 import { pathComponent } from "../util/path_component.ts";
 import { sandboxAnnotations, sandboxLabels } from "./_labels.ts";
+import { sandboxSeccomp } from "./_seccomp.ts";
 
 export interface SandboxConfigOptions {
   /** Root of pod log dirs (/var/log/pods); the pod's is <podLogsDir>/<ns>_<name>_<uid>. */
@@ -242,6 +243,7 @@ function sandboxSecurityContext(pod: V1Pod): LinuxSandboxSecurityContext {
   const out: LinuxSandboxSecurityContext = {
     namespaceOptions: podNamespaces(pod),
     privileged: all.some((c) => c.securityContext?.privileged === true),
+    seccomp: sandboxSeccomp(),
   };
   if (sc?.runAsUser !== undefined && sc.runAsUser !== null) out.runAsUser = { value: sc.runAsUser };
   if (sc?.runAsGroup !== undefined && sc.runAsGroup !== null) {

@@ -76,6 +76,7 @@ export function configzView(c: AgentConfig): Record<string, unknown> {
     containerLogMaxSize: String(c.containerLogMaxSizeBytes),
     containerLogMaxFiles: c.containerLogMaxFiles,
     containerLogMonitorInterval: d(c.containerLogMonitorIntervalMs),
+    seccompDefault: c.seccompDefault,
     logging: { format: "text", verbosity: c.verbosity },
   };
 }

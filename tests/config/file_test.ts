@@ -39,6 +39,7 @@ logging:
   verbosity: 3
 featureGates:
   EventedPLEG: false
+seccompDefault: true
 `),
   );
   assert.deepEqual(warnings, []);
@@ -68,6 +69,7 @@ featureGates:
     podInfraContainerImage: "",
     verbosity: 3,
     featureGates: { EventedPLEG: false },
+    seccompDefault: true,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...CLUSTER_DEFAULTS,

@@ -207,6 +207,42 @@ Deno.test("config errors surface as ConfigError for the CreateContainerConfigErr
   }
 });
 
+Deno.test("the container's seccomp profile reaches its CRI config, privileged ones included", async () => {
+  const c: V1Container = {
+    name: "app",
+    securityContext: { privileged: true, seccompProfile: { type: "RuntimeDefault" } },
+  };
+  const cfg = await buildContainerConfig(pod(c), c, baseOpts);
+  assert.deepEqual(cfg.linux?.securityContext?.seccomp, { profileType: "RuntimeDefault" });
+  assert.equal(cfg.linux?.securityContext?.privileged, true);
+
+  const plain: V1Container = { name: "plain" };
+  const off = await buildContainerConfig(pod(plain), plain, baseOpts);
+  assert.deepEqual(off.linux?.securityContext?.seccomp, { profileType: "Unconfined" });
+  const on = await buildContainerConfig(pod(plain), plain, { ...baseOpts, seccompDefault: true });
+  assert.deepEqual(on.linux?.securityContext?.seccomp, { profileType: "RuntimeDefault" });
+
+  const p = pod(plain, {
+    securityContext: { seccompProfile: { type: "Localhost", localhostProfile: "p.json" } },
+  });
+  const local = await buildContainerConfig(p, plain, {
+    ...baseOpts,
+    seccompProfileRoot: "/srv/kubelet/seccomp",
+  });
+  assert.deepEqual(local.linux?.securityContext?.seccomp, {
+    profileType: "Localhost",
+    localhostRef: "/srv/kubelet/seccomp/p.json",
+  });
+  const bad: V1Container = {
+    name: "bad",
+    securityContext: { seccompProfile: { type: "Localhost" } },
+  };
+  await assert.rejects(
+    buildContainerConfig(pod(bad), bad, baseOpts),
+    (e) => isKind(e, ConfigError),
+  );
+});
+
 async function withTmp(fn: (dir: string) => void | Promise<void>): Promise<void> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "denolet-cc-" }));
   try {

@@ -217,6 +217,7 @@ Deno.test("buildSandboxConfig fills metadata, labels, log dir, namespaces and se
       runAsUser: { value: 1000 },
       runAsGroup: { value: 2000 },
       supplementalGroups: [3000, 4000, 5000],
+      seccomp: { profileType: "RuntimeDefault" },
     },
   });
   const ns = (spec: Partial<V1PodSpec>) =>
@@ -224,4 +225,21 @@ Deno.test("buildSandboxConfig fills metadata, labels, log dir, namespaces and se
   assert.deepEqual(ns({}), { network: "POD", pid: "CONTAINER", ipc: "POD" });
   assert.deepEqual(ns({ shareProcessNamespace: true }), { network: "POD", pid: "POD", ipc: "POD" });
   assert.deepEqual(ns({ hostNetwork: true }), { network: "NODE", pid: "CONTAINER", ipc: "POD" });
+});
+
+Deno.test("the sandbox always asks for RuntimeDefault seccomp, whatever the pod's profile", () => {
+  for (
+    const seccompProfile of [
+      undefined,
+      { type: "Unconfined" },
+      { type: "Localhost", localhostProfile: "strict.json" },
+    ]
+  ) {
+    const cfg = buildSandboxConfig(pod({ securityContext: { seccompProfile } }), 0, opts);
+    assert.deepEqual(
+      cfg.linux?.securityContext?.seccomp,
+      { profileType: "RuntimeDefault" },
+      JSON.stringify(seccompProfile),
+    );
+  }
 });

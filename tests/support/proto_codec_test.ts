@@ -136,10 +136,14 @@ const SAMPLES: [string, Record<string, unknown>][] = [
           runAsUser: { value: 0 },
           supplementalGroups: [1, 2, 3000000000],
           namespaceOptions: { network: "NODE", pid: "CONTAINER", ipc: "POD" },
+          seccomp: { profileType: "Localhost", localhostRef: "/var/lib/kubelet/seccomp/a.json" },
         },
       },
     },
-    sandboxConfig: { metadata: { name: "p", uid: "u", namespace: "ns", attempt: 1 } },
+    sandboxConfig: {
+      metadata: { name: "p", uid: "u", namespace: "ns", attempt: 1 },
+      linux: { securityContext: { seccomp: { profileType: "RuntimeDefault" } } },
+    },
   }],
   ["ExecSyncResponse", {
     stdout: new Uint8Array([0, 1, 255]),

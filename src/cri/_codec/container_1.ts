@@ -17,6 +17,7 @@ import {
   encodeInt64Value,
   encodeNamespaceOption,
 } from "./sandbox_1.ts";
+import { decodeSecurityProfile, encodeSecurityProfile } from "./sandbox_2.ts";
 
 /** A message as the agent passes it: plain fields in lowerCamelCase. */
 type Msg = Record<string, any>;
@@ -234,6 +235,12 @@ export function encodeLinuxContainerSecurityContext(w: ProtoWriter, m: Msg): voi
       w.string(x);
     }
   }
+  if ((v = m.seccomp) != null) {
+    w.tag(15, 2);
+    const at = w.open();
+    encodeSecurityProfile(w, v);
+    w.close(at);
+  }
 }
 
 export function decodeLinuxContainerSecurityContext(r: ProtoReader, end: number): Msg {
@@ -286,6 +293,9 @@ export function decodeLinuxContainerSecurityContext(r: ProtoReader, end: number)
         break;
       case 114:
         m.readonlyPaths.push(r.string());
+        break;
+      case 122:
+        m.seccomp = decodeSecurityProfile(r, r.end());
         break;
       default:
         r.skip(t & 7);

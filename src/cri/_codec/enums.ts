@@ -14,6 +14,18 @@ export const NamespaceMode_VALUES: Record<string, number> = {
 };
 export const NamespaceMode_NAMES: readonly string[] = ["POD", "CONTAINER", "NODE", "TARGET"];
 
+/** runtime.v1.SecurityProfile.ProfileType */
+export const SecurityProfile_ProfileType_VALUES: Record<string, number> = {
+  "RuntimeDefault": 0,
+  "Unconfined": 1,
+  "Localhost": 2,
+};
+export const SecurityProfile_ProfileType_NAMES: readonly string[] = [
+  "RuntimeDefault",
+  "Unconfined",
+  "Localhost",
+];
+
 /** runtime.v1.PodSandboxState */
 export const PodSandboxState_VALUES: Record<string, number> = {
   "SANDBOX_READY": 0,

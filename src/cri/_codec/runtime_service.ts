@@ -14,20 +14,18 @@ import {
   encodeVersionResponse,
 } from "./runtime.ts";
 import {
-  decodeRunPodSandboxRequest,
-  decodeRunPodSandboxResponse,
-  encodeRunPodSandboxRequest,
-  encodeRunPodSandboxResponse,
-} from "./sandbox_2.ts";
-import {
   decodePodSandboxStatusRequest,
   decodeRemovePodSandboxRequest,
   decodeRemovePodSandboxResponse,
+  decodeRunPodSandboxRequest,
+  decodeRunPodSandboxResponse,
   decodeStopPodSandboxRequest,
   decodeStopPodSandboxResponse,
   encodePodSandboxStatusRequest,
   encodeRemovePodSandboxRequest,
   encodeRemovePodSandboxResponse,
+  encodeRunPodSandboxRequest,
+  encodeRunPodSandboxResponse,
   encodeStopPodSandboxRequest,
   encodeStopPodSandboxResponse,
 } from "./sandbox_3.ts";

@@ -3,11 +3,14 @@
 // deno-lint-ignore-file no-explicit-any
 
 import {
+  enumName,
+  enumValue,
   type ProtoReader,
   type ProtoWriter,
   readStringMapEntry,
   writeStringMap,
 } from "../_wire.ts";
+import { SecurityProfile_ProfileType_NAMES, SecurityProfile_ProfileType_VALUES } from "./enums.ts";
 import {
   decodeDNSConfig,
   decodeInt64Value,
@@ -59,6 +62,12 @@ export function encodeLinuxSandboxSecurityContext(w: ProtoWriter, m: Msg): void 
     encodeInt64Value(w, v);
     w.close(at);
   }
+  if ((v = m.seccomp) != null) {
+    w.tag(9, 2);
+    const at = w.open();
+    encodeSecurityProfile(w, v);
+    w.close(at);
+  }
 }
 
 export function decodeLinuxSandboxSecurityContext(r: ProtoReader, end: number): Msg {
@@ -88,6 +97,40 @@ export function decodeLinuxSandboxSecurityContext(r: ProtoReader, end: number): 
         break;
       case 66:
         m.runAsGroup = decodeInt64Value(r, r.end());
+        break;
+      case 74:
+        m.seccomp = decodeSecurityProfile(r, r.end());
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.SecurityProfile */
+export function encodeSecurityProfile(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.profileType) != null) {
+    w.tag(1, 0);
+    w.int32(enumValue(SecurityProfile_ProfileType_VALUES, v, "ProfileType"));
+  }
+  if ((v = m.localhostRef) != null && v !== "") {
+    w.tag(2, 2);
+    w.string(v);
+  }
+}
+
+export function decodeSecurityProfile(r: ProtoReader, end: number): Msg {
+  const m: Msg = { profileType: "RuntimeDefault", localhostRef: "" };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 8:
+        m.profileType = enumName(SecurityProfile_ProfileType_NAMES, r.int32());
+        break;
+      case 18:
+        m.localhostRef = r.string();
         break;
       default:
         r.skip(t & 7);
@@ -265,63 +308,6 @@ export function decodePodSandboxConfig(r: ProtoReader, end: number): Msg {
         break;
       case 66:
         m.linux = decodeLinuxPodSandboxConfig(r, r.end());
-        break;
-      default:
-        r.skip(t & 7);
-    }
-  }
-  return m;
-}
-
-/** runtime.v1.RunPodSandboxRequest */
-export function encodeRunPodSandboxRequest(w: ProtoWriter, m: Msg): void {
-  let v: any;
-  if ((v = m.config) != null) {
-    w.tag(1, 2);
-    const at = w.open();
-    encodePodSandboxConfig(w, v);
-    w.close(at);
-  }
-  if ((v = m.runtimeHandler) != null && v !== "") {
-    w.tag(2, 2);
-    w.string(v);
-  }
-}
-
-export function decodeRunPodSandboxRequest(r: ProtoReader, end: number): Msg {
-  const m: Msg = { runtimeHandler: "" };
-  while (r.pos < end) {
-    const t = r.uint32();
-    switch (t) {
-      case 10:
-        m.config = decodePodSandboxConfig(r, r.end());
-        break;
-      case 18:
-        m.runtimeHandler = r.string();
-        break;
-      default:
-        r.skip(t & 7);
-    }
-  }
-  return m;
-}
-
-/** runtime.v1.RunPodSandboxResponse */
-export function encodeRunPodSandboxResponse(w: ProtoWriter, m: Msg): void {
-  let v: any;
-  if ((v = m.podSandboxId) != null && v !== "") {
-    w.tag(1, 2);
-    w.string(v);
-  }
-}
-
-export function decodeRunPodSandboxResponse(r: ProtoReader, end: number): Msg {
-  const m: Msg = { podSandboxId: "" };
-  while (r.pos < end) {
-    const t = r.uint32();
-    switch (t) {
-      case 10:
-        m.podSandboxId = r.string();
         break;
       default:
         r.skip(t & 7);

@@ -4,9 +4,67 @@
 
 import type { ProtoReader, ProtoWriter } from "../_wire.ts";
 import { decodeNamespaceOption, encodeNamespaceOption } from "./sandbox_1.ts";
+import { decodePodSandboxConfig, encodePodSandboxConfig } from "./sandbox_2.ts";
 
 /** A message as the agent passes it: plain fields in lowerCamelCase. */
 type Msg = Record<string, any>;
+
+/** runtime.v1.RunPodSandboxRequest */
+export function encodeRunPodSandboxRequest(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.config) != null) {
+    w.tag(1, 2);
+    const at = w.open();
+    encodePodSandboxConfig(w, v);
+    w.close(at);
+  }
+  if ((v = m.runtimeHandler) != null && v !== "") {
+    w.tag(2, 2);
+    w.string(v);
+  }
+}
+
+export function decodeRunPodSandboxRequest(r: ProtoReader, end: number): Msg {
+  const m: Msg = { runtimeHandler: "" };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 10:
+        m.config = decodePodSandboxConfig(r, r.end());
+        break;
+      case 18:
+        m.runtimeHandler = r.string();
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.RunPodSandboxResponse */
+export function encodeRunPodSandboxResponse(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.podSandboxId) != null && v !== "") {
+    w.tag(1, 2);
+    w.string(v);
+  }
+}
+
+export function decodeRunPodSandboxResponse(r: ProtoReader, end: number): Msg {
+  const m: Msg = { podSandboxId: "" };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 10:
+        m.podSandboxId = r.string();
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
 
 /** runtime.v1.StopPodSandboxRequest */
 export function encodeStopPodSandboxRequest(w: ProtoWriter, m: Msg): void {
