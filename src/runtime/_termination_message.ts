@@ -6,6 +6,7 @@
  * by container id for as long as the runtime still lists it.
  */
 import type { ContainerStatus } from "../cri/types.ts";
+import { concatBytes } from "../util/bytes.ts";
 import { errorMessage } from "../util/log.ts";
 import {
   ANNOTATION_TERMINATION_MESSAGE_PATH,
@@ -128,7 +129,7 @@ async function readLogTail(path: string): Promise<string> {
     read += block.length;
     for (const b of block) if (b === NL) newlines++;
   }
-  const all = concat(blocks);
+  const all = concatBytes(blocks);
   const records: Uint8Array[] = [];
   let from = 0;
   for (let i = all.indexOf(NL); i >= 0; i = all.indexOf(NL, from)) {
@@ -142,7 +143,7 @@ async function readLogTail(path: string): Promise<string> {
     const text = recordText(r);
     if (text) parts.push(text);
   }
-  const out = concat(parts);
+  const out = concatBytes(parts);
   return new TextDecoder().decode(out.subarray(Math.max(0, out.length - MAX_LOG_BYTES)));
 }
 
@@ -157,15 +158,5 @@ function recordText(r: Uint8Array): Uint8Array | undefined {
   const tag = new TextDecoder().decode(r.subarray(s2 + 1, s3)).split(":")[0];
   if (tag !== "P" && tag !== "F") return undefined;
   const text = r.subarray(Math.min(s3 + 1, r.length));
-  return tag === "F" ? concat([text, Uint8Array.of(NL)]) : text;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return tag === "F" ? concatBytes([text, Uint8Array.of(NL)]) : text;
 }

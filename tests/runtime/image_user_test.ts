@@ -1,9 +1,8 @@
+import { fakeRuntimeManager } from "./_fake_manager.ts";
 import assert from "node:assert/strict";
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
-import { createRuntimeManager, type RuntimeManager } from "../../src/runtime/mod.ts";
-import type { VolumeManager } from "../../src/volumes/mod.ts";
+import type { RuntimeManager } from "../../src/runtime/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
-import { nullLogger } from "../../src/util/log.ts";
 import { FakeRuntime } from "../support/fake_cri.ts";
 
 interface Env {
@@ -16,25 +15,7 @@ async function setup(): Promise<Env> {
   const clock = new FakeClock();
   const cri = new FakeRuntime({ clock });
   const logsDir = await Deno.makeTempDir({ prefix: "denolet-iu-" });
-  const volumes = {
-    setUpPod: () => Promise.resolve(new Map()),
-    tearDownPod: () => Promise.resolve(),
-  } as unknown as VolumeManager;
-  const rm = createRuntimeManager({
-    runtime: cri,
-    image: cri,
-    volumes,
-    clock,
-    logger: nullLogger,
-    nodeName: "node1",
-    podLogsDir: logsDir,
-    sandboxOptions: {
-      podLogsDir: logsDir,
-      clusterDNS: [],
-      clusterDomain: "cluster.local",
-      hostDNS: { servers: [], searches: [], options: [] },
-    },
-  });
+  const rm = fakeRuntimeManager({ cri, clock, logsDir });
   return {
     cri,
     rm,

@@ -1,11 +1,11 @@
+import { fakeRuntimeManager } from "./_fake_manager.ts";
 import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
-import { createRuntimeManager, type RuntimeManager } from "../../src/runtime/mod.ts";
+import type { RuntimeManager } from "../../src/runtime/mod.ts";
 import { ANNOTATION_POD_TERMINATION_GRACE_PERIOD } from "../../src/runtime/_labels.ts";
 import type { VolumeManager } from "../../src/volumes/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
 import { DenoletError, RuntimeUnavailableError } from "../../src/util/errors.ts";
-import { nullLogger } from "../../src/util/log.ts";
 import { FakeRuntime } from "../support/fake_cri.ts";
 import type { EventRecorder } from "../../src/events/mod.ts";
 
@@ -41,23 +41,11 @@ async function setup(
       return Promise.resolve();
     },
   } as unknown as VolumeManager;
-  const rm = createRuntimeManager({
-    runtime: cri,
-    image: cri,
+  const rm = fakeRuntimeManager({ cri, clock, logsDir, hostDNSServers: ["192.0.2.53"] }, {
     volumes,
-    clock,
-    logger: nullLogger,
-    nodeName: "node1",
-    podLogsDir: logsDir,
     rootDir: opts.rootDir,
     startupSucceeded: opts.startupSucceeded,
     events: opts.events,
-    sandboxOptions: {
-      podLogsDir: logsDir,
-      clusterDNS: [],
-      clusterDomain: "cluster.local",
-      hostDNS: { servers: ["192.0.2.53"], searches: [], options: [] },
-    },
   });
   return {
     clock,
@@ -285,24 +273,7 @@ Deno.test("syncPod: an existing running pod is adopted with no CRI writes", asyn
   const pod = makePod();
   await sync(env, pod);
   // A fresh manager, as after an agent restart, sees the same runtime state.
-  const second = createRuntimeManager({
-    runtime: env.cri,
-    image: env.cri,
-    volumes: {
-      setUpPod: () => Promise.resolve(new Map()),
-      tearDownPod: () => Promise.resolve(),
-    } as unknown as VolumeManager,
-    clock: env.clock,
-    logger: nullLogger,
-    nodeName: "node1",
-    podLogsDir: env.logsDir,
-    sandboxOptions: {
-      podLogsDir: env.logsDir,
-      clusterDNS: [],
-      clusterDomain: "cluster.local",
-      hostDNS: { servers: [], searches: [], options: [] },
-    },
-  });
+  const second = fakeRuntimeManager({ cri: env.cri, clock: env.clock, logsDir: env.logsDir });
   const status = await second.getPodStatus("uid-1", "web", "default");
   assert.equal(status.containers[0].state, "running");
   const mark = env.cri.calls.length;

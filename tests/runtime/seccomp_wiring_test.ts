@@ -1,38 +1,18 @@
 /** The runtime manager hands --seccomp-default and <root-dir>/seccomp to the container configs. */
+import { fakeRuntimeManager } from "./_fake_manager.ts";
 import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
-import { createRuntimeManager } from "../../src/runtime/mod.ts";
-import type { VolumeManager } from "../../src/volumes/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
-import { nullLogger } from "../../src/util/log.ts";
 import { FakeRuntime } from "../support/fake_cri.ts";
-
-const volumes = {
-  setUpPod: () => Promise.resolve(new Map()),
-  tearDownPod: () => Promise.resolve(),
-} as unknown as VolumeManager;
 
 Deno.test("runtime manager: seccompDefault and <root-dir>/seccomp reach CreateContainer", async () => {
   const rootDir = await Deno.makeTempDir({ prefix: "denolet-seccomp-" });
   try {
     const clock = new FakeClock();
     const cri = new FakeRuntime({ clock });
-    const rm = createRuntimeManager({
-      runtime: cri,
-      image: cri,
-      volumes,
-      clock,
-      logger: nullLogger,
-      nodeName: "node1",
-      podLogsDir: `${rootDir}/logs`,
+    const rm = fakeRuntimeManager({ cri, clock, logsDir: `${rootDir}/logs` }, {
       rootDir,
       node: { seccompDefault: true },
-      sandboxOptions: {
-        podLogsDir: `${rootDir}/logs`,
-        clusterDNS: [],
-        clusterDomain: "",
-        hostDNS: { servers: [], searches: [], options: [] },
-      },
     });
     const pod: V1Pod = {
       metadata: { name: "web", namespace: "default", uid: "uid-1" },

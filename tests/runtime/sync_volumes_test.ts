@@ -3,14 +3,14 @@
  * containers see configMap, secret and token updates) and container env reads ConfigMaps and
  * Secrets through `envObjects`, a missing one holding the container in CreateContainerConfigError.
  */
+import { fakeRuntimeManager } from "./_fake_manager.ts";
 import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
 import { ObjectNotFoundError } from "../../src/objects/mod.ts";
-import { createRuntimeManager, type EnvObjects } from "../../src/runtime/mod.ts";
+import type { EnvObjects } from "../../src/runtime/mod.ts";
 import type { VolumeManager } from "../../src/volumes/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
 import { DenoletError } from "../../src/util/errors.ts";
-import { nullLogger } from "../../src/util/log.ts";
 import { FakeRuntime } from "../support/fake_cri.ts";
 
 async function setup(opts: { envObjects?: EnvObjects; failVolumes?: () => Error | undefined }) {
@@ -26,21 +26,9 @@ async function setup(opts: { envObjects?: EnvObjects; failVolumes?: () => Error 
     },
     tearDownPod: () => Promise.resolve(),
   } as unknown as VolumeManager;
-  const rm = createRuntimeManager({
-    runtime: cri,
-    image: cri,
+  const rm = fakeRuntimeManager({ cri, clock, logsDir, hostDNSServers: ["192.0.2.53"] }, {
     volumes,
-    clock,
-    logger: nullLogger,
-    nodeName: "node1",
-    podLogsDir: logsDir,
     envObjects: opts.envObjects,
-    sandboxOptions: {
-      podLogsDir: logsDir,
-      clusterDNS: [],
-      clusterDomain: "cluster.local",
-      hostDNS: { servers: ["192.0.2.53"], searches: [], options: [] },
-    },
   });
   const sync = async (pod: V1Pod) => {
     const m = pod.metadata!;

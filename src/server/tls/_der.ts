@@ -3,6 +3,8 @@
  * one encoded element. Nothing here parses; reading certificates goes through node:crypto.
  */
 
+import { concatBytes } from "../../util/bytes.ts";
+
 export type Der = Uint8Array<ArrayBuffer>;
 
 function length(n: number): number[] {
@@ -23,13 +25,7 @@ export function tlv(tag: number, content: Uint8Array): Der {
 }
 
 export function concat(parts: readonly Uint8Array[]): Der {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 export const sequence = (...items: Der[]): Der => tlv(0x30, concat(items));
