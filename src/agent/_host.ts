@@ -32,3 +32,17 @@ export async function readResolvConf(path: string, logger: Logger): Promise<DNSC
     return { servers: [], searches: [], options: [] };
   }
 }
+
+/**
+ * Whether the kernel enforces AppArmor (runc's apparmor.IsEnabled): the module is loaded and
+ * says so, and securityfs shows it. Read once at start, as upstream does.
+ */
+export function hostAppArmorEnabled(): boolean {
+  try {
+    Deno.statSync("/sys/kernel/security/apparmor");
+    return Deno.readTextFileSync("/sys/module/apparmor/parameters/enabled").startsWith("Y");
+  } catch {
+    // Either file missing: AppArmor is not there to enforce anything.
+    return false;
+  }
+}

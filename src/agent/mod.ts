@@ -4,6 +4,7 @@
  */
 import type { V1Pod } from "@kubernetes/client-node";
 import type { AgentConfig } from "../config/types.ts";
+import type { RuntimeConfigResponse } from "../cri/types.ts";
 import { featureEnabled } from "../config/mod.ts";
 import { type Clock, realClock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
@@ -20,7 +21,9 @@ import {
 } from "../cm/mod.ts";
 import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
 import { createProbeManager } from "../prober/mod.ts";
-import { Kubelet } from "../kubelet/mod.ts";
+import { Kubelet, RuntimeState } from "../kubelet/mod.ts";
+import { createPodAdmission } from "../admission/mod.ts";
+import { isUnimplemented } from "../cri/mod.ts";
 import {
   createHealthzHandler,
   createNodeApiHandler,
@@ -30,7 +33,7 @@ import {
 } from "../server/mod.ts";
 import { createAgentObservers } from "./_metrics.ts";
 import { detectNodeIP } from "./_node_ip.ts";
-import { listPodDirs, readResolvConf } from "./_host.ts";
+import { hostAppArmorEnabled, listPodDirs, readResolvConf } from "./_host.ts";
 import { buildSources } from "./_sources.ts";
 import { buildNodeServices } from "./_node_services.ts";
 import { VERSION } from "./version.ts";
@@ -132,6 +135,9 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       hostDNS,
       resolvConf: config.resolvConf,
       nodeIPs: nodeIP ? [nodeIP] : [],
+      defaultPodSysctls: featureEnabled(config, "DefaultPodSysctls")
+        ? config.defaultPodSysctls
+        : undefined,
     },
   });
   const cache = createPodStatusCache({ clock });
@@ -146,6 +152,16 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       ? (onEvent, o) => cri.runtime.containerEvents!(onEvent, o)
       : undefined,
   });
+  const runtimeState = new RuntimeState();
+  const podAdmission = createPodAdmission({
+    apiMode: cluster !== undefined,
+    runtime: () => runtimeState.capabilities,
+    allowedUnsafeSysctls: config.allowedUnsafeSysctls,
+    kernelRelease: Deno.osRelease(),
+    appArmorEnabled: hostAppArmorEnabled(),
+  });
+  // RuntimeConfig is read at start and again whenever the runtime comes back.
+  let runtimeConfigStale = true;
   const kubelet = new Kubelet({
     sources: [
       ...buildSources(config, { clock, logger, apiMode: cluster !== undefined }),
@@ -160,7 +176,11 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     clock,
     logger,
     prober,
-    admit: (pod) => late.admit?.(pod) ?? { admit: true },
+    admit: (pod) => {
+      const eviction = late.admit?.(pod);
+      if (eviction && !eviction.admit) return eviction;
+      return podAdmission(pod);
+    },
     syncFrequencyMs: config.syncFrequencyMs,
     maxPods: config.maxPods,
     nodeIP: nodeIP || undefined,
@@ -170,7 +190,16 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       remove: (uid, o) => volumes.tearDownPod(uid, o),
     },
     checkRuntime: async ({ signal }) => {
-      await cri.runtime.status({ signal });
+      try {
+        runtimeState.updateStatus(await cri.runtime.status({ signal }));
+      } catch (e) {
+        runtimeConfigStale = true;
+        throw e;
+      }
+      if (runtimeConfigStale) {
+        runtimeState.updateConfig(await readRuntimeConfig(cri.runtime, signal));
+        runtimeConfigStale = false;
+      }
     },
     observe: {
       podWorker: (op, ms) => metrics.podWorker(op, ms),
@@ -265,5 +294,18 @@ function podMemoryLimit(pod: V1Pod): number | undefined {
   } catch {
     // A quantity that does not parse fails the container's config step, which reports it.
     return undefined;
+  }
+}
+
+/** CRI RuntimeConfig, or undefined from a runtime that predates it (containerd before 2.1). */
+async function readRuntimeConfig(
+  runtime: { runtimeConfig(o: { signal: AbortSignal }): Promise<RuntimeConfigResponse> },
+  signal: AbortSignal,
+): Promise<RuntimeConfigResponse | undefined> {
+  try {
+    return await runtime.runtimeConfig({ signal });
+  } catch (e) {
+    if (isUnimplemented(e)) return undefined;
+    throw e;
   }
 }

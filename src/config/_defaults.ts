@@ -76,6 +76,8 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     containerLogMaxFiles: 5,
     containerLogMonitorIntervalMs: 10_000,
     seccompDefault: false,
+    allowedUnsafeSysctls: [],
+    defaultPodSysctls: {},
     ...serverDefaults(opts),
   };
 }

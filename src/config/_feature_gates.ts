@@ -22,6 +22,10 @@ const GATES = {
     help: "follow the runtime's container events (CRI GetContainerEvents) and relist every " +
       "300 s; false relists every second",
   },
+  DefaultPodSysctls: {
+    default: false,
+    help: "apply the configuration's defaultPodSysctls to every pod (alpha upstream)",
+  },
 } as const satisfies Record<string, Gate>;
 
 type GateName = keyof typeof GATES;

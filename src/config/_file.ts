@@ -297,6 +297,8 @@ const FIELDS: Record<string, Reader> = {
   containerLogMaxFiles: int32("containerLogMaxFiles", { zeroIsUnset: true }),
   containerLogMonitorInterval: duration("containerLogMonitorIntervalMs"),
   seccompDefault: bool("seccompDefault"),
+  allowedUnsafeSysctls: stringList("allowedUnsafeSysctls"),
+  defaultPodSysctls: stringMap("defaultPodSysctls"),
   ...serverFileFields(KIT),
 };
 

@@ -47,6 +47,14 @@ export const FLAGS: readonly FlagDef[] = [
     parse: text,
   }),
   field({
+    name: "allowed-unsafe-sysctls",
+    field: "allowedUnsafeSysctls",
+    type: "strings",
+    help: "Unsafe sysctls or sysctl patterns ending in * (comma-separated) that pods may set, " +
+      "beyond the safe set; e.g. 'kernel.msg*,net.ipv4.route.min_pmtu'.",
+    parse: parseList,
+  }),
+  field({
     name: "cluster-dns",
     field: "clusterDNS",
     type: "strings",

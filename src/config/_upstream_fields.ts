@@ -107,6 +107,7 @@ export const UPSTREAM_FIELDS: ReadonlySet<string> = new Set([
   "kubeReservedCgroup",
   "enforceNodeAllocatable",
   "allowedUnsafeSysctls",
+  "defaultPodSysctls",
   "volumePluginDir",
   "providerID",
   "kernelMemcgNotification",

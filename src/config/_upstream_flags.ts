@@ -13,7 +13,6 @@ import type { FlagDef } from "./_flag_kit.ts";
 type Kind = "bool" | "string" | "int32" | "int" | "duration";
 
 const KINDS: Record<string, Kind> = {
-  "allowed-unsafe-sysctls": "string",
   "bootstrap-kubeconfig": "string",
   "cloud-provider": "string",
   "config-dir": "string",

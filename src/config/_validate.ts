@@ -15,6 +15,9 @@ import { validateCluster } from "./_cluster_flags.ts";
 import { validateServer } from "./_server_flags.ts";
 import { unknownGateWarnings } from "./_feature_gates.ts";
 import { isIPv4 } from "node:net";
+import { allowlistProblem } from "../admission/sysctls.ts";
+import { normalizeSysctlName } from "../runtime/_sysctls.ts";
+import { featureEnabled } from "./_feature_gates.ts";
 
 /** How to name a field whose value is a default (or derived, like the node name). */
 const DEFAULT_NAMES: Partial<Record<keyof AgentConfig, string>> = {
@@ -113,6 +116,7 @@ export function validateConfig(
       bad("nodeIP", "expected one IP address or a dual-stack pair (one IPv4, one IPv6)");
     }
   }
+  validateSysctls(cfg, bad);
   cfg.clusterDNS.forEach((ip) => {
     if (!isIPAddress(ip)) bad("clusterDNS", `${JSON.stringify(ip)} is not an IP address`);
   });
@@ -191,4 +195,29 @@ export function normalizeEndpoint(raw: string): { value: string; warning?: strin
     throw new Error(`${JSON.stringify(raw)} must name an absolute socket path ("unix:///...")`);
   }
   return { value: raw };
+}
+
+/** allowedUnsafeSysctls patterns and defaultPodSysctls names, as upstream's config validation. */
+function validateSysctls(
+  cfg: AgentConfig,
+  bad: (key: keyof AgentConfig, message: string) => never,
+): void {
+  const problem = allowlistProblem(cfg.allowedUnsafeSysctls);
+  if (problem) bad("allowedUnsafeSysctls", problem);
+  const names = Object.keys(cfg.defaultPodSysctls);
+  if (names.length === 0) return;
+  if (!featureEnabled(cfg, "DefaultPodSysctls")) {
+    bad(
+      "defaultPodSysctls",
+      "the DefaultPodSysctls feature gate is required for defaultPodSysctls",
+    );
+  }
+  const seen = new Set<string>();
+  for (const raw of names) {
+    const name = normalizeSysctlName(raw);
+    const why = raw.includes("*") ? "patterns are not allowed here" : allowlistProblem([raw]);
+    if (why) bad("defaultPodSysctls", `${JSON.stringify(raw)}: ${why}`);
+    if (seen.has(name)) bad("defaultPodSysctls", `duplicate sysctl ${JSON.stringify(name)}`);
+    seen.add(name);
+  }
 }

@@ -139,6 +139,13 @@ export interface AgentConfig {
    * seccompProfile run with the runtime's default profile instead of unconfined.
    */
   seccompDefault: boolean;
+  /**
+   * --allowed-unsafe-sysctls / allowedUnsafeSysctls: sysctls (or prefixes ending in `*`) pods may
+   * set beyond the safe set; default none.
+   */
+  allowedUnsafeSysctls: string[];
+  /** defaultPodSysctls (file only, with the DefaultPodSysctls gate): sysctls for every pod. */
+  defaultPodSysctls: Record<string, string>;
   /** --tls-cert-file / tlsCertFile: the node API's serving certificate; "" = self-signed. */
   tlsCertFile: string;
   /** --tls-private-key-file / tlsPrivateKeyFile. */

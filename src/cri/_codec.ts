@@ -3,15 +3,18 @@
 // The codec's modules: enums, messages by the RPCs that use them, services (see proto_codec.ts).
 
 export * from "./_codec/enums.ts";
-export * from "./_codec/runtime.ts";
+export * from "./_codec/runtime_1.ts";
+export * from "./_codec/runtime_2.ts";
 export * from "./_codec/sandbox_1.ts";
 export * from "./_codec/sandbox_2.ts";
 export * from "./_codec/sandbox_3.ts";
 export * from "./_codec/sandbox_4.ts";
+export * from "./_codec/sandbox_5.ts";
 export * from "./_codec/container_1.ts";
 export * from "./_codec/container_2.ts";
 export * from "./_codec/container_3.ts";
 export * from "./_codec/container_4.ts";
+export * from "./_codec/container_5.ts";
 export * from "./_codec/streaming.ts";
 export * from "./_codec/stats_1.ts";
 export * from "./_codec/stats_2.ts";

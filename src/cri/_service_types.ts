@@ -9,11 +9,13 @@ import type {
   FilesystemUsage,
   Image,
   ImageSpec,
+  LinuxContainerResources,
   PodSandbox,
   PodSandboxConfig,
   PodSandboxFilter,
   PodSandboxStatus,
-  RuntimeStatus,
+  RuntimeConfigResponse,
+  StatusResponse,
   VersionResponse,
 } from "./types.ts";
 import type {
@@ -72,7 +74,19 @@ export interface RuntimeService {
     timeoutSeconds: number,
     opts?: CallOptions,
   ): Promise<ExecSyncResponse>;
-  status(opts?: CallOptions): Promise<RuntimeStatus>;
+  /** The runtime's conditions, and (CRI 1.30+ runtimes) its handlers and features. */
+  status(opts?: CallOptions): Promise<StatusResponse>;
+  /**
+   * The runtime's own configuration (CRI 1.34+: its cgroup driver). Older runtimes reject it
+   * with an error for which `isUnimplemented` is true.
+   */
+  runtimeConfig(opts?: CallOptions): Promise<RuntimeConfigResponse>;
+  /** Applies new resource limits to a running container (in-place resize). */
+  updateContainerResources(
+    containerId: string,
+    linux: LinuxContainerResources,
+    opts?: CallOptions,
+  ): Promise<void>;
   /** Asks the runtime to reopen the container's log file (after rotation). Errors if not running. */
   reopenContainerLog(containerId: string, opts?: CallOptions): Promise<void>;
   /** Stats of one container; NotFoundError if it does not exist. */

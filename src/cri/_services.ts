@@ -16,8 +16,9 @@ import type {
   PodSandbox,
   PodSandboxStats,
   PodSandboxStatus,
+  RuntimeConfigResponse,
   RuntimeService,
-  RuntimeStatus,
+  StatusResponse,
   StreamingService,
   VersionResponse,
 } from "./types.ts";
@@ -135,7 +136,11 @@ export function runtimeService(deps: ServiceDeps): RuntimeService {
         o,
         timeout > 0 ? plus(deps, timeout) : "none",
       ),
-    status: async (o) => (await call<{ status: RuntimeStatus }>("Status", {}, o)).status,
+    status: (o) => call<StatusResponse>("Status", {}, o),
+    runtimeConfig: (o) => call<RuntimeConfigResponse>("RuntimeConfig", {}, o),
+    updateContainerResources: async (containerId, linux, o) => {
+      await call("UpdateContainerResources", { containerId, linux, annotations: {} }, o);
+    },
     reopenContainerLog: async (containerId, o) => {
       await call("ReopenContainerLog", { containerId }, o);
     },

@@ -44,11 +44,35 @@ export interface PortMapping {
 
 export type NamespaceMode = "POD" | "CONTAINER" | "NODE" | "TARGET";
 
+/** A contiguous ID range: container IDs [containerId, containerId+length) are host IDs from hostId. */
+export interface IDMapping {
+  hostId: number;
+  containerId: number;
+  length: number;
+}
+
+/** The pod's user namespace: NODE (the host's) or POD (a private one, with its mappings). */
+export interface UserNamespace {
+  mode: NamespaceMode;
+  uids?: IDMapping[];
+  gids?: IDMapping[];
+}
+
 export interface NamespaceOption {
   network: NamespaceMode;
   pid: NamespaceMode;
   ipc: NamespaceMode;
   targetId?: string;
+  usernsOptions?: UserNamespace;
+}
+
+export type SupplementalGroupsPolicy = "Merge" | "Strict";
+
+export interface SELinuxOption {
+  user: string;
+  role: string;
+  type: string;
+  level: string;
 }
 
 export interface Int64Value {
@@ -72,6 +96,15 @@ export interface LinuxSandboxSecurityContext {
   supplementalGroups?: number[];
   privileged?: boolean;
   seccomp?: SecurityProfile;
+  selinuxOptions?: SELinuxOption;
+  apparmor?: SecurityProfile;
+  supplementalGroupsPolicy?: SupplementalGroupsPolicy;
+}
+
+export interface HugepageLimit {
+  /** "2MB", "1GB": the hugetlb cgroup's naming. */
+  pageSize: string;
+  limit: number;
 }
 
 export interface LinuxContainerResources {
@@ -82,6 +115,7 @@ export interface LinuxContainerResources {
   oomScoreAdj?: number;
   cpusetCpus?: string;
   cpusetMems?: string;
+  hugepageLimits?: HugepageLimit[];
   unified?: Record<string, string>;
   memorySwapLimitInBytes?: number;
 }
@@ -173,6 +207,14 @@ export interface Mount {
   readonly?: boolean;
   selinuxRelabel?: boolean;
   propagation?: MountPropagation;
+  /** ID-mapped mount (user namespaces): host IDs as the container sees them. */
+  uidMappings?: IDMapping[];
+  gidMappings?: IDMapping[];
+  recursiveReadOnly?: boolean;
+  /** An image volume: the image whose rootfs is mounted (hostPath unused). */
+  image?: ImageSpec;
+  imageSubPath?: string;
+  mountOptions?: string[];
 }
 
 export interface Capability {
@@ -193,6 +235,11 @@ export interface LinuxContainerSecurityContext {
   maskedPaths?: string[];
   readonlyPaths?: string[];
   seccomp?: SecurityProfile;
+  selinuxOptions?: SELinuxOption;
+  apparmor?: SecurityProfile;
+  /** The same profile as `apparmor`, in the annotation syntax older runtimes read. */
+  apparmorProfile?: string;
+  supplementalGroupsPolicy?: SupplementalGroupsPolicy;
 }
 
 export interface LinuxContainerConfig {
@@ -216,7 +263,12 @@ export interface ContainerConfig {
   stdinOnce?: boolean;
   tty?: boolean;
   linux?: LinuxContainerConfig;
+  /** The signal the runtime stops the container with; SIGNAL_RUNTIME_DEFAULT (the image's) if unset. */
+  stopSignal?: Signal;
 }
+
+/** CRI Signal names: SIGNAL_RUNTIME_DEFAULT, or SIGNAL_ and the Linux signal name (SIGNAL_SIGTERM). */
+export type Signal = string;
 
 export type ContainerState =
   | "CONTAINER_CREATED"
@@ -252,6 +304,11 @@ export interface ContainerStatus {
   annotations: Labels;
   mounts: Mount[];
   logPath: string;
+  /** The resources the runtime applied (containerd 1.6+). */
+  resources?: { linux?: LinuxContainerResources };
+  /** The identity of the container's first process (runtimes that report it: containerd 2). */
+  user?: { linux?: { uid: number; gid: number; supplementalGroups: number[] } };
+  stopSignal?: Signal;
 }
 
 export interface ContainerFilter {
@@ -276,6 +333,35 @@ export interface RuntimeCondition {
 
 export interface RuntimeStatus {
   conditions: RuntimeCondition[];
+}
+
+export interface RuntimeHandlerFeatures {
+  recursiveReadOnlyMounts: boolean;
+  userNamespaces: boolean;
+}
+
+/** A runtime handler (a RuntimeClass's `handler`); "" is the default handler. */
+export interface RuntimeHandler {
+  name: string;
+  features?: RuntimeHandlerFeatures;
+}
+
+export interface RuntimeFeatures {
+  supplementalGroupsPolicy: boolean;
+  userNamespacesHostNetwork: boolean;
+  mountOptions: boolean;
+}
+
+/** CRI StatusResponse: conditions, and (CRI 1.30+) the handlers and features the runtime serves. */
+export interface StatusResponse {
+  status?: RuntimeStatus;
+  runtimeHandlers: RuntimeHandler[];
+  features?: RuntimeFeatures;
+}
+
+/** CRI RuntimeConfig (1.34+ runtimes): the cgroup driver the runtime uses. */
+export interface RuntimeConfigResponse {
+  linux?: { cgroupDriver: "SYSTEMD" | "CGROUPFS" };
 }
 
 // ---- images ----

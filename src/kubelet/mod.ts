@@ -15,3 +15,8 @@ export { PodManager } from "./pod_manager.ts";
 export type { PodChanges } from "./pod_manager.ts";
 export { StatusManager } from "./status_manager.ts";
 export { computePodStatus, qosClass } from "./_pod_status.ts";
+export {
+  handlerSupportsUserNamespaces,
+  type RuntimeCapabilities,
+  RuntimeState,
+} from "./runtime_state.ts";

@@ -25,7 +25,13 @@ import {
 } from "./_labels.ts";
 import type { ImageUser } from "./_image_puller.ts";
 import { linuxResources, type LinuxResourcesOptions } from "./_resources.ts";
-import { podHostnameAndDomain, podNamespaces, podSupplementalGroups } from "./_sandbox_config.ts";
+import {
+  podHostnameAndDomain,
+  podNamespaces,
+  podSupplementalGroups,
+  seLinuxOption,
+} from "./_sandbox_config.ts";
+import { containerAppArmor } from "./_apparmor.ts";
 import { containerSeccomp, type SeccompOptions } from "./_seccomp.ts";
 
 export interface ContainerConfigOptions {
@@ -193,6 +199,12 @@ export function containerSecurityContext(
   }
   const groups = podSupplementalGroups(pod);
   if (groups.length) out.supplementalGroups = groups;
+  if (pod.spec?.securityContext?.supplementalGroupsPolicy === "Strict") {
+    out.supplementalGroupsPolicy = "Strict";
+  }
+  if (sc.seLinuxOptions) out.selinuxOptions = seLinuxOption(sc.seLinuxOptions);
+  const apparmor = containerAppArmor(pod, container);
+  if (apparmor) Object.assign(out, apparmor);
   return out;
 }
 

@@ -10,11 +10,13 @@ import type {
   PodSandboxConfig,
   PortMapping,
   Protocol,
+  SELinuxOption,
 } from "../cri/types.ts";
 import { ConfigError } from "../util/errors.ts";
 import { pathComponent } from "../util/path_component.ts";
 import { sandboxAnnotations, sandboxLabels } from "./_labels.ts";
 import { sandboxSeccomp } from "./_seccomp.ts";
+import { podSysctls } from "./_sysctls.ts";
 
 export interface SandboxConfigOptions {
   /** Root of pod log dirs (/var/log/pods); the pod's is <podLogsDir>/<ns>_<name>_<uid>. */
@@ -31,6 +33,8 @@ export interface SandboxConfigOptions {
   /** Node IPs, used only with resolvConf "". */
   nodeIPs?: string[];
   cgroupParent?: string;
+  /** defaultPodSysctls (the DefaultPodSysctls gate): sysctls every pod gets unless it sets them. */
+  defaultPodSysctls?: Readonly<Record<string, string>>;
 }
 
 const MAX_DNS_NAMESERVERS = 3;
@@ -251,7 +255,17 @@ function sandboxSecurityContext(pod: V1Pod): LinuxSandboxSecurityContext {
   }
   const groups = podSupplementalGroups(pod);
   if (groups.length) out.supplementalGroups = groups;
+  if (sc?.supplementalGroupsPolicy === "Strict") out.supplementalGroupsPolicy = "Strict";
+  const se = sc?.seLinuxOptions;
+  if (se) out.selinuxOptions = seLinuxOption(se);
   return out;
+}
+
+/** The CRI's SELinux label: every part sent, empty when the pod leaves it to the runtime. */
+export function seLinuxOption(
+  se: { user?: string; role?: string; type?: string; level?: string },
+): SELinuxOption {
+  return { user: se.user ?? "", role: se.role ?? "", type: se.type ?? "", level: se.level ?? "" };
 }
 
 /**
@@ -275,8 +289,7 @@ export function buildSandboxConfig(
   if (!pod.spec?.hostNetwork) config.hostname = kernelHostname(pod, opts.clusterDomain);
   const ports = podPortMappings(pod);
   if (ports.length) config.portMappings = ports;
-  const sysctls: Record<string, string> = {};
-  for (const s of pod.spec?.securityContext?.sysctls ?? []) sysctls[s.name] = s.value;
+  const sysctls = podSysctls(pod, opts.defaultPodSysctls);
   config.linux = { securityContext: sandboxSecurityContext(pod), sysctls };
   if (opts.cgroupParent) config.linux.cgroupParent = opts.cgroupParent;
   return config;

@@ -49,3 +49,5 @@ export { toRunningPod } from "./_status.ts";
 export { type EnvObjects, EnvSourceError } from "./_env.ts";
 export { downwardAPIValues } from "./_downward_api.ts";
 export { type ServiceLookup, ServicesNotSyncedError } from "./_service_env.ts";
+export { normalizeSysctlName, podSysctls } from "./_sysctls.ts";
+export { appArmorProfileOf, appArmorRequired, containerAppArmor } from "./_apparmor.ts";

@@ -224,9 +224,6 @@ function validateRecursiveReadOnly(
         "may only be specified when mountPropagation is None or not specified",
       );
     }
-    // Enabled must fail rather than fall back; denolet's mounts are never recursively
-    // read-only, so the container could never start.
-    errs.forbidden(`${mp}.recursiveReadOnly`, "recursive read-only mounts are not supported");
   }
 }
 

@@ -39,7 +39,11 @@ logging:
   verbosity: 3
 featureGates:
   EventedPLEG: false
+  DefaultPodSysctls: true
 seccompDefault: true
+allowedUnsafeSysctls: ["kernel.msg*"]
+defaultPodSysctls:
+  net.ipv4.tcp_syncookies: "0"
 `),
   );
   assert.deepEqual(warnings, []);
@@ -68,8 +72,10 @@ seccompDefault: true
     resolvConf: "/run/systemd/resolve/resolv.conf",
     podInfraContainerImage: "",
     verbosity: 3,
-    featureGates: { EventedPLEG: false },
+    featureGates: { EventedPLEG: false, DefaultPodSysctls: true },
     seccompDefault: true,
+    allowedUnsafeSysctls: ["kernel.msg*"],
+    defaultPodSysctls: { "net.ipv4.tcp_syncookies": "0" },
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...CLUSTER_DEFAULTS,
@@ -300,4 +306,26 @@ Deno.test("the config file is YAML 1.1, as the kubelet reads it: no and yes are 
     /expected a string, got boolean false \(quote it: YAML 1.1 reads unquoted yes, no/,
     file("cgroupDriver: no\n"),
   );
+});
+
+Deno.test("sysctl settings are checked as upstream's config validation checks them", async () => {
+  await fails(
+    CONFIG,
+    "/etc/kubernetes/kubelet.yaml: allowedUnsafeSysctls",
+    /"kernel.panic" are not known to be namespaced/,
+    file("allowedUnsafeSysctls: [kernel.panic]\n"),
+  );
+  await fails(
+    CONFIG,
+    "/etc/kubernetes/kubelet.yaml: defaultPodSysctls",
+    /DefaultPodSysctls feature gate is required/,
+    file('defaultPodSysctls: {net.ipv4.tcp_syncookies: "0"}\n'),
+  );
+  await fails(
+    CONFIG,
+    "/etc/kubernetes/kubelet.yaml: defaultPodSysctls",
+    /"vm.swappiness": the sysctls "vm.swappiness" are not known to be namespaced/,
+    file('featureGates: {DefaultPodSysctls: true}\ndefaultPodSysctls: {vm.swappiness: "1"}\n'),
+  );
+  await fails(["--allowed-unsafe-sysctls=net.*,Bad"], "--allowed-unsafe-sysctls", /must have/);
 });

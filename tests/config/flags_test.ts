@@ -35,6 +35,8 @@ Deno.test("loadConfig without arguments gives the upstream flag defaults", async
     verbosity: 0,
     featureGates: {},
     seccompDefault: false,
+    allowedUnsafeSysctls: [],
+    defaultPodSysctls: {},
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...CLUSTER_DEFAULTS,
@@ -67,6 +69,7 @@ Deno.test("every flag sets its field, in both --flag=value and --flag value form
     ["pod-infra-container-image", "registry.k8s.io/pause:3.10"],
     ["v", "4"],
     ["feature-gates", "EventedPLEG=false"],
+    ["allowed-unsafe-sysctls", "kernel.msg*,net.core.somaxconn"],
   ];
   const expected = {
     staticPodPath: "/etc/kubernetes/manifests",
@@ -95,6 +98,8 @@ Deno.test("every flag sets its field, in both --flag=value and --flag value form
     verbosity: 4,
     featureGates: { EventedPLEG: false },
     seccompDefault: false,
+    allowedUnsafeSysctls: ["kernel.msg*", "net.core.somaxconn"],
+    defaultPodSysctls: {},
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...CLUSTER_DEFAULTS,

@@ -26,7 +26,8 @@ Deno.test("CRI client drives a sandbox and a container on containerd", async () 
     const v = await runtime.version();
     assert.equal(v.runtimeName, "containerd");
     assert.equal(v.runtimeApiVersion, "v1");
-    const conditions = (await runtime.status()).conditions;
+    const status = await runtime.status();
+    const conditions = status.status?.conditions ?? [];
     assert.equal(conditions.find((c) => c.type === "RuntimeReady")?.status, true);
 
     assert.ok(await image.imageStatus({ image: rt.images.busybox }));

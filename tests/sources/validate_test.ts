@@ -502,13 +502,14 @@ const MALFORMED: Array<[string, (p: Json) => void, string]> = [
         mountPath: "/d",
         readOnly: true,
         recursiveReadOnly: "Enabled",
+        mountPropagation: "HostToContainer",
       }),
     `${c0}.volumeMounts[0].recursiveReadOnly: Forbidden`,
   ],
   [
-    "a user namespace this node cannot create",
-    (p) => set(p, "spec.hostUsers", false),
-    "spec.hostUsers: Forbidden",
+    "a user namespace with the host's network",
+    (p) => set(set(p, "spec.hostUsers", false), "spec.hostNetwork", true),
+    "spec.hostNetwork: Forbidden",
   ],
   ["a windows pod", (p) => set(p, "spec.os", { name: "windows" }), "spec.os.name: Forbidden"],
   [

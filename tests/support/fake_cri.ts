@@ -39,14 +39,19 @@ import type {
   ImageService,
   ImageSpec,
   Labels,
+  LinuxContainerResources,
   PodSandbox,
   PodSandboxConfig,
   PodSandboxFilter,
   PodSandboxStats,
   PodSandboxStatsFilter,
   PodSandboxStatus,
+  RuntimeConfigResponse,
+  RuntimeFeatures,
+  RuntimeHandler,
   RuntimeService,
   RuntimeStatus,
+  StatusResponse,
   VersionResponse,
 } from "../../src/cri/types.ts";
 import { type Clock, FakeClock } from "../../src/util/clock.ts";
@@ -102,6 +107,17 @@ export class FakeRuntime implements RuntimeService, ImageService {
       { type: "NetworkReady", status: true, reason: "", message: "" },
     ],
   };
+  /** Returned by status(): the handlers the fake serves (containerd 2's shape by default). */
+  runtimeHandlers: RuntimeHandler[] = [
+    { name: "", features: { recursiveReadOnlyMounts: true, userNamespaces: true } },
+    { name: "runc", features: { recursiveReadOnlyMounts: true, userNamespaces: true } },
+  ];
+  runtimeFeatures: RuntimeFeatures = {
+    supplementalGroupsPolicy: true,
+    userNamespacesHostNetwork: false,
+    mountOptions: false,
+  };
+  runtimeConfigResponse: RuntimeConfigResponse = { linux: { cgroupDriver: "CGROUPFS" } };
 
   readonly #clock: Clock;
   readonly #images = new FakeImageStore();
@@ -357,8 +373,27 @@ export class FakeRuntime implements RuntimeService, ImageService {
     });
   }
 
-  status(opts?: CallOptions): Promise<RuntimeStatus> {
-    return this.#call("status", [opts], () => this.runtimeStatus);
+  status(opts?: CallOptions): Promise<StatusResponse> {
+    return this.#call("status", [opts], () => ({
+      status: this.runtimeStatus,
+      runtimeHandlers: this.runtimeHandlers,
+      features: this.runtimeFeatures,
+    }));
+  }
+
+  runtimeConfig(opts?: CallOptions): Promise<RuntimeConfigResponse> {
+    return this.#call("runtimeConfig", [opts], () => this.runtimeConfigResponse);
+  }
+
+  updateContainerResources(
+    containerId: string,
+    linux: LinuxContainerResources,
+    opts?: CallOptions,
+  ): Promise<void> {
+    return this.#call("updateContainerResources", [containerId, linux, opts], () => {
+      const c = this.#container(containerId);
+      c.config = { ...c.config, linux: { ...c.config.linux, resources: linux } };
+    });
   }
 
   reopenContainerLog(containerId: string, opts?: CallOptions): Promise<void> {

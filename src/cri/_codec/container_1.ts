@@ -11,13 +11,7 @@ import {
   writeStringMap,
 } from "../_wire.ts";
 import { MountPropagation_NAMES, MountPropagation_VALUES } from "./enums.ts";
-import {
-  decodeInt64Value,
-  decodeNamespaceOption,
-  encodeInt64Value,
-  encodeNamespaceOption,
-} from "./sandbox_1.ts";
-import { decodeSecurityProfile, encodeSecurityProfile } from "./sandbox_2.ts";
+import { decodeIDMapping, encodeIDMapping } from "./sandbox_1.ts";
 
 /** A message as the agent passes it: plain fields in lowerCamelCase. */
 type Msg = Record<string, any>;
@@ -104,6 +98,42 @@ export function encodeMount(w: ProtoWriter, m: Msg): void {
     w.tag(5, 0);
     w.int32(enumValue(MountPropagation_VALUES, v, "MountPropagation"));
   }
+  if ((v = m.uidMappings) != null) {
+    for (const x of v) {
+      w.tag(6, 2);
+      const at = w.open();
+      encodeIDMapping(w, x);
+      w.close(at);
+    }
+  }
+  if ((v = m.gidMappings) != null) {
+    for (const x of v) {
+      w.tag(7, 2);
+      const at = w.open();
+      encodeIDMapping(w, x);
+      w.close(at);
+    }
+  }
+  if ((v = m.recursiveReadOnly) != null && v !== false) {
+    w.tag(8, 0);
+    w.bool(v);
+  }
+  if ((v = m.image) != null) {
+    w.tag(9, 2);
+    const at = w.open();
+    encodeImageSpec(w, v);
+    w.close(at);
+  }
+  if ((v = m.imageSubPath) != null && v !== "") {
+    w.tag(10, 2);
+    w.string(v);
+  }
+  if ((v = m.mountOptions) != null) {
+    for (const x of v) {
+      w.tag(11, 2);
+      w.string(x);
+    }
+  }
 }
 
 export function decodeMount(r: ProtoReader, end: number): Msg {
@@ -113,6 +143,11 @@ export function decodeMount(r: ProtoReader, end: number): Msg {
     readonly: false,
     selinuxRelabel: false,
     propagation: "PROPAGATION_PRIVATE",
+    uidMappings: [],
+    gidMappings: [],
+    recursiveReadOnly: false,
+    imageSubPath: "",
+    mountOptions: [],
   };
   while (r.pos < end) {
     const t = r.uint32();
@@ -131,6 +166,24 @@ export function decodeMount(r: ProtoReader, end: number): Msg {
         break;
       case 40:
         m.propagation = enumName(MountPropagation_NAMES, r.int32());
+        break;
+      case 50:
+        m.uidMappings.push(decodeIDMapping(r, r.end()));
+        break;
+      case 58:
+        m.gidMappings.push(decodeIDMapping(r, r.end()));
+        break;
+      case 64:
+        m.recursiveReadOnly = r.bool();
+        break;
+      case 74:
+        m.image = decodeImageSpec(r, r.end());
+        break;
+      case 82:
+        m.imageSubPath = r.string();
+        break;
+      case 90:
+        m.mountOptions.push(r.string());
         break;
       default:
         r.skip(t & 7);
@@ -166,136 +219,6 @@ export function decodeCapability(r: ProtoReader, end: number): Msg {
         break;
       case 18:
         m.dropCapabilities.push(r.string());
-        break;
-      default:
-        r.skip(t & 7);
-    }
-  }
-  return m;
-}
-
-/** runtime.v1.LinuxContainerSecurityContext */
-export function encodeLinuxContainerSecurityContext(w: ProtoWriter, m: Msg): void {
-  let v: any;
-  if ((v = m.capabilities) != null) {
-    w.tag(1, 2);
-    const at = w.open();
-    encodeCapability(w, v);
-    w.close(at);
-  }
-  if ((v = m.privileged) != null && v !== false) {
-    w.tag(2, 0);
-    w.bool(v);
-  }
-  if ((v = m.namespaceOptions) != null) {
-    w.tag(3, 2);
-    const at = w.open();
-    encodeNamespaceOption(w, v);
-    w.close(at);
-  }
-  if ((v = m.runAsUser) != null) {
-    w.tag(5, 2);
-    const at = w.open();
-    encodeInt64Value(w, v);
-    w.close(at);
-  }
-  if ((v = m.runAsUsername) != null && v !== "") {
-    w.tag(6, 2);
-    w.string(v);
-  }
-  if ((v = m.readonlyRootfs) != null && v !== false) {
-    w.tag(7, 0);
-    w.bool(v);
-  }
-  if ((v = m.supplementalGroups) != null && v.length > 0) {
-    w.tag(8, 2);
-    const at = w.open();
-    for (const x of v) w.int64(x);
-    w.close(at);
-  }
-  if ((v = m.noNewPrivs) != null && v !== false) {
-    w.tag(11, 0);
-    w.bool(v);
-  }
-  if ((v = m.runAsGroup) != null) {
-    w.tag(12, 2);
-    const at = w.open();
-    encodeInt64Value(w, v);
-    w.close(at);
-  }
-  if ((v = m.maskedPaths) != null) {
-    for (const x of v) {
-      w.tag(13, 2);
-      w.string(x);
-    }
-  }
-  if ((v = m.readonlyPaths) != null) {
-    for (const x of v) {
-      w.tag(14, 2);
-      w.string(x);
-    }
-  }
-  if ((v = m.seccomp) != null) {
-    w.tag(15, 2);
-    const at = w.open();
-    encodeSecurityProfile(w, v);
-    w.close(at);
-  }
-}
-
-export function decodeLinuxContainerSecurityContext(r: ProtoReader, end: number): Msg {
-  const m: Msg = {
-    privileged: false,
-    runAsUsername: "",
-    readonlyRootfs: false,
-    supplementalGroups: [],
-    noNewPrivs: false,
-    maskedPaths: [],
-    readonlyPaths: [],
-  };
-  while (r.pos < end) {
-    const t = r.uint32();
-    switch (t) {
-      case 10:
-        m.capabilities = decodeCapability(r, r.end());
-        break;
-      case 16:
-        m.privileged = r.bool();
-        break;
-      case 26:
-        m.namespaceOptions = decodeNamespaceOption(r, r.end());
-        break;
-      case 42:
-        m.runAsUser = decodeInt64Value(r, r.end());
-        break;
-      case 50:
-        m.runAsUsername = r.string();
-        break;
-      case 56:
-        m.readonlyRootfs = r.bool();
-        break;
-      case 64:
-        m.supplementalGroups.push(r.int64());
-        break;
-      case 66: {
-        const e = r.end();
-        while (r.pos < e) m.supplementalGroups.push(r.int64());
-        break;
-      }
-      case 88:
-        m.noNewPrivs = r.bool();
-        break;
-      case 98:
-        m.runAsGroup = decodeInt64Value(r, r.end());
-        break;
-      case 106:
-        m.maskedPaths.push(r.string());
-        break;
-      case 114:
-        m.readonlyPaths.push(r.string());
-        break;
-      case 122:
-        m.seccomp = decodeSecurityProfile(r, r.end());
         break;
       default:
         r.skip(t & 7);

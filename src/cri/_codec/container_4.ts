@@ -11,242 +11,14 @@ import {
   writeStringMap,
 } from "../_wire.ts";
 import { ContainerState_NAMES, ContainerState_VALUES } from "./enums.ts";
-import { decodeImageSpec, decodeMount, encodeImageSpec, encodeMount } from "./container_1.ts";
-import { decodeContainerMetadata, encodeContainerMetadata } from "./container_2.ts";
-import { decodeContainer, encodeContainer } from "./container_3.ts";
+import { decodeImageSpec, encodeImageSpec } from "./container_1.ts";
+import { decodeContainerMetadata, encodeContainerMetadata } from "./container_3.ts";
 
 /** A message as the agent passes it: plain fields in lowerCamelCase. */
 type Msg = Record<string, any>;
 
-/** runtime.v1.ListContainersResponse */
-export function encodeListContainersResponse(w: ProtoWriter, m: Msg): void {
-  let v: any;
-  if ((v = m.containers) != null) {
-    for (const x of v) {
-      w.tag(1, 2);
-      const at = w.open();
-      encodeContainer(w, x);
-      w.close(at);
-    }
-  }
-}
-
-export function decodeListContainersResponse(r: ProtoReader, end: number): Msg {
-  const m: Msg = { containers: [] };
-  while (r.pos < end) {
-    const t = r.uint32();
-    switch (t) {
-      case 10:
-        m.containers.push(decodeContainer(r, r.end()));
-        break;
-      default:
-        r.skip(t & 7);
-    }
-  }
-  return m;
-}
-
-/** runtime.v1.ContainerStatusRequest */
-export function encodeContainerStatusRequest(w: ProtoWriter, m: Msg): void {
-  let v: any;
-  if ((v = m.containerId) != null && v !== "") {
-    w.tag(1, 2);
-    w.string(v);
-  }
-  if ((v = m.verbose) != null && v !== false) {
-    w.tag(2, 0);
-    w.bool(v);
-  }
-}
-
-export function decodeContainerStatusRequest(r: ProtoReader, end: number): Msg {
-  const m: Msg = { containerId: "", verbose: false };
-  while (r.pos < end) {
-    const t = r.uint32();
-    switch (t) {
-      case 10:
-        m.containerId = r.string();
-        break;
-      case 16:
-        m.verbose = r.bool();
-        break;
-      default:
-        r.skip(t & 7);
-    }
-  }
-  return m;
-}
-
-/** runtime.v1.ContainerStatus */
-export function encodeContainerStatus(w: ProtoWriter, m: Msg): void {
-  let v: any;
-  if ((v = m.id) != null && v !== "") {
-    w.tag(1, 2);
-    w.string(v);
-  }
-  if ((v = m.metadata) != null) {
-    w.tag(2, 2);
-    const at = w.open();
-    encodeContainerMetadata(w, v);
-    w.close(at);
-  }
-  if ((v = m.state) != null) {
-    w.tag(3, 0);
-    w.int32(enumValue(ContainerState_VALUES, v, "ContainerState"));
-  }
-  if ((v = m.createdAt) != null && v !== 0) {
-    w.tag(4, 0);
-    w.int64(v);
-  }
-  if ((v = m.startedAt) != null && v !== 0) {
-    w.tag(5, 0);
-    w.int64(v);
-  }
-  if ((v = m.finishedAt) != null && v !== 0) {
-    w.tag(6, 0);
-    w.int64(v);
-  }
-  if ((v = m.exitCode) != null && v !== 0) {
-    w.tag(7, 0);
-    w.int32(v);
-  }
-  if ((v = m.image) != null) {
-    w.tag(8, 2);
-    const at = w.open();
-    encodeImageSpec(w, v);
-    w.close(at);
-  }
-  if ((v = m.imageRef) != null && v !== "") {
-    w.tag(9, 2);
-    w.string(v);
-  }
-  if ((v = m.reason) != null && v !== "") {
-    w.tag(10, 2);
-    w.string(v);
-  }
-  if ((v = m.message) != null && v !== "") {
-    w.tag(11, 2);
-    w.string(v);
-  }
-  if ((v = m.labels) != null) writeStringMap(w, 12, v);
-  if ((v = m.annotations) != null) writeStringMap(w, 13, v);
-  if ((v = m.mounts) != null) {
-    for (const x of v) {
-      w.tag(14, 2);
-      const at = w.open();
-      encodeMount(w, x);
-      w.close(at);
-    }
-  }
-  if ((v = m.logPath) != null && v !== "") {
-    w.tag(15, 2);
-    w.string(v);
-  }
-}
-
-export function decodeContainerStatus(r: ProtoReader, end: number): Msg {
-  const m: Msg = {
-    id: "",
-    state: "CONTAINER_CREATED",
-    createdAt: 0,
-    startedAt: 0,
-    finishedAt: 0,
-    exitCode: 0,
-    imageRef: "",
-    reason: "",
-    message: "",
-    labels: {},
-    annotations: {},
-    mounts: [],
-    logPath: "",
-  };
-  while (r.pos < end) {
-    const t = r.uint32();
-    switch (t) {
-      case 10:
-        m.id = r.string();
-        break;
-      case 18:
-        m.metadata = decodeContainerMetadata(r, r.end());
-        break;
-      case 24:
-        m.state = enumName(ContainerState_NAMES, r.int32());
-        break;
-      case 32:
-        m.createdAt = r.int64();
-        break;
-      case 40:
-        m.startedAt = r.int64();
-        break;
-      case 48:
-        m.finishedAt = r.int64();
-        break;
-      case 56:
-        m.exitCode = r.int32();
-        break;
-      case 66:
-        m.image = decodeImageSpec(r, r.end());
-        break;
-      case 74:
-        m.imageRef = r.string();
-        break;
-      case 82:
-        m.reason = r.string();
-        break;
-      case 90:
-        m.message = r.string();
-        break;
-      case 98:
-        readStringMapEntry(r, m.labels);
-        break;
-      case 106:
-        readStringMapEntry(r, m.annotations);
-        break;
-      case 114:
-        m.mounts.push(decodeMount(r, r.end()));
-        break;
-      case 122:
-        m.logPath = r.string();
-        break;
-      default:
-        r.skip(t & 7);
-    }
-  }
-  return m;
-}
-
-/** runtime.v1.ContainerStatusResponse */
-export function encodeContainerStatusResponse(w: ProtoWriter, m: Msg): void {
-  let v: any;
-  if ((v = m.status) != null) {
-    w.tag(1, 2);
-    const at = w.open();
-    encodeContainerStatus(w, v);
-    w.close(at);
-  }
-  if ((v = m.info) != null) writeStringMap(w, 2, v);
-}
-
-export function decodeContainerStatusResponse(r: ProtoReader, end: number): Msg {
-  const m: Msg = { info: {} };
-  while (r.pos < end) {
-    const t = r.uint32();
-    switch (t) {
-      case 10:
-        m.status = decodeContainerStatus(r, r.end());
-        break;
-      case 18:
-        readStringMapEntry(r, m.info);
-        break;
-      default:
-        r.skip(t & 7);
-    }
-  }
-  return m;
-}
-
-/** runtime.v1.ReopenContainerLogRequest */
-export function encodeReopenContainerLogRequest(w: ProtoWriter, m: Msg): void {
+/** runtime.v1.StartContainerRequest */
+export function encodeStartContainerRequest(w: ProtoWriter, m: Msg): void {
   let v: any;
   if ((v = m.containerId) != null && v !== "") {
     w.tag(1, 2);
@@ -254,7 +26,7 @@ export function encodeReopenContainerLogRequest(w: ProtoWriter, m: Msg): void {
   }
 }
 
-export function decodeReopenContainerLogRequest(r: ProtoReader, end: number): Msg {
+export function decodeStartContainerRequest(r: ProtoReader, end: number): Msg {
   const m: Msg = { containerId: "" };
   while (r.pos < end) {
     const t = r.uint32();
@@ -269,15 +41,282 @@ export function decodeReopenContainerLogRequest(r: ProtoReader, end: number): Ms
   return m;
 }
 
-/** runtime.v1.ReopenContainerLogResponse */
-export function encodeReopenContainerLogResponse(_w: ProtoWriter, _m: Msg): void {
+/** runtime.v1.StartContainerResponse */
+export function encodeStartContainerResponse(_w: ProtoWriter, _m: Msg): void {
 }
 
-export function decodeReopenContainerLogResponse(r: ProtoReader, end: number): Msg {
+export function decodeStartContainerResponse(r: ProtoReader, end: number): Msg {
   const m: Msg = {};
   while (r.pos < end) {
     const t = r.uint32();
     switch (t) {
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.StopContainerRequest */
+export function encodeStopContainerRequest(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.containerId) != null && v !== "") {
+    w.tag(1, 2);
+    w.string(v);
+  }
+  if ((v = m.timeout) != null && v !== 0) {
+    w.tag(2, 0);
+    w.int64(v);
+  }
+}
+
+export function decodeStopContainerRequest(r: ProtoReader, end: number): Msg {
+  const m: Msg = { containerId: "", timeout: 0 };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 10:
+        m.containerId = r.string();
+        break;
+      case 16:
+        m.timeout = r.int64();
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.StopContainerResponse */
+export function encodeStopContainerResponse(_w: ProtoWriter, _m: Msg): void {
+}
+
+export function decodeStopContainerResponse(r: ProtoReader, end: number): Msg {
+  const m: Msg = {};
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.RemoveContainerRequest */
+export function encodeRemoveContainerRequest(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.containerId) != null && v !== "") {
+    w.tag(1, 2);
+    w.string(v);
+  }
+}
+
+export function decodeRemoveContainerRequest(r: ProtoReader, end: number): Msg {
+  const m: Msg = { containerId: "" };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 10:
+        m.containerId = r.string();
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.RemoveContainerResponse */
+export function encodeRemoveContainerResponse(_w: ProtoWriter, _m: Msg): void {
+}
+
+export function decodeRemoveContainerResponse(r: ProtoReader, end: number): Msg {
+  const m: Msg = {};
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.ContainerStateValue */
+export function encodeContainerStateValue(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.state) != null) {
+    w.tag(1, 0);
+    w.int32(enumValue(ContainerState_VALUES, v, "ContainerState"));
+  }
+}
+
+export function decodeContainerStateValue(r: ProtoReader, end: number): Msg {
+  const m: Msg = { state: "CONTAINER_CREATED" };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 8:
+        m.state = enumName(ContainerState_NAMES, r.int32());
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.ContainerFilter */
+export function encodeContainerFilter(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.id) != null && v !== "") {
+    w.tag(1, 2);
+    w.string(v);
+  }
+  if ((v = m.state) != null) {
+    w.tag(2, 2);
+    const at = w.open();
+    encodeContainerStateValue(w, v);
+    w.close(at);
+  }
+  if ((v = m.podSandboxId) != null && v !== "") {
+    w.tag(3, 2);
+    w.string(v);
+  }
+  if ((v = m.labelSelector) != null) writeStringMap(w, 4, v);
+}
+
+export function decodeContainerFilter(r: ProtoReader, end: number): Msg {
+  const m: Msg = { id: "", podSandboxId: "", labelSelector: {} };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 10:
+        m.id = r.string();
+        break;
+      case 18:
+        m.state = decodeContainerStateValue(r, r.end());
+        break;
+      case 26:
+        m.podSandboxId = r.string();
+        break;
+      case 34:
+        readStringMapEntry(r, m.labelSelector);
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.ListContainersRequest */
+export function encodeListContainersRequest(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.filter) != null) {
+    w.tag(1, 2);
+    const at = w.open();
+    encodeContainerFilter(w, v);
+    w.close(at);
+  }
+}
+
+export function decodeListContainersRequest(r: ProtoReader, end: number): Msg {
+  const m: Msg = {};
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 10:
+        m.filter = decodeContainerFilter(r, r.end());
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.Container */
+export function encodeContainer(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.id) != null && v !== "") {
+    w.tag(1, 2);
+    w.string(v);
+  }
+  if ((v = m.podSandboxId) != null && v !== "") {
+    w.tag(2, 2);
+    w.string(v);
+  }
+  if ((v = m.metadata) != null) {
+    w.tag(3, 2);
+    const at = w.open();
+    encodeContainerMetadata(w, v);
+    w.close(at);
+  }
+  if ((v = m.image) != null) {
+    w.tag(4, 2);
+    const at = w.open();
+    encodeImageSpec(w, v);
+    w.close(at);
+  }
+  if ((v = m.imageRef) != null && v !== "") {
+    w.tag(5, 2);
+    w.string(v);
+  }
+  if ((v = m.state) != null) {
+    w.tag(6, 0);
+    w.int32(enumValue(ContainerState_VALUES, v, "ContainerState"));
+  }
+  if ((v = m.createdAt) != null && v !== 0) {
+    w.tag(7, 0);
+    w.int64(v);
+  }
+  if ((v = m.labels) != null) writeStringMap(w, 8, v);
+  if ((v = m.annotations) != null) writeStringMap(w, 9, v);
+}
+
+export function decodeContainer(r: ProtoReader, end: number): Msg {
+  const m: Msg = {
+    id: "",
+    podSandboxId: "",
+    imageRef: "",
+    state: "CONTAINER_CREATED",
+    createdAt: 0,
+    labels: {},
+    annotations: {},
+  };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 10:
+        m.id = r.string();
+        break;
+      case 18:
+        m.podSandboxId = r.string();
+        break;
+      case 26:
+        m.metadata = decodeContainerMetadata(r, r.end());
+        break;
+      case 34:
+        m.image = decodeImageSpec(r, r.end());
+        break;
+      case 42:
+        m.imageRef = r.string();
+        break;
+      case 48:
+        m.state = enumName(ContainerState_NAMES, r.int32());
+        break;
+      case 56:
+        m.createdAt = r.int64();
+        break;
+      case 66:
+        readStringMapEntry(r, m.labels);
+        break;
+      case 74:
+        readStringMapEntry(r, m.annotations);
+        break;
       default:
         r.skip(t & 7);
     }

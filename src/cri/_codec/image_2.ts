@@ -3,7 +3,7 @@
 // deno-lint-ignore-file no-explicit-any
 
 import type { ProtoReader, ProtoWriter } from "../_wire.ts";
-import { decodePodSandboxConfig, encodePodSandboxConfig } from "./sandbox_2.ts";
+import { decodePodSandboxConfig, encodePodSandboxConfig } from "./sandbox_3.ts";
 import { decodeImageSpec, encodeImageSpec } from "./container_1.ts";
 import { decodeFilesystemUsage, encodeFilesystemUsage } from "./stats_2.ts";
 

@@ -5,23 +5,27 @@ import type { ServiceDefinition } from "@grpc/grpc-js";
 import { deserializer, serializer } from "../_wire.ts";
 import {
   decodeStatusRequest,
-  decodeStatusResponse,
   decodeVersionRequest,
   decodeVersionResponse,
   encodeStatusRequest,
-  encodeStatusResponse,
   encodeVersionRequest,
   encodeVersionResponse,
-} from "./runtime.ts";
+} from "./runtime_1.ts";
 import {
-  decodePodSandboxStatusRequest,
+  decodeRuntimeConfigRequest,
+  decodeRuntimeConfigResponse,
+  decodeStatusResponse,
+  encodeRuntimeConfigRequest,
+  encodeRuntimeConfigResponse,
+  encodeStatusResponse,
+} from "./runtime_2.ts";
+import {
   decodeRemovePodSandboxRequest,
   decodeRemovePodSandboxResponse,
   decodeRunPodSandboxRequest,
   decodeRunPodSandboxResponse,
   decodeStopPodSandboxRequest,
   decodeStopPodSandboxResponse,
-  encodePodSandboxStatusRequest,
   encodeRemovePodSandboxRequest,
   encodeRemovePodSandboxResponse,
   encodeRunPodSandboxRequest,
@@ -30,35 +34,47 @@ import {
   encodeStopPodSandboxResponse,
 } from "./sandbox_3.ts";
 import {
-  decodeListPodSandboxRequest,
-  decodeListPodSandboxResponse,
+  decodePodSandboxStatusRequest,
   decodePodSandboxStatusResponse,
-  encodeListPodSandboxRequest,
-  encodeListPodSandboxResponse,
+  encodePodSandboxStatusRequest,
   encodePodSandboxStatusResponse,
 } from "./sandbox_4.ts";
 import {
+  decodeListPodSandboxRequest,
+  decodeListPodSandboxResponse,
+  decodeUpdatePodSandboxResourcesRequest,
+  decodeUpdatePodSandboxResourcesResponse,
+  encodeListPodSandboxRequest,
+  encodeListPodSandboxResponse,
+  encodeUpdatePodSandboxResourcesRequest,
+  encodeUpdatePodSandboxResourcesResponse,
+} from "./sandbox_5.ts";
+import {
   decodeCreateContainerRequest,
   decodeCreateContainerResponse,
-  decodeStartContainerRequest,
+  decodeUpdateContainerResourcesRequest,
+  decodeUpdateContainerResourcesResponse,
   encodeCreateContainerRequest,
   encodeCreateContainerResponse,
-  encodeStartContainerRequest,
-} from "./container_2.ts";
+  encodeUpdateContainerResourcesRequest,
+  encodeUpdateContainerResourcesResponse,
+} from "./container_3.ts";
 import {
   decodeListContainersRequest,
   decodeRemoveContainerRequest,
   decodeRemoveContainerResponse,
+  decodeStartContainerRequest,
   decodeStartContainerResponse,
   decodeStopContainerRequest,
   decodeStopContainerResponse,
   encodeListContainersRequest,
   encodeRemoveContainerRequest,
   encodeRemoveContainerResponse,
+  encodeStartContainerRequest,
   encodeStartContainerResponse,
   encodeStopContainerRequest,
   encodeStopContainerResponse,
-} from "./container_3.ts";
+} from "./container_4.ts";
 import {
   decodeContainerStatusRequest,
   decodeContainerStatusResponse,
@@ -70,7 +86,7 @@ import {
   encodeListContainersResponse,
   encodeReopenContainerLogRequest,
   encodeReopenContainerLogResponse,
-} from "./container_4.ts";
+} from "./container_5.ts";
 import {
   decodeAttachRequest,
   decodeAttachResponse,
@@ -234,6 +250,16 @@ export const RuntimeService: ServiceDefinition = {
     responseDeserialize: deserializer(decodeContainerStatusResponse),
     originalName: "containerStatus",
   },
+  UpdateContainerResources: {
+    path: "/runtime.v1.RuntimeService/UpdateContainerResources",
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: serializer(encodeUpdateContainerResourcesRequest),
+    requestDeserialize: deserializer(decodeUpdateContainerResourcesRequest),
+    responseSerialize: serializer(encodeUpdateContainerResourcesResponse),
+    responseDeserialize: deserializer(decodeUpdateContainerResourcesResponse),
+    originalName: "updateContainerResources",
+  },
   ReopenContainerLog: {
     path: "/runtime.v1.RuntimeService/ReopenContainerLog",
     requestStream: false,
@@ -333,5 +359,25 @@ export const RuntimeService: ServiceDefinition = {
     responseSerialize: serializer(encodeContainerEventResponse),
     responseDeserialize: deserializer(decodeContainerEventResponse),
     originalName: "getContainerEvents",
+  },
+  RuntimeConfig: {
+    path: "/runtime.v1.RuntimeService/RuntimeConfig",
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: serializer(encodeRuntimeConfigRequest),
+    requestDeserialize: deserializer(decodeRuntimeConfigRequest),
+    responseSerialize: serializer(encodeRuntimeConfigResponse),
+    responseDeserialize: deserializer(decodeRuntimeConfigResponse),
+    originalName: "runtimeConfig",
+  },
+  UpdatePodSandboxResources: {
+    path: "/runtime.v1.RuntimeService/UpdatePodSandboxResources",
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: serializer(encodeUpdatePodSandboxResourcesRequest),
+    requestDeserialize: deserializer(decodeUpdatePodSandboxResourcesRequest),
+    responseSerialize: serializer(encodeUpdatePodSandboxResourcesResponse),
+    responseDeserialize: deserializer(decodeUpdatePodSandboxResourcesResponse),
+    originalName: "updatePodSandboxResources",
   },
 };

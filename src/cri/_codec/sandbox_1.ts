@@ -10,12 +10,8 @@ import {
   readStringMapEntry,
   writeStringMap,
 } from "../_wire.ts";
-import {
-  NamespaceMode_NAMES,
-  NamespaceMode_VALUES,
-  Protocol_NAMES,
-  Protocol_VALUES,
-} from "./enums.ts";
+import { NamespaceMode_NAMES, NamespaceMode_VALUES } from "./enums.ts";
+import { decodeHugepageLimit, encodeHugepageLimit } from "./sandbox_2.ts";
 
 /** A message as the agent passes it: plain fields in lowerCamelCase. */
 type Msg = Record<string, any>;
@@ -44,6 +40,90 @@ export function decodeInt64Value(r: ProtoReader, end: number): Msg {
   return m;
 }
 
+/** runtime.v1.IDMapping */
+export function encodeIDMapping(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.hostId) != null && v !== 0) {
+    w.tag(1, 0);
+    w.uint32(v);
+  }
+  if ((v = m.containerId) != null && v !== 0) {
+    w.tag(2, 0);
+    w.uint32(v);
+  }
+  if ((v = m.length) != null && v !== 0) {
+    w.tag(3, 0);
+    w.uint32(v);
+  }
+}
+
+export function decodeIDMapping(r: ProtoReader, end: number): Msg {
+  const m: Msg = { hostId: 0, containerId: 0, length: 0 };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 8:
+        m.hostId = r.uint32();
+        break;
+      case 16:
+        m.containerId = r.uint32();
+        break;
+      case 24:
+        m.length = r.uint32();
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.UserNamespace */
+export function encodeUserNamespace(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.mode) != null) {
+    w.tag(1, 0);
+    w.int32(enumValue(NamespaceMode_VALUES, v, "NamespaceMode"));
+  }
+  if ((v = m.uids) != null) {
+    for (const x of v) {
+      w.tag(2, 2);
+      const at = w.open();
+      encodeIDMapping(w, x);
+      w.close(at);
+    }
+  }
+  if ((v = m.gids) != null) {
+    for (const x of v) {
+      w.tag(3, 2);
+      const at = w.open();
+      encodeIDMapping(w, x);
+      w.close(at);
+    }
+  }
+}
+
+export function decodeUserNamespace(r: ProtoReader, end: number): Msg {
+  const m: Msg = { mode: "POD", uids: [], gids: [] };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 8:
+        m.mode = enumName(NamespaceMode_NAMES, r.int32());
+        break;
+      case 18:
+        m.uids.push(decodeIDMapping(r, r.end()));
+        break;
+      case 26:
+        m.gids.push(decodeIDMapping(r, r.end()));
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
 /** runtime.v1.NamespaceOption */
 export function encodeNamespaceOption(w: ProtoWriter, m: Msg): void {
   let v: any;
@@ -63,6 +143,12 @@ export function encodeNamespaceOption(w: ProtoWriter, m: Msg): void {
     w.tag(4, 2);
     w.string(v);
   }
+  if ((v = m.usernsOptions) != null) {
+    w.tag(5, 2);
+    const at = w.open();
+    encodeUserNamespace(w, v);
+    w.close(at);
+  }
 }
 
 export function decodeNamespaceOption(r: ProtoReader, end: number): Msg {
@@ -81,6 +167,54 @@ export function decodeNamespaceOption(r: ProtoReader, end: number): Msg {
         break;
       case 34:
         m.targetId = r.string();
+        break;
+      case 42:
+        m.usernsOptions = decodeUserNamespace(r, r.end());
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.SELinuxOption */
+export function encodeSELinuxOption(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.user) != null && v !== "") {
+    w.tag(1, 2);
+    w.string(v);
+  }
+  if ((v = m.role) != null && v !== "") {
+    w.tag(2, 2);
+    w.string(v);
+  }
+  if ((v = m.type) != null && v !== "") {
+    w.tag(3, 2);
+    w.string(v);
+  }
+  if ((v = m.level) != null && v !== "") {
+    w.tag(4, 2);
+    w.string(v);
+  }
+}
+
+export function decodeSELinuxOption(r: ProtoReader, end: number): Msg {
+  const m: Msg = { user: "", role: "", type: "", level: "" };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 10:
+        m.user = r.string();
+        break;
+      case 18:
+        m.role = r.string();
+        break;
+      case 26:
+        m.type = r.string();
+        break;
+      case 34:
+        m.level = r.string();
         break;
       default:
         r.skip(t & 7);
@@ -120,6 +254,14 @@ export function encodeLinuxContainerResources(w: ProtoWriter, m: Msg): void {
     w.tag(7, 2);
     w.string(v);
   }
+  if ((v = m.hugepageLimits) != null) {
+    for (const x of v) {
+      w.tag(8, 2);
+      const at = w.open();
+      encodeHugepageLimit(w, x);
+      w.close(at);
+    }
+  }
   if ((v = m.unified) != null) writeStringMap(w, 9, v);
   if ((v = m.memorySwapLimitInBytes) != null && v !== 0) {
     w.tag(10, 0);
@@ -136,6 +278,7 @@ export function decodeLinuxContainerResources(r: ProtoReader, end: number): Msg 
     oomScoreAdj: 0,
     cpusetCpus: "",
     cpusetMems: "",
+    hugepageLimits: [],
     unified: {},
     memorySwapLimitInBytes: 0,
   };
@@ -163,100 +306,14 @@ export function decodeLinuxContainerResources(r: ProtoReader, end: number): Msg 
       case 58:
         m.cpusetMems = r.string();
         break;
+      case 66:
+        m.hugepageLimits.push(decodeHugepageLimit(r, r.end()));
+        break;
       case 74:
         readStringMapEntry(r, m.unified);
         break;
       case 80:
         m.memorySwapLimitInBytes = r.int64();
-        break;
-      default:
-        r.skip(t & 7);
-    }
-  }
-  return m;
-}
-
-/** runtime.v1.DNSConfig */
-export function encodeDNSConfig(w: ProtoWriter, m: Msg): void {
-  let v: any;
-  if ((v = m.servers) != null) {
-    for (const x of v) {
-      w.tag(1, 2);
-      w.string(x);
-    }
-  }
-  if ((v = m.searches) != null) {
-    for (const x of v) {
-      w.tag(2, 2);
-      w.string(x);
-    }
-  }
-  if ((v = m.options) != null) {
-    for (const x of v) {
-      w.tag(3, 2);
-      w.string(x);
-    }
-  }
-}
-
-export function decodeDNSConfig(r: ProtoReader, end: number): Msg {
-  const m: Msg = { servers: [], searches: [], options: [] };
-  while (r.pos < end) {
-    const t = r.uint32();
-    switch (t) {
-      case 10:
-        m.servers.push(r.string());
-        break;
-      case 18:
-        m.searches.push(r.string());
-        break;
-      case 26:
-        m.options.push(r.string());
-        break;
-      default:
-        r.skip(t & 7);
-    }
-  }
-  return m;
-}
-
-/** runtime.v1.PortMapping */
-export function encodePortMapping(w: ProtoWriter, m: Msg): void {
-  let v: any;
-  if ((v = m.protocol) != null) {
-    w.tag(1, 0);
-    w.int32(enumValue(Protocol_VALUES, v, "Protocol"));
-  }
-  if ((v = m.containerPort) != null && v !== 0) {
-    w.tag(2, 0);
-    w.int32(v);
-  }
-  if ((v = m.hostPort) != null && v !== 0) {
-    w.tag(3, 0);
-    w.int32(v);
-  }
-  if ((v = m.hostIp) != null && v !== "") {
-    w.tag(4, 2);
-    w.string(v);
-  }
-}
-
-export function decodePortMapping(r: ProtoReader, end: number): Msg {
-  const m: Msg = { protocol: "TCP", containerPort: 0, hostPort: 0, hostIp: "" };
-  while (r.pos < end) {
-    const t = r.uint32();
-    switch (t) {
-      case 8:
-        m.protocol = enumName(Protocol_NAMES, r.int32());
-        break;
-      case 16:
-        m.containerPort = r.int32();
-        break;
-      case 24:
-        m.hostPort = r.int32();
-        break;
-      case 34:
-        m.hostIp = r.string();
         break;
       default:
         r.skip(t & 7);

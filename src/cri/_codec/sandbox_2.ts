@@ -2,30 +2,146 @@
 // Regenerate after changing the proto: deno run -A tests/support/proto_codec.ts
 // deno-lint-ignore-file no-explicit-any
 
+import { enumName, enumValue, type ProtoReader, type ProtoWriter } from "../_wire.ts";
 import {
-  enumName,
-  enumValue,
-  type ProtoReader,
-  type ProtoWriter,
-  readStringMapEntry,
-  writeStringMap,
-} from "../_wire.ts";
-import { SecurityProfile_ProfileType_NAMES, SecurityProfile_ProfileType_VALUES } from "./enums.ts";
+  Protocol_NAMES,
+  Protocol_VALUES,
+  SecurityProfile_ProfileType_NAMES,
+  SecurityProfile_ProfileType_VALUES,
+  SupplementalGroupsPolicy_NAMES,
+  SupplementalGroupsPolicy_VALUES,
+} from "./enums.ts";
 import {
-  decodeDNSConfig,
   decodeInt64Value,
-  decodeLinuxContainerResources,
   decodeNamespaceOption,
-  decodePortMapping,
-  encodeDNSConfig,
+  decodeSELinuxOption,
   encodeInt64Value,
-  encodeLinuxContainerResources,
   encodeNamespaceOption,
-  encodePortMapping,
+  encodeSELinuxOption,
 } from "./sandbox_1.ts";
 
 /** A message as the agent passes it: plain fields in lowerCamelCase. */
 type Msg = Record<string, any>;
+
+/** runtime.v1.HugepageLimit */
+export function encodeHugepageLimit(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.pageSize) != null && v !== "") {
+    w.tag(1, 2);
+    w.string(v);
+  }
+  if ((v = m.limit) != null && v !== 0) {
+    w.tag(2, 0);
+    w.int64(v);
+  }
+}
+
+export function decodeHugepageLimit(r: ProtoReader, end: number): Msg {
+  const m: Msg = { pageSize: "", limit: 0 };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 10:
+        m.pageSize = r.string();
+        break;
+      case 16:
+        m.limit = r.int64(false);
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.DNSConfig */
+export function encodeDNSConfig(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.servers) != null) {
+    for (const x of v) {
+      w.tag(1, 2);
+      w.string(x);
+    }
+  }
+  if ((v = m.searches) != null) {
+    for (const x of v) {
+      w.tag(2, 2);
+      w.string(x);
+    }
+  }
+  if ((v = m.options) != null) {
+    for (const x of v) {
+      w.tag(3, 2);
+      w.string(x);
+    }
+  }
+}
+
+export function decodeDNSConfig(r: ProtoReader, end: number): Msg {
+  const m: Msg = { servers: [], searches: [], options: [] };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 10:
+        m.servers.push(r.string());
+        break;
+      case 18:
+        m.searches.push(r.string());
+        break;
+      case 26:
+        m.options.push(r.string());
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
+
+/** runtime.v1.PortMapping */
+export function encodePortMapping(w: ProtoWriter, m: Msg): void {
+  let v: any;
+  if ((v = m.protocol) != null) {
+    w.tag(1, 0);
+    w.int32(enumValue(Protocol_VALUES, v, "Protocol"));
+  }
+  if ((v = m.containerPort) != null && v !== 0) {
+    w.tag(2, 0);
+    w.int32(v);
+  }
+  if ((v = m.hostPort) != null && v !== 0) {
+    w.tag(3, 0);
+    w.int32(v);
+  }
+  if ((v = m.hostIp) != null && v !== "") {
+    w.tag(4, 2);
+    w.string(v);
+  }
+}
+
+export function decodePortMapping(r: ProtoReader, end: number): Msg {
+  const m: Msg = { protocol: "TCP", containerPort: 0, hostPort: 0, hostIp: "" };
+  while (r.pos < end) {
+    const t = r.uint32();
+    switch (t) {
+      case 8:
+        m.protocol = enumName(Protocol_NAMES, r.int32());
+        break;
+      case 16:
+        m.containerPort = r.int32();
+        break;
+      case 24:
+        m.hostPort = r.int32();
+        break;
+      case 34:
+        m.hostIp = r.string();
+        break;
+      default:
+        r.skip(t & 7);
+    }
+  }
+  return m;
+}
 
 /** runtime.v1.LinuxSandboxSecurityContext */
 export function encodeLinuxSandboxSecurityContext(w: ProtoWriter, m: Msg): void {
@@ -68,10 +184,31 @@ export function encodeLinuxSandboxSecurityContext(w: ProtoWriter, m: Msg): void 
     encodeSecurityProfile(w, v);
     w.close(at);
   }
+  if ((v = m.selinuxOptions) != null) {
+    w.tag(2, 2);
+    const at = w.open();
+    encodeSELinuxOption(w, v);
+    w.close(at);
+  }
+  if ((v = m.apparmor) != null) {
+    w.tag(10, 2);
+    const at = w.open();
+    encodeSecurityProfile(w, v);
+    w.close(at);
+  }
+  if ((v = m.supplementalGroupsPolicy) != null) {
+    w.tag(11, 0);
+    w.int32(enumValue(SupplementalGroupsPolicy_VALUES, v, "SupplementalGroupsPolicy"));
+  }
 }
 
 export function decodeLinuxSandboxSecurityContext(r: ProtoReader, end: number): Msg {
-  const m: Msg = { readonlyRootfs: false, supplementalGroups: [], privileged: false };
+  const m: Msg = {
+    readonlyRootfs: false,
+    supplementalGroups: [],
+    privileged: false,
+    supplementalGroupsPolicy: "Merge",
+  };
   while (r.pos < end) {
     const t = r.uint32();
     switch (t) {
@@ -100,6 +237,15 @@ export function decodeLinuxSandboxSecurityContext(r: ProtoReader, end: number): 
         break;
       case 74:
         m.seccomp = decodeSecurityProfile(r, r.end());
+        break;
+      case 18:
+        m.selinuxOptions = decodeSELinuxOption(r, r.end());
+        break;
+      case 82:
+        m.apparmor = decodeSecurityProfile(r, r.end());
+        break;
+      case 88:
+        m.supplementalGroupsPolicy = enumName(SupplementalGroupsPolicy_NAMES, r.int32());
         break;
       default:
         r.skip(t & 7);
@@ -131,183 +277,6 @@ export function decodeSecurityProfile(r: ProtoReader, end: number): Msg {
         break;
       case 18:
         m.localhostRef = r.string();
-        break;
-      default:
-        r.skip(t & 7);
-    }
-  }
-  return m;
-}
-
-/** runtime.v1.LinuxPodSandboxConfig */
-export function encodeLinuxPodSandboxConfig(w: ProtoWriter, m: Msg): void {
-  let v: any;
-  if ((v = m.cgroupParent) != null && v !== "") {
-    w.tag(1, 2);
-    w.string(v);
-  }
-  if ((v = m.securityContext) != null) {
-    w.tag(2, 2);
-    const at = w.open();
-    encodeLinuxSandboxSecurityContext(w, v);
-    w.close(at);
-  }
-  if ((v = m.sysctls) != null) writeStringMap(w, 3, v);
-  if ((v = m.overhead) != null) {
-    w.tag(4, 2);
-    const at = w.open();
-    encodeLinuxContainerResources(w, v);
-    w.close(at);
-  }
-  if ((v = m.resources) != null) {
-    w.tag(5, 2);
-    const at = w.open();
-    encodeLinuxContainerResources(w, v);
-    w.close(at);
-  }
-}
-
-export function decodeLinuxPodSandboxConfig(r: ProtoReader, end: number): Msg {
-  const m: Msg = { cgroupParent: "", sysctls: {} };
-  while (r.pos < end) {
-    const t = r.uint32();
-    switch (t) {
-      case 10:
-        m.cgroupParent = r.string();
-        break;
-      case 18:
-        m.securityContext = decodeLinuxSandboxSecurityContext(r, r.end());
-        break;
-      case 26:
-        readStringMapEntry(r, m.sysctls);
-        break;
-      case 34:
-        m.overhead = decodeLinuxContainerResources(r, r.end());
-        break;
-      case 42:
-        m.resources = decodeLinuxContainerResources(r, r.end());
-        break;
-      default:
-        r.skip(t & 7);
-    }
-  }
-  return m;
-}
-
-/** runtime.v1.PodSandboxMetadata */
-export function encodePodSandboxMetadata(w: ProtoWriter, m: Msg): void {
-  let v: any;
-  if ((v = m.name) != null && v !== "") {
-    w.tag(1, 2);
-    w.string(v);
-  }
-  if ((v = m.uid) != null && v !== "") {
-    w.tag(2, 2);
-    w.string(v);
-  }
-  if ((v = m.namespace) != null && v !== "") {
-    w.tag(3, 2);
-    w.string(v);
-  }
-  if ((v = m.attempt) != null && v !== 0) {
-    w.tag(4, 0);
-    w.uint32(v);
-  }
-}
-
-export function decodePodSandboxMetadata(r: ProtoReader, end: number): Msg {
-  const m: Msg = { name: "", uid: "", namespace: "", attempt: 0 };
-  while (r.pos < end) {
-    const t = r.uint32();
-    switch (t) {
-      case 10:
-        m.name = r.string();
-        break;
-      case 18:
-        m.uid = r.string();
-        break;
-      case 26:
-        m.namespace = r.string();
-        break;
-      case 32:
-        m.attempt = r.uint32();
-        break;
-      default:
-        r.skip(t & 7);
-    }
-  }
-  return m;
-}
-
-/** runtime.v1.PodSandboxConfig */
-export function encodePodSandboxConfig(w: ProtoWriter, m: Msg): void {
-  let v: any;
-  if ((v = m.metadata) != null) {
-    w.tag(1, 2);
-    const at = w.open();
-    encodePodSandboxMetadata(w, v);
-    w.close(at);
-  }
-  if ((v = m.hostname) != null && v !== "") {
-    w.tag(2, 2);
-    w.string(v);
-  }
-  if ((v = m.logDirectory) != null && v !== "") {
-    w.tag(3, 2);
-    w.string(v);
-  }
-  if ((v = m.dnsConfig) != null) {
-    w.tag(4, 2);
-    const at = w.open();
-    encodeDNSConfig(w, v);
-    w.close(at);
-  }
-  if ((v = m.portMappings) != null) {
-    for (const x of v) {
-      w.tag(5, 2);
-      const at = w.open();
-      encodePortMapping(w, x);
-      w.close(at);
-    }
-  }
-  if ((v = m.labels) != null) writeStringMap(w, 6, v);
-  if ((v = m.annotations) != null) writeStringMap(w, 7, v);
-  if ((v = m.linux) != null) {
-    w.tag(8, 2);
-    const at = w.open();
-    encodeLinuxPodSandboxConfig(w, v);
-    w.close(at);
-  }
-}
-
-export function decodePodSandboxConfig(r: ProtoReader, end: number): Msg {
-  const m: Msg = { hostname: "", logDirectory: "", portMappings: [], labels: {}, annotations: {} };
-  while (r.pos < end) {
-    const t = r.uint32();
-    switch (t) {
-      case 10:
-        m.metadata = decodePodSandboxMetadata(r, r.end());
-        break;
-      case 18:
-        m.hostname = r.string();
-        break;
-      case 26:
-        m.logDirectory = r.string();
-        break;
-      case 34:
-        m.dnsConfig = decodeDNSConfig(r, r.end());
-        break;
-      case 42:
-        m.portMappings.push(decodePortMapping(r, r.end()));
-        break;
-      case 50:
-        readStringMapEntry(r, m.labels);
-        break;
-      case 58:
-        readStringMapEntry(r, m.annotations);
-        break;
-      case 66:
-        m.linux = decodeLinuxPodSandboxConfig(r, r.end());
         break;
       default:
         r.skip(t & 7);

@@ -8,7 +8,7 @@ import {
   readStringMapEntry,
   writeStringMap,
 } from "../_wire.ts";
-import { decodeContainerMetadata, encodeContainerMetadata } from "./container_2.ts";
+import { decodeContainerMetadata, encodeContainerMetadata } from "./container_3.ts";
 import {
   decodeCpuUsage,
   decodeMemoryUsage,

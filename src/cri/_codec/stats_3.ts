@@ -8,7 +8,7 @@ import {
   readStringMapEntry,
   writeStringMap,
 } from "../_wire.ts";
-import { decodePodSandboxMetadata, encodePodSandboxMetadata } from "./sandbox_2.ts";
+import { decodePodSandboxMetadata, encodePodSandboxMetadata } from "./sandbox_3.ts";
 import {
   decodeCpuUsage,
   decodeMemoryUsage,

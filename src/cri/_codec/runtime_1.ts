@@ -2,12 +2,7 @@
 // Regenerate after changing the proto: deno run -A tests/support/proto_codec.ts
 // deno-lint-ignore-file no-explicit-any
 
-import {
-  type ProtoReader,
-  type ProtoWriter,
-  readStringMapEntry,
-  writeStringMap,
-} from "../_wire.ts";
+import type { ProtoReader, ProtoWriter } from "../_wire.ts";
 
 /** A message as the agent passes it: plain fields in lowerCamelCase. */
 type Msg = Record<string, any>;
@@ -178,28 +173,29 @@ export function decodeRuntimeStatus(r: ProtoReader, end: number): Msg {
   return m;
 }
 
-/** runtime.v1.StatusResponse */
-export function encodeStatusResponse(w: ProtoWriter, m: Msg): void {
+/** runtime.v1.RuntimeHandlerFeatures */
+export function encodeRuntimeHandlerFeatures(w: ProtoWriter, m: Msg): void {
   let v: any;
-  if ((v = m.status) != null) {
-    w.tag(1, 2);
-    const at = w.open();
-    encodeRuntimeStatus(w, v);
-    w.close(at);
+  if ((v = m.recursiveReadOnlyMounts) != null && v !== false) {
+    w.tag(1, 0);
+    w.bool(v);
   }
-  if ((v = m.info) != null) writeStringMap(w, 2, v);
+  if ((v = m.userNamespaces) != null && v !== false) {
+    w.tag(2, 0);
+    w.bool(v);
+  }
 }
 
-export function decodeStatusResponse(r: ProtoReader, end: number): Msg {
-  const m: Msg = { info: {} };
+export function decodeRuntimeHandlerFeatures(r: ProtoReader, end: number): Msg {
+  const m: Msg = { recursiveReadOnlyMounts: false, userNamespaces: false };
   while (r.pos < end) {
     const t = r.uint32();
     switch (t) {
-      case 10:
-        m.status = decodeRuntimeStatus(r, r.end());
+      case 8:
+        m.recursiveReadOnlyMounts = r.bool();
         break;
-      case 18:
-        readStringMapEntry(r, m.info);
+      case 16:
+        m.userNamespaces = r.bool();
         break;
       default:
         r.skip(t & 7);

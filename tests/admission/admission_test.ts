@@ -1,0 +1,172 @@
+/** The admit handler: sysctls, supplementalGroupsPolicy, AppArmor and the field table's verdicts. */
+import assert from "node:assert/strict";
+import type { V1Pod } from "@kubernetes/client-node";
+import {
+  allowlistProblem,
+  createPodAdmission,
+  type PodAdmissionDeps,
+  unsupportedMessage,
+} from "../../src/admission/mod.ts";
+import type { RuntimeCapabilities } from "../../src/kubelet/mod.ts";
+import { normalizeSysctlName, podSysctls } from "../../src/runtime/mod.ts";
+
+const CONTAINERD_16: RuntimeCapabilities = {
+  handlers: new Map(),
+  handlersReported: false,
+  features: {
+    supplementalGroupsPolicy: false,
+    userNamespacesHostNetwork: false,
+    mountOptions: false,
+  },
+  conditions: [],
+};
+
+function admission(over: Partial<PodAdmissionDeps> = {}) {
+  return createPodAdmission({
+    apiMode: true,
+    runtime: () => CONTAINERD_16,
+    allowedUnsafeSysctls: [],
+    kernelRelease: "6.18.44-fc",
+    appArmorEnabled: false,
+    ...over,
+  });
+}
+
+function pod(spec: Partial<V1Pod["spec"]> = {}, annotations?: Record<string, string>): V1Pod {
+  return {
+    metadata: { name: "p", namespace: "ns", uid: "u", annotations },
+    spec: { containers: [{ name: "c", image: "busybox" }], ...spec },
+  };
+}
+
+const sysctl = (name: string, extra: Partial<V1Pod["spec"]> = {}) =>
+  pod({ securityContext: { sysctls: [{ name, value: "1" }] }, ...extra });
+
+Deno.test("sysctls: the safe set passes, an unsafe one is SysctlForbidden as upstream words it", () => {
+  const admit = admission();
+  assert.deepEqual(admit(sysctl("net.ipv4.ip_local_port_range")), { admit: true });
+  assert.deepEqual(admit(sysctl("kernel.shm_rmid_forced")), { admit: true });
+  assert.deepEqual(admit(sysctl("kernel.msgmax")), {
+    admit: false,
+    reason: "SysctlForbidden",
+    message: 'forbidden sysctl: "kernel.msgmax" not allowlisted',
+  });
+});
+
+Deno.test("sysctls: a safe sysctl the kernel does not namespace yet is not safe", () => {
+  const old = admission({ kernelRelease: "4.5.0-generic" });
+  assert.equal(old(sysctl("net.ipv4.tcp_rmem")).admit, false);
+  assert.equal(old(sysctl("net.ipv4.tcp_keepalive_time")).admit, true);
+});
+
+Deno.test("sysctls: allowedUnsafeSysctls by name and by prefix, refused in a host namespace", () => {
+  const admit = admission({ allowedUnsafeSysctls: ["kernel.msg*", "net.core.somaxconn"] });
+  assert.equal(admit(sysctl("kernel.msgmax")).admit, true);
+  assert.equal(admit(sysctl("net.core.somaxconn")).admit, true);
+  assert.equal(admit(sysctl("net.core.rmem_max")).admit, false);
+  assert.deepEqual(admit(sysctl("kernel.msgmax", { hostIPC: true })), {
+    admit: false,
+    reason: "SysctlForbidden",
+    message: 'forbidden sysctl: "kernel.msgmax" not allowed with host IPC enabled',
+  });
+  assert.match(
+    admit(sysctl("net.core.somaxconn", { hostNetwork: true })).message!,
+    /not allowed with host Net enabled/,
+  );
+  // The slash form names the same sysctl.
+  assert.equal(admit(sysctl("net/core/somaxconn")).admit, true);
+});
+
+Deno.test("sysctls: allowlist patterns are checked as upstream's config validation does", () => {
+  assert.equal(allowlistProblem(["kernel.msg*", "net.*", "fs.mqueue.msg_max"]), undefined);
+  assert.match(allowlistProblem(["kernel.panic"])!, /not known to be namespaced/);
+  assert.match(allowlistProblem(["Kernel.msg*"])!, /must have at most 253 characters/);
+  assert.equal(
+    normalizeSysctlName("net/ipv4/conf/eno2.100/rp_filter"),
+    "net.ipv4.conf.eno2/100.rp_filter",
+  );
+});
+
+Deno.test("defaultPodSysctls reach the sandbox only in namespaces the pod owns; its own win", () => {
+  const defaults = { "net.ipv4.tcp_syncookies": "0", "kernel.msgmax": "1", "user.max_x": "9" };
+  assert.deepEqual(podSysctls(pod(), defaults), {
+    "net.ipv4.tcp_syncookies": "0",
+    "kernel.msgmax": "1",
+  });
+  assert.deepEqual(podSysctls(pod({ hostNetwork: true, hostIPC: true }), defaults), {});
+  const own = pod({ securityContext: { sysctls: [{ name: "kernel.msgmax", value: "7" }] } });
+  assert.equal(podSysctls(own, defaults)["kernel.msgmax"], "7");
+});
+
+Deno.test("supplementalGroupsPolicy Strict is refused where the runtime cannot do it", () => {
+  const strict = pod({ securityContext: { supplementalGroupsPolicy: "Strict" } });
+  assert.deepEqual(admission()(strict), {
+    admit: false,
+    reason: "SupplementalGroupsPolicyNotSupported",
+    message: "SupplementalGroupsPolicy=Strict is not supported in this node",
+  });
+  const able = admission({
+    runtime: () => ({
+      ...CONTAINERD_16,
+      features: { ...CONTAINERD_16.features, supplementalGroupsPolicy: true },
+    }),
+  });
+  assert.deepEqual(able(strict), { admit: true });
+  assert.deepEqual(admission()(pod({ securityContext: { supplementalGroupsPolicy: "Merge" } })), {
+    admit: true,
+  });
+});
+
+Deno.test("AppArmor: a confined profile needs a host that enforces it; Unconfined does not", () => {
+  const runtimeDefault = pod({ securityContext: { appArmorProfile: { type: "RuntimeDefault" } } });
+  assert.deepEqual(admission()(runtimeDefault), {
+    admit: false,
+    reason: "AppArmor",
+    message: "Cannot enforce AppArmor: AppArmor is not enabled on the host",
+  });
+  const annotated = pod({}, { "container.apparmor.security.beta.kubernetes.io/c": "localhost/x" });
+  assert.equal(admission()(annotated).reason, "AppArmor");
+  const unconfined = pod({
+    containers: [{
+      name: "c",
+      image: "i",
+      securityContext: { appArmorProfile: { type: "Unconfined" } },
+    }],
+  });
+  assert.deepEqual(admission()(unconfined), { admit: true });
+  assert.deepEqual(admission({ appArmorEnabled: true })(runtimeDefault), { admit: true });
+});
+
+Deno.test("field table: a static pod naming a RuntimeClass is refused, saying why", () => {
+  const admit = admission({ apiMode: false });
+  const v = admit(pod({ runtimeClassName: "kata" }));
+  assert.equal(v.reason, "PodFeatureUnsupported");
+  assert.match(v.message!, /spec\.runtimeClassName \(a RuntimeClass, which needs an API server/);
+});
+
+Deno.test("field table: a field this node does not know is refused once set, ignored when empty", () => {
+  const p = pod() as V1Pod & { spec: Record<string, unknown> };
+  p.spec.someFutureField = { enabled: true };
+  assert.match(
+    admission()(p).message!,
+    /spec\.someFutureField \(a field this node does not know\)/,
+  );
+  p.spec.someFutureField = {};
+  assert.deepEqual(admission()(p), { admit: true });
+});
+
+Deno.test("field table: refusals list the fields in order, five at most", () => {
+  const many = Array.from({ length: 7 }, (_, i) => ({ field: `spec.f${i}`, what: `w${i}` }));
+  assert.equal(
+    unsupportedMessage(many),
+    "Pod requires node features that are not available: spec.f0 (w0), spec.f1 (w1), " +
+      "spec.f2 (w2), spec.f3 (w3), spec.f4 (w4), and 2 more",
+  );
+});
+
+Deno.test("field table: a memory-backed emptyDir's sizeLimit is honoured, a disk one's is not", () => {
+  const vol = (medium: string) =>
+    pod({ volumes: [{ name: "v", emptyDir: { medium, sizeLimit: "64Mi" } }] });
+  assert.deepEqual(admission()(vol("Memory")), { admit: true });
+  assert.match(admission()(vol("")).message!, /spec\.volumes\[0\]\.emptyDir\.sizeLimit/);
+});
