@@ -74,12 +74,13 @@ export const POD_SPEC = {
   volumes: { type: "Volume" },
 } satisfies Rules<V1PodSpec, "evictionResponders" | "schedulingGroup">;
 
-/** RuntimeClasses are API objects: a static pod cannot name one (upstream silently ignores it). */
+/**
+ * RuntimeClasses are API objects: in API mode the sandbox runs with the class's handler; a
+ * static pod on a node without an API server cannot name one (upstream silently ignores it).
+ */
 function runtimeClassAsked(v: unknown, { ctx }: At): boolean | string {
-  if (!isSet(v)) return false;
-  return ctx.apiMode
-    ? true
-    : "a RuntimeClass, which needs an API server (standalone mode has none)";
+  if (!isSet(v) || ctx.apiMode) return false;
+  return "a RuntimeClass, which needs an API server (standalone mode has none)";
 }
 
 export const AFFINITY = {

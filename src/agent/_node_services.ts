@@ -5,7 +5,7 @@
 import type { EventRecorder } from "../events/mod.ts";
 import type { AgentConfig } from "../config/types.ts";
 import type { CriClient } from "../cri/mod.ts";
-import type { Kubelet } from "../kubelet/mod.ts";
+import type { Kubelet, RuntimeCapabilities } from "../kubelet/mod.ts";
 import { podCgroupName } from "../cm/mod.ts";
 import { createEvictionManager, evictionConfigFrom } from "../eviction/mod.ts";
 import { GarbageCollector } from "../gc/mod.ts";
@@ -28,6 +28,8 @@ export interface NodeServicesDeps {
   signal: AbortSignal;
   /** Events to the API server (API mode). */
   events?: EventRecorder;
+  /** The runtime's handlers and features, for the Node's status. */
+  runtime?: () => RuntimeCapabilities;
 }
 
 export function buildNodeServices(deps: NodeServicesDeps) {
@@ -128,6 +130,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     taints: config.registerWithTaints,
     listImages: ({ signal }) => cri.image.listImages({ signal }),
     maxImages: config.nodeStatusMaxImages,
+    runtime: deps.runtime,
   });
   return {
     stats,

@@ -128,6 +128,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     podCgroups,
     envObjects: cluster?.objects,
     services: cluster?.services,
+    runtimeHandler: cluster?.runtimeHandler,
     sandboxOptions: {
       podLogsDir: config.podLogsDir,
       clusterDNS: config.clusterDNS,
@@ -219,6 +220,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     registry,
     signal,
     events: cluster?.events,
+    runtime: () => runtimeState.capabilities,
   });
   late.admit = (pod) => node.eviction.admit(pod);
 

@@ -20,6 +20,7 @@ import { createMirrorPods } from "./mirror_pods.ts";
 import { apiServerCheck } from "./_health.ts";
 import { createNodeView } from "./node_view.ts";
 import { createServiceCache } from "./services.ts";
+import { createRuntimeClasses } from "./runtime_classes.ts";
 import { createStatusWriter } from "./status_writer.ts";
 import type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
 
@@ -106,6 +107,15 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
         synced.kubelet?.requestSync(p.metadata!.uid!)
       ),
   });
+  const resyncAll = () =>
+    synced.kubelet?.podManager.pods().forEach((p) => synced.kubelet?.requestSync(p.metadata!.uid!));
+  const runtimeClasses = createRuntimeClasses({
+    client,
+    clock,
+    logger,
+    reflector: runReflector,
+    onSynced: resyncAll,
+  });
   const mirrorPods = createMirrorPods({
     ...pods,
     store: podSource.store,
@@ -121,6 +131,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   loops.push(
     (_parts, signal) => nodeView.run({ signal }),
     (_parts, signal) => services.run({ signal }),
+    (_parts, signal) => runtimeClasses.run({ signal }),
     (parts, signal) => statusSink.run(parts.kubelet, { signal }),
     (parts, signal) => mirrorPods.run(parts.kubelet, { signal }),
   );
@@ -137,6 +148,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     events,
     objects,
     services: (namespace) => services.list(namespace),
+    runtimeHandler: (pod) => runtimeClasses.handler(pod.spec?.runtimeClassName),
     volumePlugins: [
       configMapPlugin(objects),
       secretPlugin(objects),

@@ -1,6 +1,6 @@
 /** How the API-server mode plugs into the agent. */
 import type { EventRecorder } from "../events/mod.ts";
-import type { V1Node } from "@kubernetes/client-node";
+import type { V1Node, V1Pod } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/mod.ts";
 import type { AgentConfig } from "../config/types.ts";
 import type { CriClient } from "../cri/mod.ts";
@@ -46,6 +46,8 @@ export interface ClusterMode {
   readonly objects?: PodObjects;
   /** The cluster's Services by namespace (a watch-fed cache), for service-link env. */
   readonly services?: ServiceLookup;
+  /** The runtime handler of a pod's RuntimeClass; throws for one that cannot be resolved. */
+  readonly runtimeHandler?: (pod: V1Pod) => string;
   /** Volume kinds that need the API server: configMap, secret, projected. */
   readonly volumePlugins?: VolumePlugin[];
   /** Events to the API server (source kubelet on this node). */

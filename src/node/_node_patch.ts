@@ -185,6 +185,14 @@ export function statusUpdate(server: V1Node, ours: V1Node, now: number): StatusU
   }
   status.nodeInfo = info;
 
+  // Lists the API server replaces whole (listType atomic) and small structs: sent as they are.
+  for (const field of ["runtimeHandlers", "features"] as const) {
+    const want = ours.status?.[field];
+    if (want === undefined) continue;
+    if (JSON.stringify(want) !== JSON.stringify(server.status?.[field] ?? null)) changed = true;
+    status[field] = want;
+  }
+
   const images = ours.status?.images ?? [];
   if (!sameImages(server.status?.images ?? [], images)) changed = true;
   status.images = images;

@@ -5,7 +5,14 @@
  * Ready), addresses, nodeInfo, images and the daemon endpoint. Standalone, `/node` serves it;
  * in API mode the registrar posts it.
  */
-import type { V1ContainerImage, V1Node, V1NodeCondition, V1Taint } from "@kubernetes/client-node";
+import type {
+  V1ContainerImage,
+  V1Node,
+  V1NodeCondition,
+  V1NodeStatus,
+  V1Taint,
+} from "@kubernetes/client-node";
+import type { RuntimeCapabilities } from "../kubelet/runtime_state.ts";
 import type { Image } from "../cri/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
@@ -62,6 +69,11 @@ export interface NodeStatusDeps {
   maxImages?: number;
   /** Where /proc, /sys and /etc are (tests). */
   roots?: MachineRoots;
+  /**
+   * The runtime's handlers and features (CRI Status), for status.runtimeHandlers and
+   * status.features; both left out while the runtime has not said. Cheap, never blocks.
+   */
+  runtime?: () => Pick<RuntimeCapabilities, "handlers" | "handlersReported" | "features">;
 }
 
 export interface NodeStatusProvider {
@@ -210,9 +222,28 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
             architecture: arch,
           },
           images: nodeImageList,
+          ...runtimeStatus(deps.runtime?.()),
         },
       };
       return last;
     },
+  };
+}
+
+/** status.runtimeHandlers and status.features, as upstream's RuntimeHandlers and NodeFeatures. */
+function runtimeStatus(
+  caps: Pick<RuntimeCapabilities, "handlers" | "handlersReported" | "features"> | undefined,
+): Pick<V1NodeStatus, "runtimeHandlers" | "features"> {
+  // Runtimes before CRI 1.30 (containerd 1.6) report neither; upstream then sets neither.
+  if (!caps?.handlersReported) return {};
+  return {
+    runtimeHandlers: [...caps.handlers].map(([name, f]) => ({
+      name,
+      features: {
+        recursiveReadOnlyMounts: f.recursiveReadOnlyMounts,
+        userNamespaces: f.userNamespaces,
+      },
+    })),
+    features: { supplementalGroupsPolicy: caps.features.supplementalGroupsPolicy },
   };
 }

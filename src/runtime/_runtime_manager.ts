@@ -88,6 +88,12 @@ export interface RuntimeManagerDeps {
   events?: EventRecorder;
   /** Sandboxes created at once (default 4); later pods wait their turn in arrival order. */
   sandboxCreationConcurrency?: number;
+  /**
+   * The runtime handler of the pod's RuntimeClass ("" for the runtime's default); throws when
+   * the class cannot be resolved, which fails the sandbox as upstream does. Standalone, where
+   * admission refuses runtimeClassName, every pod gets the default.
+   */
+  runtimeHandler?: (pod: V1Pod) => string;
 }
 
 /** The part of src/cm's PodCgroups the runtime manager calls (structural, to avoid a cycle). */
@@ -189,6 +195,7 @@ export class RuntimeManager implements PodRuntime {
       startupSucceeded: d.startupSucceeded,
       events: d.events,
       sandboxGate: this.sandboxGate,
+      runtimeHandler: d.runtimeHandler,
     }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
   }
 

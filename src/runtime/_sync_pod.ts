@@ -10,7 +10,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import type { PodSandboxConfig, RuntimeService } from "../cri/types.ts";
 import { podDir, type VolumeManager } from "../volumes/mod.ts";
 import type { Backoff } from "../util/backoff.ts";
-import { isKind, RuntimeUnavailableError } from "../util/errors.ts";
+import { isKind, NotSyncedError, RuntimeUnavailableError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import type { ImagePuller } from "./_image_puller.ts";
 import { gracePeriodFor, type KillDeps, killPod, removeAll, stopContainer } from "./_kill.ts";
@@ -48,6 +48,8 @@ export interface SyncDeps {
   events?: EventRecorder;
   /** Limits sandbox creations in flight, first come first served; unlimited when unset. */
   sandboxGate?: StartGate;
+  /** The pod's RuntimeClass handler; throws for a class that cannot be resolved. */
+  runtimeHandler?: (pod: V1Pod) => string;
 }
 
 /** The events of pod-level step failures (container-level ones are recorded where they happen). */
@@ -125,6 +127,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
       signal,
       stepFailed,
       gate: deps.sandboxGate,
+      handler: () => deps.runtimeHandler?.(pod) ?? "",
     });
     if (!created) return { errors, acted };
     sandboxId = created.id;
@@ -268,7 +271,7 @@ async function prune(
 async function createSandbox(
   runtime: RuntimeService,
   config: PodSandboxConfig,
-  ctx: StepContext & { gate?: StartGate },
+  ctx: StepContext & { gate?: StartGate; handler: () => string },
 ): Promise<{ id: string; ips: string[] } | undefined> {
   const { log, signal } = ctx;
   log.info("Creating pod sandbox", { attempt: config.metadata.attempt });
@@ -277,7 +280,19 @@ async function createSandbox(
     if (config.logDirectory) {
       await Deno.mkdir(config.logDirectory, { recursive: true, mode: 0o755 });
     }
-    const run = () => runtime.runPodSandbox(config, undefined, { signal });
+    let handler: string;
+    try {
+      handler = ctx.handler();
+    } catch (err) {
+      if (!isKind(err, NotSyncedError)) throw err;
+      // Waiting for the RuntimeClasses' first list: retried once it is in, without an event.
+      ctx.stepFailed(err, { reason: "RuntimeClassesNotSynced" });
+      return undefined;
+    }
+    if (handler !== "") {
+      log.debug(2, "Running pod with runtime handler", { runtimeHandler: handler });
+    }
+    const run = () => runtime.runPodSandbox(config, handler, { signal });
     id = ctx.gate ? await ctx.gate.run(run, { signal }) : await run();
   } catch (err) {
     ctx.stepFailed(

@@ -25,6 +25,12 @@ export class ConfigError extends DenoletError {
 /** Something looked up by id or name does not exist (CRI NOT_FOUND and friends). */
 export class NotFoundError extends DenoletError {}
 
+/**
+ * A step needs an API cache that has not completed its first list (RuntimeClasses, say): the
+ * pod is retried once it has, and no event is worth recording meanwhile.
+ */
+export class NotSyncedError extends DenoletError {}
+
 /** The container runtime cannot be reached (socket missing, connection refused, UNAVAILABLE). */
 export class RuntimeUnavailableError extends DenoletError {}
 
