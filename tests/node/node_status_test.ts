@@ -10,6 +10,8 @@ import { createNodeApiHandler } from "../../src/server/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
 import { nullLogger } from "../../src/util/log.ts";
 import { fakeDeps } from "../server/_fakes.ts";
+import { RuntimeState } from "../../src/kubelet/mod.ts";
+import { statusUpdate } from "../../src/node/_node_patch.ts";
 
 async function fixtureRoot(): Promise<string> {
   const root = await Deno.makeTempDir({ prefix: "denolet-node-test-" });
@@ -270,4 +272,40 @@ Deno.test("/node is 404 when the node status is not wired", async () => {
   const res = await createNodeApiHandler(fakeDeps())(new Request("http://x/node"));
   assert.equal(res.status, 404);
   await res.body?.cancel();
+});
+
+Deno.test("runtime handlers and features come from CRI Status; a runtime that lists none sets neither", async () => {
+  const root = await fixtureRoot();
+  try {
+    const state = new RuntimeState();
+    const p = provider(root, { runtime: () => state.capabilities });
+    const before = await p.node();
+    assert.equal(before.status?.runtimeHandlers, undefined);
+    assert.equal(before.status?.features, undefined);
+    state.updateStatus({
+      runtimeHandlers: [
+        { name: "", features: { recursiveReadOnlyMounts: true, userNamespaces: true } },
+        { name: "runc", features: { recursiveReadOnlyMounts: true, userNamespaces: false } },
+      ],
+      features: {
+        supplementalGroupsPolicy: true,
+        userNamespacesHostNetwork: false,
+        mountOptions: false,
+      },
+    });
+    const node = await p.node();
+    assert.deepEqual(node.status?.runtimeHandlers, [
+      { name: "", features: { recursiveReadOnlyMounts: true, userNamespaces: true } },
+      { name: "runc", features: { recursiveReadOnlyMounts: true, userNamespaces: false } },
+    ]);
+    assert.deepEqual(node.status?.features, { supplementalGroupsPolicy: true });
+    // The patch carries them while they differ from the API server's Node, and flags a change.
+    const { changed, patch } = statusUpdate(before, node, 0);
+    assert.ok(changed);
+    const status = (patch as { status: Record<string, unknown> }).status;
+    assert.deepEqual(status.runtimeHandlers, node.status?.runtimeHandlers);
+    assert.equal(statusUpdate(node, node, 0).changed, false);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });
