@@ -43,7 +43,8 @@ export const POD_SPEC = {
   hostUsers: { refuse: "a user namespace (hostUsers: false)", when: (v) => v === false },
   hostname: "ok",
   hostnameOverride: { refuse: "a hostname override" },
-  imagePullSecrets: { refuse: "registry credentials from image pull secrets" },
+  // Read from the API mode's Secret cache; static pods cannot name Secrets (validation).
+  imagePullSecrets: "ok",
   initContainers: { type: "Container" },
   nodeName: "ok",
   nodeSelector: "ok",

@@ -127,6 +127,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     startupSucceeded: (id) => prober.startupSucceeded(id),
     podCgroups,
     envObjects: cluster?.objects,
+    pullSecrets: cluster?.objects,
     services: cluster?.services,
     runtimeHandler: cluster?.runtimeHandler,
     sandboxOptions: {

@@ -1,5 +1,6 @@
 /** The CRI services denolet calls (RuntimeService, ImageService, streaming) and their call options. */
 import type {
+  AuthConfig,
   Container,
   ContainerConfig,
   ContainerEvent,
@@ -139,11 +140,14 @@ export interface ImageService {
   listImages(opts?: CallOptions): Promise<Image[]>;
   /** Returns undefined when the image is not present. */
   imageStatus(image: ImageSpec, opts?: CallOptions): Promise<Image | undefined>;
-  /** Returns the image reference (usually the digest/id) of the pulled image. */
+  /**
+   * Returns the image reference (usually the digest/id) of the pulled image. `opts.auth`: the
+   * registry credentials to pull with; anonymous without.
+   */
   pullImage(
     image: ImageSpec,
     sandboxConfig?: PodSandboxConfig,
-    opts?: CallOptions,
+    opts?: CallOptions & { auth?: AuthConfig },
   ): Promise<string>;
   removeImage(image: ImageSpec, opts?: CallOptions): Promise<void>;
   imageFsInfo(opts?: CallOptions): Promise<FilesystemUsage[]>;

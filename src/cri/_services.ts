@@ -181,8 +181,12 @@ export function imageService(deps: ServiceDeps): ImageService {
       (await call<{ image?: Image }>("ImageStatus", { image }, o)).image,
     // Pulls take as long as the registry needs; the kubelet gives them no deadline either.
     pullImage: async (image, sandboxConfig, o) =>
-      (await call<{ imageRef: string }>("PullImage", { image, sandboxConfig }, o, "none"))
-        .imageRef,
+      (await call<{ imageRef: string }>(
+        "PullImage",
+        { image, auth: o?.auth, sandboxConfig },
+        o,
+        "none",
+      )).imageRef,
     removeImage: async (image, o) => {
       await call("RemoveImage", { image }, o);
     },

@@ -1,15 +1,25 @@
 /**
  * Makes sure a container's image is present, following its imagePullPolicy (kubelet's
- * `imageManager.EnsureImageExists`). Pulls run one at a time, as upstream's default
- * `serializeImagePulls: true`; failed pulls back off per pod and image (10 s doubling to 300 s).
+ * `imageManager.EnsureImageExists`): pulls with the pod's registry credentials, tried in order;
+ * pulls run one at a time unless configured otherwise (`_pull_queue.ts`); failed pulls back off
+ * per pod and image (10 s doubling to 300 s).
  */
 import { type EventRecorder, type EventType, podObjectRef } from "../events/mod.ts";
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import type { Image, ImageService, PodSandboxConfig } from "../cri/types.ts";
+import type { Keyring } from "../credentials/mod.ts";
+import { runtimeErrorText } from "../cri/mod.ts";
 import { Backoff } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
 import { ImagePullError, isKind, RuntimeUnavailableError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
+import {
+  CredentialLookupError,
+  lookupCredentials,
+  pullWithCredentials,
+} from "./_pull_credentials.ts";
+import { PullQueue, type PullQueueOptions } from "./_pull_queue.ts";
+import type { PodPullSecrets } from "./_pull_secrets.ts";
 
 /** Upstream image pull back-off: `backOffPeriod` and `MaxContainerBackOff`. */
 export const IMAGE_BACKOFF_INITIAL_MS = 10_000;
@@ -23,11 +33,17 @@ export interface ImagePullerDeps {
   events?: EventRecorder;
   /** Deadline for one PullImage call, in ms; defaults to the CRI client's own. */
   pullTimeoutMs?: number;
+  /** serializeImagePulls and maxParallelImagePulls; default one pull at a time. */
+  queue?: PullQueueOptions;
+  /** Node-wide keyrings (credential provider plugins), asked after the pod's pull secrets. */
+  keyrings?: () => Keyring[];
 }
 
 export interface EnsureImageOptions {
   /** Passed to PullImage (the runtime may use the pod's namespace/annotations). */
   sandboxConfig?: PodSandboxConfig;
+  /** The pod's image pull secrets for this sync (API mode). */
+  pullSecrets?: PodPullSecrets;
   signal?: AbortSignal;
 }
 
@@ -63,8 +79,9 @@ export function imageUserOf(image: Image | undefined): ImageUser {
 export class ImagePuller {
   readonly #deps: ImagePullerDeps;
   readonly #backoff: Backoff;
-  // Tail of the pull queue; never rejects.
-  #tail: Promise<void> = Promise.resolve();
+  readonly #queue: PullQueue;
+  /** The last pull error per back-off key, shown while the pull backs off (upstream). */
+  readonly #lastError = new Map<string, string>();
 
   constructor(deps: ImagePullerDeps) {
     this.#deps = deps;
@@ -73,15 +90,17 @@ export class ImagePuller {
       maxMs: IMAGE_BACKOFF_MAX_MS,
       clock: deps.clock,
     });
+    this.#queue = new PullQueue(deps.queue);
   }
 
   /**
    * Resolves with the image reference (id/digest) to create the container from and, when the
    * presence check read it, the image's user. Throws `ImagePullError` with reason
-   * InvalidImageName, ErrImageNeverPull, ImageInspectError, ImagePullBackOff or ErrImagePull;
-   * lets RuntimeUnavailableError and aborts through.
+   * InvalidImageName, ErrImageNeverPull, ImageInspectError, ImagePullBackOff or ErrImagePull,
+   * or with upstream's message as reason when the pod's credentials cannot be looked up (a pull
+   * secret that does not decode); lets RuntimeUnavailableError and aborts through.
    */
-  async ensureImage(
+  ensureImage(
     pod: V1Pod,
     container: V1Container,
     opts: EnsureImageOptions = {},
@@ -94,19 +113,7 @@ export class ImagePuller {
     });
     const event = (type: EventType, reason: string, message: string) =>
       this.#deps.events?.event(ref, type, reason, message);
-    try {
-      return await this.#ensure(pod, container, { requested, log, event, ...opts });
-    } catch (err) {
-      const pull = err instanceof ImagePullError ? err : undefined;
-      if (pull?.reason === "ImagePullBackOff") event("Normal", "BackOff", pull.message);
-      else if (pull?.reason === "ErrImageNeverPull") event("Warning", pull.reason, pull.message);
-      else if (pull?.reason === "InvalidImageName" || pull?.reason === "ImageInspectError") {
-        event("Warning", "InspectFailed", pull.message);
-      } else if (pull) {
-        event("Warning", "Failed", `Failed to pull image "${requested}": ${pull.message}`);
-      }
-      throw err;
-    }
+    return this.#ensure(pod, container, { requested, log, event, ...opts });
   }
 
   async #ensure(
@@ -121,10 +128,10 @@ export class ImagePuller {
     const { signal, requested, log, event } = opts;
     const image = applyDefaultTag(requested);
     if (image === undefined) {
-      throw new ImagePullError(
-        "InvalidImageName",
-        `Failed to apply default image tag "${requested}": couldn't parse image reference "${requested}": invalid reference format`,
-      );
+      const message =
+        `Failed to apply default image tag "${requested}": couldn't parse image reference "${requested}": invalid reference format`;
+      event("Warning", "InspectFailed", message);
+      throw new ImagePullError("InvalidImageName", message);
     }
     const policy = pullPolicyOf(container, image);
     let present: Image | undefined;
@@ -133,13 +140,9 @@ export class ImagePuller {
         present = await this.#deps.image.imageStatus({ image }, { signal });
       } catch (err) {
         if (signal?.aborted || isKind(err, RuntimeUnavailableError)) throw err;
-        throw new ImagePullError(
-          "ImageInspectError",
-          `Failed to inspect image "${requested}": ${errorMessage(err)}`,
-          {
-            cause: err,
-          },
-        );
+        const message = `Failed to inspect image "${requested}": ${errorMessage(err)}`;
+        event("Warning", "InspectFailed", message);
+        throw new ImagePullError("ImageInspectError", message, { cause: err });
       }
       if (present?.id) {
         log.debug(4, "Container image already present on machine", { image: requested });
@@ -148,24 +151,57 @@ export class ImagePuller {
         return { ref: present.id, user: imageUserOf(present) };
       }
       if (policy === "Never") {
-        throw new ImagePullError(
-          "ErrImageNeverPull",
-          `Container image "${requested}" is not present with pull policy of Never`,
-        );
+        const message = `Container image "${requested}" is not present with pull policy of Never`;
+        event("Warning", "ErrImageNeverPull", message);
+        throw new ImagePullError("ErrImageNeverPull", message);
       }
     }
 
+    let credentials;
+    try {
+      credentials = await lookupCredentials(image, {
+        secrets: opts.pullSecrets,
+        keyrings: this.#deps.keyrings,
+        signal,
+      });
+    } catch (err) {
+      if (!(err instanceof CredentialLookupError)) throw err;
+      // Upstream returns the lookup's error itself: its text is the waiting reason.
+      log.warn("Cannot look up the image's pull credentials", { image: requested, err });
+      throw new ImagePullError(err.message, err.message, { cause: err });
+    }
+    return await this.#pull(pod, { ...opts, image, credentials });
+  }
+
+  /** Upstream imageManager.pullImage: back-off, Pulling, the pull in its queue, Pulled. */
+  async #pull(
+    pod: V1Pod,
+    opts: Parameters<ImagePuller["ensureImage"]>[2] & {
+      requested: string;
+      image: string;
+      credentials: Awaited<ReturnType<typeof lookupCredentials>>;
+      log: Logger;
+      event: (type: EventType, reason: string, message: string) => void;
+    },
+  ): Promise<EnsuredImage> {
+    const { signal, requested, image, log, event } = opts;
     const key = backoffKey(pod.metadata?.uid ?? "", requested);
     if (this.#backoff.inBackOffSinceUpdate(key, this.#deps.clock.now())) {
-      throw new ImagePullError("ImagePullBackOff", `Back-off pulling image "${requested}"`);
+      const message = `Back-off pulling image "${requested}"`;
+      event("Normal", "BackOff", message);
+      const last = this.#lastError.get(key);
+      throw new ImagePullError("ImagePullBackOff", last ? `${message}: ${last}` : message);
     }
+    this.#lastError.delete(key);
     const queuedAt = this.#deps.clock.now();
-    return await this.#serial(async () => {
+    return await this.#queue.run(async () => {
       const startedAt = this.#deps.clock.now();
-      log.info("Pulling image", { image: requested });
+      log.info("Pulling image", { image: requested, credentials: opts.credentials.length });
       event("Normal", "Pulling", `Pulling image "${requested}"`);
       try {
-        const ref = await this.#deps.image.pullImage({ image }, opts.sandboxConfig, {
+        const { ref } = await pullWithCredentials(this.#deps.image, image, {
+          credentials: opts.credentials,
+          sandboxConfig: opts.sandboxConfig,
           signal,
           timeoutMs: this.#deps.pullTimeoutMs,
         });
@@ -186,8 +222,11 @@ export class ImagePuller {
       } catch (err) {
         if (signal?.aborted || isKind(err, RuntimeUnavailableError)) throw err;
         this.#backoff.next(key);
-        log.warn("Failed to pull image", { image: requested, err });
-        throw new ImagePullError("ErrImagePull", errorMessage(err), { cause: err });
+        const text = runtimeErrorText(err);
+        log.warn("Failed to pull image", { image: requested, err: text });
+        event("Warning", "Failed", `Failed to pull image "${requested}": ${text}`);
+        this.#lastError.set(key, `ErrImagePull: ${text}`);
+        throw new ImagePullError("ErrImagePull", text, { cause: err });
       }
     }, signal);
   }
@@ -204,26 +243,14 @@ export class ImagePuller {
   /** Drops the pull back-off state of a deleted pod. */
   forgetPod(uid: string): void {
     this.#backoff.resetWhere((key) => key.startsWith(`${uid}_`));
+    for (const key of this.#lastError.keys()) {
+      if (key.startsWith(`${uid}_`)) this.#lastError.delete(key);
+    }
   }
 
   /** Current pull back-off delay for a pod's image in ms (0 = none); for tests and status. */
   backoffMs(uid: string, image: string): number {
     return this.#backoff.get(backoffKey(uid, image));
-  }
-
-  // Runs `fn` after every earlier pull finished. A caller aborted while queued leaves the
-  // queue without running, but the callers behind it still wait for the pulls ahead.
-  async #serial<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const ahead = this.#tail;
-    const mine = Promise.withResolvers<void>();
-    this.#tail = ahead.then(() => mine.promise);
-    try {
-      await untilSettledOrAborted(ahead, signal);
-      signal?.throwIfAborted();
-      return await fn();
-    } finally {
-      mine.resolve();
-    }
   }
 }
 
@@ -252,19 +279,6 @@ export function applyDefaultTag(image: string): string | undefined {
   if (image.includes("@")) return image;
   const lastPart = image.slice(image.lastIndexOf("/") + 1);
   return lastPart.includes(":") ? image : `${image}:latest`;
-}
-
-function untilSettledOrAborted(p: Promise<void>, signal?: AbortSignal): Promise<void> {
-  if (!signal) return p;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, reject);
-  });
 }
 
 /** A duration as Go prints one in these messages: seconds with up to 3 decimals, "1.234s". */

@@ -13,6 +13,8 @@ import { errorMessage, type Logger } from "../util/log.ts";
 import type { ContainerConfigOptions } from "./_container_config.ts";
 import type { EnvObjects } from "./_env.ts";
 import { ImagePuller } from "./_image_puller.ts";
+import type { PullQueueOptions } from "./_pull_queue.ts";
+import type { PullSecretReader } from "./_pull_secrets.ts";
 import { killPod, removeAll } from "./_kill.ts";
 import type { ProbeFailure } from "./_pod_actions.ts";
 import { podLogDirectory, type SandboxConfigOptions } from "./_sandbox_config.ts";
@@ -82,6 +84,10 @@ export interface RuntimeManagerDeps {
   podCgroups?: PodCgroupHooks;
   /** ConfigMaps and Secrets for container env (API mode); standalone, references are refused. */
   envObjects?: EnvObjects;
+  /** Image pull secrets (API mode's Secret cache); standalone, none can be read. */
+  pullSecrets?: PullSecretReader;
+  /** serializeImagePulls / maxParallelImagePulls; default one pull at a time. */
+  imagePulls?: PullQueueOptions;
   /** The cluster's Services for service-link env (API mode); standalone, none are added. */
   services?: ServiceLookup;
   /** Pod and container events with upstream's reasons (API mode); none by default. */
@@ -132,6 +138,7 @@ export class RuntimeManager implements PodRuntime {
       logger: deps.logger,
       pullTimeoutMs: deps.imagePullTimeoutMs,
       events: deps.events,
+      queue: deps.imagePulls,
     });
     this.sandboxGate = new StartGate(
       deps.sandboxCreationConcurrency ?? SANDBOX_CREATION_CONCURRENCY,
@@ -196,6 +203,7 @@ export class RuntimeManager implements PodRuntime {
       events: d.events,
       sandboxGate: this.sandboxGate,
       runtimeHandler: d.runtimeHandler,
+      pullSecrets: d.pullSecrets,
     }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
   }
 

@@ -17,6 +17,7 @@ import {
   needsImageUser,
 } from "./_container_config.ts";
 import type { EnsuredImage, ImagePuller } from "./_image_puller.ts";
+import type { PodPullSecrets } from "./_pull_secrets.ts";
 import { containerHash } from "./_labels.ts";
 import { gracePeriodFor, preStopFromSpec, stopContainer } from "./_kill.ts";
 import { type HookDeps, runLifecycleHook } from "./_lifecycle.ts";
@@ -63,6 +64,8 @@ export interface StartTarget {
   podIPs: string[];
   hostIP?: string;
   volumes: MountedVolumes;
+  /** The pod's image pull secrets for this sync. */
+  pullSecrets?: PodPullSecrets;
   logger: Logger;
   signal?: AbortSignal;
 }
@@ -110,6 +113,7 @@ export async function startContainer(
   try {
     image = await deps.puller.ensureImage(pod, container, {
       sandboxConfig: target.sandboxConfig,
+      pullSecrets: target.pullSecrets,
       signal,
     });
   } catch (err) {

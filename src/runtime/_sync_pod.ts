@@ -16,12 +16,14 @@ import type { ImagePuller } from "./_image_puller.ts";
 import { gracePeriodFor, type KillDeps, killPod, removeAll, stopContainer } from "./_kill.ts";
 import { computePodActions, type PodActions, type ProbeFailure } from "./_pod_actions.ts";
 import { planPrune } from "./_prune.ts";
+import { PodPullSecrets, type PullSecretReader } from "./_pull_secrets.ts";
 import { buildSandboxConfig, type SandboxConfigOptions } from "./_sandbox_config.ts";
 import {
   type MountedVolumes,
   type NodeConfigOptions,
   startContainer,
   type StartDeps,
+  type StartTarget,
 } from "./_start.ts";
 import { toRunningPod } from "./_status.ts";
 import type { StartGate } from "./_start_gate.ts";
@@ -50,6 +52,8 @@ export interface SyncDeps {
   sandboxGate?: StartGate;
   /** The pod's RuntimeClass handler; throws for a class that cannot be resolved. */
   runtimeHandler?: (pod: V1Pod) => string;
+  /** Image pull secrets (API mode); standalone, none can be read. */
+  pullSecrets?: PullSecretReader;
 }
 
 /** The events of pod-level step failures (container-level ones are recorded where they happen). */
@@ -160,6 +164,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
     events: deps.events,
   };
+  const pullSecrets = new PodPullSecrets(pod, { reader: deps.pullSecrets, log });
   const target = {
     pod,
     status,
@@ -168,10 +173,26 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     podIPs,
     hostIP: input.hostIP,
     volumes,
+    pullSecrets,
     logger: log,
     signal,
   };
-  for (const name of inits) {
+  await startContainers(startDeps, { ...target, inits, apps: actions.containersToStart }, errors);
+  pullSecrets.reportMissing(errors, deps.events);
+  return { errors, acted };
+}
+
+/**
+ * Steps 5 and 6: the init containers to start one by one in spec order (a regular one that
+ * fails stops the sync), then the app containers all at once. Failures go to `errors`.
+ */
+async function startContainers(
+  startDeps: StartDeps,
+  target: Omit<StartTarget, "container"> & { inits: string[]; apps: string[] },
+  errors: SyncStepError[],
+): Promise<void> {
+  const { pod } = target;
+  for (const name of target.inits) {
     const container = pod.spec?.initContainers?.find((c) => c.name === name);
     if (!container) continue;
     const err = await startContainer(startDeps, { ...target, container });
@@ -179,10 +200,10 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     errors.push(err);
     // A sidecar that cannot start (or is backing off) holds nothing else up; a regular init
     // container does: initialisation stops here and is retried.
-    if (container.restartPolicy !== "Always") return { errors, acted };
+    if (container.restartPolicy !== "Always") return;
   }
   // App containers start together so a pod with many containers comes up fast.
-  const specs = actions.containersToStart
+  const specs = target.apps
     .map((name) => pod.spec?.containers.find((c) => c.name === name))
     .filter((c) => c !== undefined);
   const results = await Promise.allSettled(
@@ -191,7 +212,6 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   const fatal = results.find((r) => r.status === "rejected");
   if (fatal) throw fatal.reason;
   for (const r of results) if (r.status === "fulfilled" && r.value) errors.push(r.value);
-  return { errors, acted };
 }
 
 /** Step 1: kill the pod or the unwanted containers. False when the sync must stop here. */

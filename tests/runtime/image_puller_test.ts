@@ -94,7 +94,7 @@ Deno.test("ImagePuller: failures give ErrImagePull then ImagePullBackOff, 10s do
   assert.equal(puller.backoffMs("uid-1", "nope:1"), 10 * S);
   const backoff = await pullError(puller.ensureImage(POD, c));
   assert.equal(backoff.reason, "ImagePullBackOff");
-  assert.equal(backoff.message, `Back-off pulling image "nope:1"`);
+  assert.equal(backoff.message, `Back-off pulling image "nope:1": ErrImagePull: not found`);
   await clock.advance(9 * S);
   assert.equal(await attempt(), "ImagePullBackOff");
   await clock.advance(1 * S);

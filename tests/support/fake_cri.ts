@@ -26,6 +26,7 @@
  * Times come from the injected clock (default a FakeClock) as nanoseconds.
  */
 import type {
+  AuthConfig,
   CallOptions,
   Container,
   ContainerConfig,
@@ -94,6 +95,11 @@ export class FakeRuntime implements RuntimeService, ImageService {
   stopExitCode = 137;
   /** Image (normalised or as given) → error thrown by pullImage. */
   readonly pullErrors = new Map<string, Error>();
+  /**
+   * Private registries: normalised name prefix (`reg.example.com:5000/`) → the username and
+   * password a pull needs; other credentials fail as containerd reports a 401 (gRPC Unknown).
+   */
+  readonly privateRegistries = new Map<string, { username: string; password: string }>();
   /** Answers execSync; default exit 0 with empty output. */
   execHandler: (containerId: string, cmd: string[]) => ExecSyncResponse = () => ({
     stdout: new Uint8Array(),
@@ -466,11 +472,28 @@ export class FakeRuntime implements RuntimeService, ImageService {
     return this.#call("imageStatus", [image, opts], () => this.#images.find(image.image));
   }
 
-  pullImage(image: ImageSpec, sandboxConfig?: PodSandboxConfig, opts?: CallOptions) {
+  pullImage(
+    image: ImageSpec,
+    sandboxConfig?: PodSandboxConfig,
+    opts?: CallOptions & { auth?: AuthConfig },
+  ) {
     return this.#call("pullImage", [image, sandboxConfig, opts], () => {
       const err = this.pullErrors.get(image.image) ??
         this.pullErrors.get(normalizeImageRef(image.image));
       if (err) throw err;
+      const name = normalizeImageRef(image.image);
+      for (const [prefix, want] of this.privateRegistries) {
+        if (!name.startsWith(prefix)) continue;
+        const auth = opts?.auth;
+        if (auth?.username !== want.username || auth?.password !== want.password) {
+          const details = `failed to pull and unpack image "${name}": failed to resolve ` +
+            `reference "${name}": unexpected status from HEAD request: 401 Unauthorized`;
+          // What the CRI client throws: its own message, the gRPC error as the cause.
+          throw new DenoletError(`CRI PullImage failed: ${details}`, {
+            cause: Object.assign(new Error(details), { code: 2, details }),
+          });
+        }
+      }
       return this.#images.add(image.image);
     });
   }
