@@ -142,7 +142,8 @@ async function buildGrpcHealth(devDir: string, log: (s: string) => void): Promis
   return out;
 }
 
-async function busyboxRootfs(root: string): Promise<ImageConfig> {
+/** A busybox root filesystem in `root` (the test images' base); returns its image config. */
+export async function busyboxRootfs(root: string): Promise<ImageConfig> {
   for (const d of ["bin", "sbin", "usr/bin", "usr/sbin", "etc", "root", "home", "var", "tmp"]) {
     await Deno.mkdir(`${root}/${d}`, { recursive: true });
   }
