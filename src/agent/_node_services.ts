@@ -30,6 +30,8 @@ export interface NodeServicesDeps {
   events?: EventRecorder;
   /** The runtime's handlers and features, for the Node's status. */
   runtime?: () => RuntimeCapabilities;
+  /** After image GC freed space (the pulled-image records forget removed images). */
+  afterImageGC?: (remainingIds: string[], startedAt: number) => Promise<void>;
 }
 
 export function buildNodeServices(deps: NodeServicesDeps) {
@@ -78,6 +80,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
       maxFiles: config.containerLogMaxFiles,
     },
     sandboxImage: config.podInfraContainerImage || undefined,
+    afterImageGC: deps.afterImageGC,
     periods: { logsMs: config.containerLogMonitorIntervalMs },
   });
   const evictionConfig = evictionConfigFrom(config);

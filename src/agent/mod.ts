@@ -4,7 +4,8 @@
  */
 import type { V1Pod } from "@kubernetes/client-node";
 import type { AgentConfig } from "../config/types.ts";
-import type { RuntimeConfigResponse } from "../cri/types.ts";
+import type { Image, RuntimeConfigResponse } from "../cri/types.ts";
+import { PullManager, type VerificationPolicy, verificationPolicy } from "../images/mod.ts";
 import { featureEnabled } from "../config/mod.ts";
 import { type Clock, realClock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
@@ -83,6 +84,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger,
     onCall: (method, ms, err) => metrics.runtimeCall(method, ms, err),
   });
+  const pullRecords = await startPullRecords(config, { cri, clock, logger });
   // downwardAPI needs no API server; configMap, secret and projected come with the cluster.
   const volumes = createVolumeManager({
     rootDir: config.rootDir,
@@ -128,6 +130,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     podCgroups,
     envObjects: cluster?.objects,
     pullSecrets: cluster?.objects,
+    pullRecords,
     services: cluster?.services,
     runtimeHandler: cluster?.runtimeHandler,
     sandboxOptions: {
@@ -222,6 +225,9 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     signal,
     events: cluster?.events,
     runtime: () => runtimeState.capabilities,
+    afterImageGC: pullRecords
+      ? (ids, startedAt) => pullRecords.pruneUnknownRecords(ids, startedAt)
+      : undefined,
   });
   late.admit = (pod) => node.eviction.admit(pod);
 
@@ -288,6 +294,29 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     cluster?.close();
     logger.info("denolet stopped; containers keep running");
   }
+}
+
+/**
+ * The pulled-image records under the root dir (KubeletEnsureSecretPulledImages, on by default),
+ * with old intents settled; undefined when the gate is off.
+ */
+async function startPullRecords(
+  config: AgentConfig,
+  deps: { cri: { image: { listImages(): Promise<Image[]> } }; clock: Clock; logger: Logger },
+): Promise<PullManager | undefined> {
+  if (!featureEnabled(config, "KubeletEnsureSecretPulledImages")) return undefined;
+  const manager = new PullManager({
+    rootDir: config.rootDir,
+    clock: deps.clock,
+    logger: deps.logger.child({ component: "image-pull-records" }),
+    requireVerification: verificationPolicy(
+      config.imagePullCredentialsVerificationPolicy as VerificationPolicy,
+      config.preloadedImagesVerificationAllowlist,
+    ),
+    listImages: () => deps.cri.image.listImages(),
+  });
+  await manager.initialize();
+  return manager;
 }
 
 /** The pod cgroup's memory limit, which caps its Memory-medium volumes; undefined for none. */

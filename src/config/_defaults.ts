@@ -78,6 +78,15 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     seccompDefault: false,
     allowedUnsafeSysctls: [],
     defaultPodSysctls: {},
+    imagePullCredentialsVerificationPolicy: "NeverVerifyPreloadedImages",
+    preloadedImagesVerificationAllowlist: [],
+    serializeImagePulls: true,
+    maxParallelImagePulls: 0,
+    registryPullQPS: 5,
+    registryBurst: 10,
+    imageMaximumGCAgeMs: 0,
+    imageCredentialProviderConfig: "",
+    imageCredentialProviderBinDir: "",
     ...serverDefaults(opts),
   };
 }

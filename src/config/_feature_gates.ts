@@ -26,6 +26,11 @@ const GATES = {
     default: false,
     help: "apply the configuration's defaultPodSysctls to every pod (alpha upstream)",
   },
+  KubeletEnsureSecretPulledImages: {
+    default: true,
+    help: "keep records of the credentials each image was pulled with, so a pod may use an " +
+      "image on the node only with the same credentials (imagePullCredentialsVerificationPolicy)",
+  },
 } as const satisfies Record<string, Gate>;
 
 type GateName = keyof typeof GATES;

@@ -299,6 +299,10 @@ const FIELDS: Record<string, Reader> = {
   seccompDefault: bool("seccompDefault"),
   allowedUnsafeSysctls: stringList("allowedUnsafeSysctls"),
   defaultPodSysctls: stringMap("defaultPodSysctls"),
+  imagePullCredentialsVerificationPolicy: str("imagePullCredentialsVerificationPolicy", {
+    zeroIsUnset: true,
+  }),
+  preloadedImagesVerificationAllowlist: stringList("preloadedImagesVerificationAllowlist"),
   ...serverFileFields(KIT),
 };
 

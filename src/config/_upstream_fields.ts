@@ -27,8 +27,6 @@ export const UPSTREAM_FIELDS: ReadonlySet<string> = new Set([
   "authorization",
   "registryPullQPS",
   "registryBurst",
-  "imagePullCredentialsVerificationPolicy",
-  "preloadedImagesVerificationAllowlist",
   "eventRecordQPS",
   "eventBurst",
   "enableDebuggingHandlers",

@@ -41,6 +41,11 @@ export interface ImageGCDeps {
   fsStats(path: string): Promise<FsStats>;
   /** --pod-infra-container-image: the runtime's sandbox image, never removed. */
   sandboxImage?: string;
+  /**
+   * After a round that freed space: the ids of the images left and when the round began (the
+   * pulled-image records drop the rest, upstream's post-GC hook). Must not throw.
+   */
+  afterFree?: (remainingIds: string[], startedAt: number) => Promise<void>;
 }
 
 interface ImageRecord {
@@ -165,6 +170,7 @@ export class ImageGC {
       this.#deps.logger.info("Removed unused image", { image: r.id, size: r.size });
       freed += r.size;
     }
+    await this.#deps.afterFree?.([...this.#records.keys()], now);
     return freed;
   }
 

@@ -7,7 +7,7 @@
 import { type EventRecorder, type EventType, podObjectRef } from "../events/mod.ts";
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import type { Image, ImageService, PodSandboxConfig } from "../cri/types.ts";
-import type { Keyring } from "../credentials/mod.ts";
+import type { Keyring, TrackedAuthConfig } from "../credentials/mod.ts";
 import { runtimeErrorText } from "../cri/mod.ts";
 import { Backoff } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
@@ -20,6 +20,10 @@ import {
 } from "./_pull_credentials.ts";
 import { PullQueue, type PullQueueOptions } from "./_pull_queue.ts";
 import type { PodPullSecrets } from "./_pull_secrets.ts";
+import { applyDefaultTag, pullPolicyOf } from "./_pull_policy.ts";
+
+export { applyDefaultTag, type PullPolicy, pullPolicyOf } from "./_pull_policy.ts";
+import { podCredentialsOf, pulledWith, type PullRecords } from "./_pull_records.ts";
 
 /** Upstream image pull back-off: `backOffPeriod` and `MaxContainerBackOff`. */
 export const IMAGE_BACKOFF_INITIAL_MS = 10_000;
@@ -37,6 +41,11 @@ export interface ImagePullerDeps {
   queue?: PullQueueOptions;
   /** Node-wide keyrings (credential provider plugins), asked after the pod's pull secrets. */
   keyrings?: () => Keyring[];
+  /**
+   * The pulled-image records (KubeletEnsureSecretPulledImages): a present image is handed to a
+   * pod only when it may use it. Without, every pod may use every present image.
+   */
+  pullRecords?: PullRecords;
 }
 
 export interface EnsureImageOptions {
@@ -46,8 +55,6 @@ export interface EnsureImageOptions {
   pullSecrets?: PodPullSecrets;
   signal?: AbortSignal;
 }
-
-export type PullPolicy = "Always" | "IfNotPresent" | "Never";
 
 /** The user an image runs as, from its ImageStatus: a numeric uid or a name. */
 export interface ImageUser {
@@ -134,43 +141,71 @@ export class ImagePuller {
       throw new ImagePullError("InvalidImageName", message);
     }
     const policy = pullPolicyOf(container, image);
-    let present: Image | undefined;
+    // Looked up once, and only when a pull or a verification needs them (upstream OnceValues).
+    let lookup: Promise<TrackedAuthConfig[]> | undefined;
+    const credentials = () =>
+      lookup ??= lookupCredentials(image, {
+        secrets: opts.pullSecrets,
+        keyrings: this.#deps.keyrings,
+        signal,
+      }).catch((err) => {
+        if (!(err instanceof CredentialLookupError)) throw err;
+        // Upstream returns the lookup's error itself: its text is the waiting reason.
+        log.warn("Cannot look up the image's pull credentials", { image: requested, err });
+        throw new ImagePullError(err.message, err.message, { cause: err });
+      });
     if (policy !== "Always") {
-      try {
-        present = await this.#deps.image.imageStatus({ image }, { signal });
-      } catch (err) {
-        if (signal?.aborted || isKind(err, RuntimeUnavailableError)) throw err;
-        const message = `Failed to inspect image "${requested}": ${errorMessage(err)}`;
-        event("Warning", "InspectFailed", message);
-        throw new ImagePullError("ImageInspectError", message, { cause: err });
-      }
-      if (present?.id) {
-        log.debug(4, "Container image already present on machine", { image: requested });
-        event("Normal", "Pulled", `Container image "${requested}" already present on machine`);
-        // The same status answers runAsNonRoot, so a burst of starts makes no second call.
-        return { ref: present.id, user: imageUserOf(present) };
-      }
+      const found = await this.#present(image, { ...opts, credentials });
+      if (found) return found;
       if (policy === "Never") {
         const message = `Container image "${requested}" is not present with pull policy of Never`;
         event("Warning", "ErrImageNeverPull", message);
         throw new ImagePullError("ErrImageNeverPull", message);
       }
     }
+    return await this.#pull(pod, { ...opts, image, credentials: await credentials() });
+  }
 
-    let credentials;
+  /**
+   * The image when it is on the node and the pod may use it: with the pull records on, a pod
+   * must show the credentials the image was pulled with (unless the policy says otherwise).
+   */
+  async #present(
+    image: string,
+    opts: EnsureImageOptions & {
+      requested: string;
+      log: Logger;
+      event: (type: EventType, reason: string, message: string) => void;
+      credentials: () => Promise<TrackedAuthConfig[]>;
+    },
+  ): Promise<EnsuredImage | undefined> {
+    const { signal, requested, log, event } = opts;
+    let present: Image | undefined;
     try {
-      credentials = await lookupCredentials(image, {
-        secrets: opts.pullSecrets,
-        keyrings: this.#deps.keyrings,
-        signal,
-      });
+      present = await this.#deps.image.imageStatus({ image }, { signal });
     } catch (err) {
-      if (!(err instanceof CredentialLookupError)) throw err;
-      // Upstream returns the lookup's error itself: its text is the waiting reason.
-      log.warn("Cannot look up the image's pull credentials", { image: requested, err });
-      throw new ImagePullError(err.message, err.message, { cause: err });
+      if (signal?.aborted || isKind(err, RuntimeUnavailableError)) throw err;
+      const message = `Failed to inspect image "${requested}": ${errorMessage(err)}`;
+      event("Warning", "InspectFailed", message);
+      throw new ImagePullError("ImageInspectError", message, { cause: err });
     }
-    return await this.#pull(pod, { ...opts, image, credentials });
+    if (!present?.id) return undefined;
+    let message = `Container image "${requested}" already present on machine`;
+    const records = this.#deps.pullRecords;
+    if (records) {
+      const podCredentials = async () => podCredentialsOf(await opts.credentials());
+      if (await records.mustAttemptImagePull(requested, present.id, podCredentials)) {
+        log.debug(3, "Image present, but the pod's credentials must be verified by a pull", {
+          image: requested,
+        });
+        return undefined;
+      }
+      message += " and can be accessed by the pod";
+    }
+    log.debug(4, "Container image already present on machine", { image: requested });
+    event("Normal", "Pulled", message);
+    // The same status answers runAsNonRoot, so a burst of starts makes no second call.
+    return { ref: present.id, user: imageUserOf(present) };
   }
 
   /** Upstream imageManager.pullImage: back-off, Pulling, the pull in its queue, Pulled. */
@@ -179,12 +214,12 @@ export class ImagePuller {
     opts: Parameters<ImagePuller["ensureImage"]>[2] & {
       requested: string;
       image: string;
-      credentials: Awaited<ReturnType<typeof lookupCredentials>>;
+      credentials: TrackedAuthConfig[];
       log: Logger;
       event: (type: EventType, reason: string, message: string) => void;
     },
   ): Promise<EnsuredImage> {
-    const { signal, requested, image, log, event } = opts;
+    const { signal, requested, event } = opts;
     const key = backoffKey(pod.metadata?.uid ?? "", requested);
     if (this.#backoff.inBackOffSinceUpdate(key, this.#deps.clock.now())) {
       const message = `Back-off pulling image "${requested}"`;
@@ -193,42 +228,81 @@ export class ImagePuller {
       throw new ImagePullError("ImagePullBackOff", last ? `${message}: ${last}` : message);
     }
     this.#lastError.delete(key);
-    const queuedAt = this.#deps.clock.now();
-    return await this.#queue.run(async () => {
-      const startedAt = this.#deps.clock.now();
-      log.info("Pulling image", { image: requested, credentials: opts.credentials.length });
-      event("Normal", "Pulling", `Pulling image "${requested}"`);
+    const records = this.#deps.pullRecords;
+    if (records) {
       try {
-        const { ref } = await pullWithCredentials(this.#deps.image, image, {
-          credentials: opts.credentials,
-          sandboxConfig: opts.sandboxConfig,
-          signal,
-          timeoutMs: this.#deps.pullTimeoutMs,
-        });
-        const now = this.#deps.clock.now();
-        log.info("Successfully pulled image", {
-          image: requested,
-          durationMs: now - startedAt,
-          includingWaitingMs: now - queuedAt,
-        });
-        event(
-          "Normal",
-          "Pulled",
-          `Successfully pulled image "${requested}" in ${goSeconds(now - startedAt)} ` +
-            `(${goSeconds(now - queuedAt)} including waiting)`,
-        );
-        this.#backoff.gc();
-        return { ref };
+        await records.recordPullIntent(requested);
       } catch (err) {
-        if (signal?.aborted || isKind(err, RuntimeUnavailableError)) throw err;
-        this.#backoff.next(key);
-        const text = runtimeErrorText(err);
-        log.warn("Failed to pull image", { image: requested, err: text });
-        event("Warning", "Failed", `Failed to pull image "${requested}": ${text}`);
-        this.#lastError.set(key, `ErrImagePull: ${text}`);
-        throw new ImagePullError("ErrImagePull", text, { cause: err });
+        const message = `Failed to record image pull intent for container image "${requested}": ${
+          errorMessage(err)
+        }`;
+        throw new ImagePullError(
+          `failed to record image pull intent: ${errorMessage(err)}`,
+          message,
+          {
+            cause: err,
+          },
+        );
       }
-    }, signal);
+    }
+    const queuedAt = this.#deps.clock.now();
+    let pulled: { ref: string; used?: TrackedAuthConfig } | undefined;
+    try {
+      pulled = await this.#queue.run(() => this.#pullNow({ ...opts, key, queuedAt }), signal);
+    } finally {
+      if (records && pulled) {
+        await records.recordImagePulled(requested, pulled.ref, pulledWith(pulled.used));
+      } else if (records) await records.recordImagePullFailed(requested);
+    }
+    return { ref: pulled.ref };
+  }
+
+  /** The pull itself, its events and back-off; in its turn of the queue. */
+  async #pullNow(
+    opts: Parameters<ImagePuller["ensureImage"]>[2] & {
+      requested: string;
+      image: string;
+      credentials: TrackedAuthConfig[];
+      log: Logger;
+      event: (type: EventType, reason: string, message: string) => void;
+      key: string;
+      queuedAt: number;
+    },
+  ): Promise<{ ref: string; used?: TrackedAuthConfig }> {
+    const { signal, requested, image, log, event, key, queuedAt } = opts;
+    const startedAt = this.#deps.clock.now();
+    log.info("Pulling image", { image: requested, credentials: opts.credentials.length });
+    event("Normal", "Pulling", `Pulling image "${requested}"`);
+    try {
+      const result = await pullWithCredentials(this.#deps.image, image, {
+        credentials: opts.credentials,
+        sandboxConfig: opts.sandboxConfig,
+        signal,
+        timeoutMs: this.#deps.pullTimeoutMs,
+      });
+      const now = this.#deps.clock.now();
+      log.info("Successfully pulled image", {
+        image: requested,
+        durationMs: now - startedAt,
+        includingWaitingMs: now - queuedAt,
+      });
+      event(
+        "Normal",
+        "Pulled",
+        `Successfully pulled image "${requested}" in ${goSeconds(now - startedAt)} ` +
+          `(${goSeconds(now - queuedAt)} including waiting)`,
+      );
+      this.#backoff.gc();
+      return result;
+    } catch (err) {
+      if (signal?.aborted || isKind(err, RuntimeUnavailableError)) throw err;
+      this.#backoff.next(key);
+      const text = runtimeErrorText(err);
+      log.warn("Failed to pull image", { image: requested, err: text });
+      event("Warning", "Failed", `Failed to pull image "${requested}": ${text}`);
+      this.#lastError.set(key, `ErrImagePull: ${text}`);
+      throw new ImagePullError("ErrImagePull", text, { cause: err });
+    }
   }
 
   /**
@@ -256,29 +330,6 @@ export class ImagePuller {
 
 function backoffKey(uid: string, image: string): string {
   return `${uid}_${image}`;
-}
-
-/** The pod's policy, or the API server's default: Always for `:latest`/untagged, else IfNotPresent. */
-export function pullPolicyOf(container: V1Container, taggedImage: string): PullPolicy {
-  const p = container.imagePullPolicy;
-  if (p === "Always" || p === "IfNotPresent" || p === "Never") return p;
-  if (!taggedImage.includes("@") && taggedImage.endsWith(":latest")) return "Always";
-  return "IfNotPresent";
-}
-
-// name components, optional registry host[:port]; tag and/or digest.
-const REFERENCE =
-  /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?(?::[0-9]+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[0-9a-fA-F]{32,})?$/;
-
-/**
- * Adds `:latest` to a reference without tag or digest (upstream `applyDefaultImageTag`);
- * undefined when the reference does not parse.
- */
-export function applyDefaultTag(image: string): string | undefined {
-  if (!REFERENCE.test(image)) return undefined;
-  if (image.includes("@")) return image;
-  const lastPart = image.slice(image.lastIndexOf("/") + 1);
-  return lastPart.includes(":") ? image : `${image}:latest`;
 }
 
 /** A duration as Go prints one in these messages: seconds with up to 3 decimals, "1.234s". */

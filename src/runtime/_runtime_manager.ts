@@ -15,6 +15,7 @@ import type { EnvObjects } from "./_env.ts";
 import { ImagePuller } from "./_image_puller.ts";
 import type { PullQueueOptions } from "./_pull_queue.ts";
 import type { PullSecretReader } from "./_pull_secrets.ts";
+import type { PullRecords } from "./_pull_records.ts";
 import { killPod, removeAll } from "./_kill.ts";
 import type { ProbeFailure } from "./_pod_actions.ts";
 import { podLogDirectory, type SandboxConfigOptions } from "./_sandbox_config.ts";
@@ -88,6 +89,8 @@ export interface RuntimeManagerDeps {
   pullSecrets?: PullSecretReader;
   /** serializeImagePulls / maxParallelImagePulls; default one pull at a time. */
   imagePulls?: PullQueueOptions;
+  /** The pulled-image records: present images go only to pods that may use them. */
+  pullRecords?: PullRecords;
   /** The cluster's Services for service-link env (API mode); standalone, none are added. */
   services?: ServiceLookup;
   /** Pod and container events with upstream's reasons (API mode); none by default. */
@@ -139,6 +142,7 @@ export class RuntimeManager implements PodRuntime {
       pullTimeoutMs: deps.imagePullTimeoutMs,
       events: deps.events,
       queue: deps.imagePulls,
+      pullRecords: deps.pullRecords,
     });
     this.sandboxGate = new StartGate(
       deps.sandboxCreationConcurrency ?? SANDBOX_CREATION_CONCURRENCY,

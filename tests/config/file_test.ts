@@ -4,6 +4,7 @@ import { loadConfig } from "../../src/config/mod.ts";
 import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
+import { IMAGE_DEFAULTS } from "./_image_defaults.ts";
 import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
 import { SERVER_FILE_DEFAULTS } from "./_server_defaults.ts";
 
@@ -78,6 +79,7 @@ defaultPodSysctls:
     defaultPodSysctls: { "net.ipv4.tcp_syncookies": "0" },
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
+    ...IMAGE_DEFAULTS,
     ...CLUSTER_DEFAULTS,
     ...SERVER_FILE_DEFAULTS,
   });

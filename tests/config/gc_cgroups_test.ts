@@ -87,3 +87,38 @@ Deno.test("--minimum-image-ttl-duration, upstream's name, sets the image minimum
     300_000,
   );
 });
+
+Deno.test("image pull credential verification: policy and allowlist from the file, upstream's checks", async () => {
+  const { config } = await run(["--config", "/k.yaml"], {
+    "/k.yaml": HEAD +
+      "imagePullCredentialsVerificationPolicy: NeverVerifyAllowlistedImages\n" +
+      'preloadedImagesVerificationAllowlist: ["registry.k8s.io/pause", "reg.example.com/*"]\n',
+  });
+  assert.equal(config.imagePullCredentialsVerificationPolicy, "NeverVerifyAllowlistedImages");
+  assert.deepEqual(config.preloadedImagesVerificationAllowlist, [
+    "registry.k8s.io/pause",
+    "reg.example.com/*",
+  ]);
+  const fails = async (body: string, re: RegExp) => {
+    await assert.rejects(run(["--config", "/k.yaml"], { "/k.yaml": HEAD + body }), (e) => {
+      assert.ok(e instanceof ConfigError);
+      assert.match(e.message, re);
+      return true;
+    });
+  };
+  await fails("imagePullCredentialsVerificationPolicy: Sometimes\n", /"Sometimes" is not valid/);
+  await fails(
+    'preloadedImagesVerificationAllowlist: ["busybox"]\n',
+    /can't be set if imagePullCredentialsVerificationPolicy is not "NeverVerifyAllowlistedImages"/,
+  );
+  await fails(
+    "imagePullCredentialsVerificationPolicy: NeverVerifyAllowlistedImages\n" +
+      'preloadedImagesVerificationAllowlist: ["busybox:1"]\n',
+    /neither tag nor digest is accepted/,
+  );
+  await fails(
+    "featureGates: {KubeletEnsureSecretPulledImages: false}\n" +
+      "imagePullCredentialsVerificationPolicy: AlwaysVerify\n",
+    /must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled/,
+  );
+});

@@ -2,7 +2,9 @@
  * Pulls from a private registry in API mode, against the real control plane, containerd and a
  * real registry (distribution, htpasswd authentication, on loopback): a pod with the right
  * image pull secret runs; one without credentials and one with a wrong password get
- * ErrImagePull / ImagePullBackOff with the runtime's message as upstream shows it.
+ * ErrImagePull / ImagePullBackOff with the runtime's message as upstream shows it. Verified
+ * reuse: once pulled with credentials, the image is not handed to a pod without them (another
+ * namespace, and again after an agent restart), while a pod with the same credentials reuses it.
  */
 import assert from "node:assert/strict";
 import type { CoreV1Event, CoreV1EventList, V1Pod } from "@kubernetes/client-node";
@@ -155,6 +157,53 @@ Deno.test({
           );
         },
       );
+
+      await t.step(
+        "verified reuse: the pulled image is not handed to a pod without credentials",
+        async () => {
+          await cluster.apply({
+            apiVersion: "v1",
+            kind: "Namespace",
+            metadata: { name: "tenant-b" },
+          });
+          const anon = privatePod(cluster, "reuse-anon", app.image, { namespace: "tenant-b" });
+          // The namespace's default service account comes from the controller manager shortly.
+          await waitFor(() => cluster.apply(anon).then(() => true, () => undefined), {
+            timeoutMs: 30_000,
+            intervalMs: 500,
+            what: "the pod to be accepted in the new namespace",
+          });
+          await waitPullError(cluster, "reuse-anon", app.image, "tenant-b");
+          // The same credentials in tenant-b's own Secret: the image is reused without a pull.
+          await cluster.apply(dockerSecret("regcred-b", reg.host, PASSWORD, "tenant-b"));
+          await cluster.apply(
+            privatePod(cluster, "reuse-ok", app.image, {
+              namespace: "tenant-b",
+              secret: "regcred-b",
+            }),
+          );
+          await cluster.waitPod("reuse-ok", (p) => p.status?.phase === "Running", {
+            namespace: "tenant-b",
+            timeoutMs: TIMEOUT,
+            what: "reuse-ok to run",
+          });
+          const evs = await eventsOf(cluster, "reuse-ok", "tenant-b");
+          assert.ok(
+            evs.some((e) =>
+              e.reason === "Pulled" &&
+              e.message ===
+                `Container image "${app.image}" already present on machine and can be accessed by the pod`
+            ),
+            evs.map((e) => `${e.reason}: ${e.message}`).join("\n"),
+          );
+        },
+      );
+
+      await t.step("verified reuse: the records survive an agent restart", async () => {
+        await cluster.restartAgent();
+        await cluster.apply(privatePod(cluster, "reuse-after-restart", app.image));
+        await waitPullError(cluster, "reuse-after-restart", app.image);
+      });
     } finally {
       await c?.close();
       await removeImages(pulled);

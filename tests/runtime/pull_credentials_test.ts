@@ -9,7 +9,9 @@ import type { V1Pod, V1Secret } from "@kubernetes/client-node";
 import type { EventRecorder } from "../../src/events/mod.ts";
 import { ObjectNotFoundError } from "../../src/objects/mod.ts";
 import type { PullSecretReader } from "../../src/runtime/_pull_secrets.ts";
+import { PullManager, verificationPolicy } from "../../src/images/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
+import { nullLogger } from "../../src/util/log.ts";
 import { FakeRuntime } from "../support/fake_cri.ts";
 import { fakeRuntimeManager } from "./_fake_manager.ts";
 
@@ -51,11 +53,23 @@ function pod(secretNames: string[], uid = "uid-1", image = IMAGE): V1Pod {
   };
 }
 
-async function setup(secrets: V1Secret[]) {
+async function setup(secrets: V1Secret[], opts: { records?: boolean } = {}) {
   const clock = new FakeClock();
   const cri = new FakeRuntime({ clock });
   cri.privateRegistries.set(`${REGISTRY}/`, { username: "alice", password: "right" });
   const logsDir = await Deno.makeTempDir({ prefix: "denolet-pullcreds-" });
+  const makeRecords = async () => {
+    const m = new PullManager({
+      rootDir: logsDir,
+      clock,
+      logger: nullLogger,
+      requireVerification: verificationPolicy("NeverVerifyPreloadedImages"),
+      listImages: () => cri.listImages(),
+    });
+    await m.initialize();
+    return m;
+  };
+  const pullRecords = opts.records ? await makeRecords() : undefined;
   const events: string[] = [];
   const recorder: EventRecorder = {
     event: (ref, type, reason, message) =>
@@ -65,6 +79,7 @@ async function setup(secrets: V1Secret[]) {
   const rm = fakeRuntimeManager({ cri, clock, logsDir }, {
     events: recorder,
     pullSecrets: secretReader,
+    pullRecords,
   });
   const sync = async (p: V1Pod) => {
     const m = p.metadata!;
@@ -196,4 +211,40 @@ Deno.test("pull secrets: a present image needs no Secret read; one sync reads ea
   ];
   assert.deepEqual((await env.sync(two)).errors, []);
   assert.deepEqual(env.secretReader.reads, ["regcred"]);
+});
+
+Deno.test("verified reuse: an image pulled with a Secret is not handed to a pod without it", async () => {
+  await using env = await setup([dockerSecret("regcred", { [REGISTRY]: auth("alice", "right") })], {
+    records: true,
+  });
+  assert.deepEqual((await env.sync(pod(["regcred"]))).errors, []);
+  assert.equal(env.cri.callsTo("pullImage").length, 1);
+  // Without credentials the present image does not count: the pull is tried and refused.
+  const r = await env.sync(pod([], "uid-2"));
+  assert.equal(r.errors[0]?.reason, "ErrImagePull");
+  assert.equal(env.cri.callsTo("pullImage").length, 2);
+  // With the Secret it is reused without a pull, with upstream's message.
+  env.events.length = 0;
+  assert.deepEqual((await env.sync(pod(["regcred"], "uid-3"))).errors, []);
+  assert.equal(env.cri.callsTo("pullImage").length, 2);
+  assert.ok(
+    env.events.includes(
+      `spec.containers{app} Normal Pulled: Container image "${IMAGE}" already present on machine ` +
+        "and can be accessed by the pod",
+    ),
+    env.events.join("\n"),
+  );
+  // imagePullPolicy Never: not present for this pod, as upstream says it.
+  const never = pod([], "uid-4");
+  never.spec!.containers[0].imagePullPolicy = "Never";
+  const n = await env.sync(never);
+  assert.equal(n.errors[0]?.reason, "ErrImageNeverPull");
+  assert.equal(env.cri.callsTo("pullImage").length, 2);
+});
+
+Deno.test("verified reuse: images put on the node otherwise (preloaded) serve every pod", async () => {
+  await using env = await setup([], { records: true });
+  env.cri.addImage(IMAGE);
+  assert.deepEqual((await env.sync(pod([]))).errors, []);
+  assert.equal(env.cri.callsTo("pullImage").length, 0);
 });
