@@ -85,6 +85,20 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     onCall: (method, ms, err) => metrics.runtimeCall(method, ms, err),
   });
   const pullRecords = await startPullRecords(config, { cri, clock, logger });
+  // Credential provider plugins: loaded only when configured (footprint).
+  const plugins = config.imageCredentialProviderConfig || config.imageCredentialProviderBinDir
+    ? await (await import("../credentials/plugins/mod.ts")).loadCredentialProviders({
+      configPath: config.imageCredentialProviderConfig,
+      binDir: config.imageCredentialProviderBinDir,
+      clock,
+      logger,
+      serviceAccountTokens: featureEnabled(
+        config,
+        "KubeletServiceAccountTokenForCredentialProviders",
+      ),
+      serviceAccounts: cluster?.serviceAccounts,
+    })
+    : undefined;
   // downwardAPI needs no API server; configMap, secret and projected come with the cluster.
   const volumes = createVolumeManager({
     rootDir: config.rootDir,
@@ -131,6 +145,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     envObjects: cluster?.objects,
     pullSecrets: cluster?.objects,
     pullRecords,
+    keyrings: plugins ? (pod) => [plugins.keyring(pod)] : undefined,
     services: cluster?.services,
     runtimeHandler: cluster?.runtimeHandler,
     sandboxOptions: {

@@ -26,6 +26,11 @@ const GATES = {
     default: false,
     help: "apply the configuration's defaultPodSysctls to every pod (alpha upstream)",
   },
+  KubeletServiceAccountTokenForCredentialProviders: {
+    default: true,
+    help: "give credential provider plugins with tokenAttributes a token of the pod's " +
+      "service account (beta upstream)",
+  },
   KubeletEnsureSecretPulledImages: {
     default: true,
     help: "keep records of the credentials each image was pulled with, so a pod may use an " +

@@ -33,8 +33,6 @@ const KINDS: Record<string, Kind> = {
   "fail-cgroupv1": "bool",
   "fail-swap-on": "bool",
   "hairpin-mode": "string",
-  "image-credential-provider-bin-dir": "string",
-  "image-credential-provider-config": "string",
   "kernel-memcg-notification": "bool",
   "kube-api-content-type": "string",
   "kube-reserved-cgroup": "string",

@@ -50,8 +50,11 @@ export type DockerConfig = Map<string, DockerConfigEntry>;
 
 /** Anything that answers credentials for an image repository. */
 export interface Keyring {
-  /** The credentials for `repository` (normalised, without tag), best match first. */
-  lookup(repository: string): TrackedAuthConfig[];
+  /**
+   * The credentials for `repository` (normalised, without tag), best match first. May take a
+   * while (a credential plugin runs); never rejects: a keyring that cannot answer has nothing.
+   */
+  lookup(repository: string): TrackedAuthConfig[] | Promise<TrackedAuthConfig[]>;
 }
 
 const DEFAULT_REGISTRY_HOST = "index.docker.io";
@@ -96,7 +99,11 @@ export class BasicKeyring implements Keyring {
 /** Every keyring's answers, in keyring order (upstream UnionDockerKeyring). */
 export function unionKeyring(keyrings: (Keyring | undefined)[]): Keyring {
   return {
-    lookup: (repository) => keyrings.flatMap((k) => k?.lookup(repository) ?? []),
+    async lookup(repository) {
+      const out: TrackedAuthConfig[] = [];
+      for (const k of keyrings) if (k) out.push(...await k.lookup(repository));
+      return out;
+    },
   };
 }
 
@@ -114,6 +121,10 @@ function keyOf(endpoint: string): string | undefined {
 }
 
 /** Host and path of a scheme-less URL, as Go's url.Parse splits them; undefined if invalid. */
+export function parseSchemelessUrl(s: string): { host: string; path: string } | undefined {
+  return parseUrl(s);
+}
+
 function parseUrl(s: string): { host: string; path: string } | undefined {
   const end = s.search(/[?#]/);
   const rest = end < 0 ? s : s.slice(0, end);

@@ -39,8 +39,8 @@ export interface ImagePullerDeps {
   pullTimeoutMs?: number;
   /** serializeImagePulls and maxParallelImagePulls; default one pull at a time. */
   queue?: PullQueueOptions;
-  /** Node-wide keyrings (credential provider plugins), asked after the pod's pull secrets. */
-  keyrings?: () => Keyring[];
+  /** Keyrings beyond the pod's pull secrets (credential provider plugins), asked after them. */
+  keyrings?: (pod: V1Pod) => Keyring[];
   /**
    * The pulled-image records (KubeletEnsureSecretPulledImages): a present image is handed to a
    * pod only when it may use it. Without, every pod may use every present image.
@@ -145,6 +145,7 @@ export class ImagePuller {
     let lookup: Promise<TrackedAuthConfig[]> | undefined;
     const credentials = () =>
       lookup ??= lookupCredentials(image, {
+        pod,
         secrets: opts.pullSecrets,
         keyrings: this.#deps.keyrings,
         signal,

@@ -4,6 +4,7 @@
  * in order until one pulls; with none, one anonymous pull. The credentials code is loaded only
  * for a pod that names pull secrets or when node-wide keyrings exist.
  */
+import type { V1Pod } from "@kubernetes/client-node";
 import type { ImageService, PodSandboxConfig } from "../cri/types.ts";
 import type { Keyring, TrackedAuthConfig } from "../credentials/mod.ts";
 import { runtimeErrorText } from "../cri/mod.ts";
@@ -20,9 +21,14 @@ export class CredentialLookupError extends DenoletError {}
  */
 export async function lookupCredentials(
   image: string,
-  opts: { secrets?: PodPullSecrets; keyrings?: () => Keyring[]; signal?: AbortSignal },
+  opts: {
+    pod: V1Pod;
+    secrets?: PodPullSecrets;
+    keyrings?: (pod: V1Pod) => Keyring[];
+    signal?: AbortSignal;
+  },
 ): Promise<TrackedAuthConfig[]> {
-  const others = opts.keyrings?.() ?? [];
+  const others = opts.keyrings?.(opts.pod) ?? [];
   if (!opts.secrets?.named && others.length === 0) return [];
   const secrets = opts.secrets?.named ? await opts.secrets.get({ signal: opts.signal }) : [];
   if (secrets.length === 0 && others.length === 0) return [];

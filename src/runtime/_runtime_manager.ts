@@ -16,6 +16,7 @@ import { ImagePuller } from "./_image_puller.ts";
 import type { PullQueueOptions } from "./_pull_queue.ts";
 import type { PullSecretReader } from "./_pull_secrets.ts";
 import type { PullRecords } from "./_pull_records.ts";
+import type { Keyring } from "../credentials/mod.ts";
 import { killPod, removeAll } from "./_kill.ts";
 import type { ProbeFailure } from "./_pod_actions.ts";
 import { podLogDirectory, type SandboxConfigOptions } from "./_sandbox_config.ts";
@@ -91,6 +92,8 @@ export interface RuntimeManagerDeps {
   imagePulls?: PullQueueOptions;
   /** The pulled-image records: present images go only to pods that may use them. */
   pullRecords?: PullRecords;
+  /** Keyrings asked after the pod's pull secrets (credential provider plugins). */
+  keyrings?: (pod: V1Pod) => Keyring[];
   /** The cluster's Services for service-link env (API mode); standalone, none are added. */
   services?: ServiceLookup;
   /** Pod and container events with upstream's reasons (API mode); none by default. */
@@ -143,6 +146,7 @@ export class RuntimeManager implements PodRuntime {
       events: deps.events,
       queue: deps.imagePulls,
       pullRecords: deps.pullRecords,
+      keyrings: deps.keyrings,
     });
     this.sandboxGate = new StartGate(
       deps.sandboxCreationConcurrency ?? SANDBOX_CREATION_CONCURRENCY,

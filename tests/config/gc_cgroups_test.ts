@@ -122,3 +122,17 @@ Deno.test("image pull credential verification: policy and allowlist from the fil
     /must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled/,
   );
 });
+
+Deno.test("credential provider flags set their fields", async () => {
+  const { config, warnings } = await run([
+    "--image-credential-provider-config=/etc/kubernetes/credential-providers.yaml",
+    "--image-credential-provider-bin-dir",
+    "/usr/libexec/kubernetes/credential-providers",
+  ]);
+  assert.deepEqual(warnings, []);
+  assert.equal(config.imageCredentialProviderConfig, "/etc/kubernetes/credential-providers.yaml");
+  assert.equal(
+    config.imageCredentialProviderBinDir,
+    "/usr/libexec/kubernetes/credential-providers",
+  );
+});

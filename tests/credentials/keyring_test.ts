@@ -100,7 +100,7 @@ Deno.test("unionKeyring: the keyrings' answers in keyring order", async () => {
   await a.add(undefined, cfg({ "reg.example.com": "a" }));
   await b.add(undefined, cfg({ "reg.example.com": "b" }));
   const u = unionKeyring([a, undefined, b]);
-  assert.deepEqual(u.lookup("reg.example.com/x").map((c) => c.username), ["a", "b"]);
+  assert.deepEqual((await u.lookup("reg.example.com/x")).map((c) => c.username), ["a", "b"]);
 });
 
 Deno.test("hashAuthConfig: sha256 of the AuthConfig as Go's json.Marshal writes it", async () => {

@@ -5,6 +5,8 @@
  * ErrImagePull / ImagePullBackOff with the runtime's message as upstream shows it. Verified
  * reuse: once pulled with credentials, the image is not handed to a pod without them (another
  * namespace, and again after an agent restart), while a pod with the same credentials reuses it.
+ * A credential provider plugin (a shell script speaking the exec protocol) serves the
+ * credentials instead of a Secret.
  */
 import assert from "node:assert/strict";
 import type { CoreV1Event, CoreV1EventList, V1Pod } from "@kubernetes/client-node";
@@ -204,6 +206,38 @@ Deno.test({
         await cluster.apply(privatePod(cluster, "reuse-after-restart", app.image));
         await waitPullError(cluster, "reuse-after-restart", app.image);
       });
+
+      await t.step(
+        "a credential provider plugin serves the credentials instead of a Secret",
+        async () => {
+          const dir = await Deno.makeTempDir({ prefix: "denolet-credprov-" });
+          try {
+            await writePlugin(dir, reg.host);
+            await cluster.restartAgent({
+              extraArgs: [
+                "--image-credential-provider-config",
+                `${dir}/config.yaml`,
+                "--image-credential-provider-bin-dir",
+                `${dir}/bin`,
+              ],
+            });
+            // other.image was never pulled: the plugin's credentials do it, no Secret named.
+            await cluster.apply(privatePod(cluster, "plugin-pull", other.image));
+            await cluster.waitPod("plugin-pull", (p) => p.status?.phase === "Running", {
+              timeoutMs: TIMEOUT,
+              what: "plugin-pull to run",
+            });
+            const request = JSON.parse(await Deno.readTextFile(`${dir}/bin/last-request.json`));
+            assert.deepEqual(request, {
+              kind: "CredentialProviderRequest",
+              apiVersion: "credentialprovider.kubelet.k8s.io/v1",
+              image: `${reg.host}/team/other`,
+            });
+          } finally {
+            await Deno.remove(dir, { recursive: true });
+          }
+        },
+      );
     } finally {
       await c?.close();
       await removeImages(pulled);
@@ -224,4 +258,34 @@ async function removeImages(images: string[]): Promise<void> {
   } finally {
     cri.close();
   }
+}
+
+/** A plugin that answers alice's credentials for the registry, and its config. */
+async function writePlugin(dir: string, registry: string): Promise<void> {
+  await Deno.mkdir(`${dir}/bin`);
+  const response = JSON.stringify({
+    apiVersion: "credentialprovider.kubelet.k8s.io/v1",
+    kind: "CredentialProviderResponse",
+    cacheKeyType: "Registry",
+    cacheDuration: "5m",
+    auth: { [registry]: { username: USER, password: PASSWORD } },
+  });
+  await Deno.writeTextFile(
+    `${dir}/bin/registry-login`,
+    `#!/bin/sh\ncat > "$(dirname "$0")/last-request.json"\necho '${response}'\n`,
+    { mode: 0o755 },
+  );
+  await Deno.writeTextFile(
+    `${dir}/config.yaml`,
+    [
+      "apiVersion: kubelet.config.k8s.io/v1",
+      "kind: CredentialProviderConfig",
+      "providers:",
+      "  - name: registry-login",
+      "    apiVersion: credentialprovider.kubelet.k8s.io/v1",
+      `    matchImages: ["${registry}"]`,
+      "    defaultCacheDuration: 1m",
+      "",
+    ].join("\n"),
+  );
 }

@@ -248,3 +248,35 @@ Deno.test("verified reuse: images put on the node otherwise (preloaded) serve ev
   assert.deepEqual((await env.sync(pod([]))).errors, []);
   assert.equal(env.cri.callsTo("pullImage").length, 0);
 });
+
+Deno.test("keyrings after the pull secrets (credential plugins) supply the AuthConfig", async () => {
+  const { BasicKeyring } = await import("../../src/credentials/mod.ts");
+  const keyring = new BasicKeyring();
+  await keyring.add(
+    undefined,
+    new Map([[REGISTRY, { username: "alice", password: "right", email: "" }]]),
+  );
+  const clock = new FakeClock();
+  const cri = new FakeRuntime({ clock });
+  cri.privateRegistries.set(`${REGISTRY}/`, { username: "alice", password: "right" });
+  const logsDir = await Deno.makeTempDir({ prefix: "denolet-pullcreds-" });
+  try {
+    const seen: string[] = [];
+    const rm = fakeRuntimeManager({ cri, clock, logsDir }, {
+      keyrings: (p) => {
+        seen.push(p.metadata?.uid ?? "");
+        return [keyring];
+      },
+    });
+    const p = pod([]);
+    const r = await rm.syncPod(p, await rm.getPodStatus("uid-1", "web", "default"), {});
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(seen, ["uid-1"]);
+    assert.equal(
+      (cri.callsTo("pullImage")[0][2] as { auth?: { password?: string } }).auth?.password,
+      "right",
+    );
+  } finally {
+    await Deno.remove(logsDir, { recursive: true });
+  }
+});
