@@ -74,6 +74,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
       highThresholdPercent: config.imageGCHighThresholdPercent,
       lowThresholdPercent: config.imageGCLowThresholdPercent,
       minAgeMs: config.imageMinimumGCAgeMs,
+      maxAgeMs: config.imageMaximumGCAgeMs,
     },
     logPolicy: {
       maxSizeBytes: config.containerLogMaxSizeBytes,

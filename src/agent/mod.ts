@@ -145,6 +145,11 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     envObjects: cluster?.objects,
     pullSecrets: cluster?.objects,
     pullRecords,
+    imagePulls: {
+      serialize: config.serializeImagePulls,
+      maxParallel: config.maxParallelImagePulls || undefined,
+    },
+    imagePullRate: { qps: config.registryPullQPS, burst: config.registryBurst },
     keyrings: plugins ? (pod) => [plugins.keyring(pod)] : undefined,
     services: cluster?.services,
     runtimeHandler: cluster?.runtimeHandler,

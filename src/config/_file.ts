@@ -13,6 +13,7 @@ import { DurationSyntaxError, parseDuration } from "./duration.ts";
 import { checkInt32, closest } from "./_values.ts";
 import { UPSTREAM_FIELDS } from "./_upstream_fields.ts";
 import { parseByteQuantity } from "./_gc_flags.ts";
+import { defaultImageFileFields } from "./_image_flags.ts";
 import { checkTaint } from "./_taints.ts";
 import { type FileReaderKit, serverFileFields } from "./_server_flags.ts";
 import { DEFAULT_EVICTION_HARD } from "../eviction/thresholds.ts";
@@ -303,6 +304,12 @@ const FIELDS: Record<string, Reader> = {
     zeroIsUnset: true,
   }),
   preloadedImagesVerificationAllowlist: stringList("preloadedImagesVerificationAllowlist"),
+  serializeImagePulls: bool("serializeImagePulls"),
+  // Pointers upstream: an explicit 0 is kept (and refused by validation, or means no limit).
+  maxParallelImagePulls: int32("maxParallelImagePulls", { zeroIsUnset: false }),
+  registryPullQPS: int32("registryPullQPS", { zeroIsUnset: false }),
+  registryBurst: int32("registryBurst", { zeroIsUnset: true }),
+  imageMaximumGCAge: duration("imageMaximumGCAgeMs"),
   ...serverFileFields(KIT),
 };
 
@@ -356,6 +363,7 @@ export function applyConfigFile(
   ) {
     cfg.nodeStatusReportFrequencyMs = cfg.nodeStatusUpdateFrequencyMs;
   }
+  defaultImageFileFields(cfg, new Set(ctx.origin.keys()));
   // Upstream loadConfigFile: an evictionHard map replaces the defaults unless
   // mergeDefaultEvictionSettings asks to keep the signals it does not name.
   if (cfg.mergeDefaultEvictionSettings && ctx.origin.has("evictionHard")) {

@@ -11,14 +11,15 @@ import type { Keyring, TrackedAuthConfig } from "../credentials/mod.ts";
 import { runtimeErrorText } from "../cri/mod.ts";
 import { Backoff } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
-import { ImagePullError, isKind, RuntimeUnavailableError } from "../util/errors.ts";
+import { DenoletError, ImagePullError, isKind, RuntimeUnavailableError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import {
   CredentialLookupError,
   lookupCredentials,
   pullWithCredentials,
 } from "./_pull_credentials.ts";
-import { PullQueue, type PullQueueOptions } from "./_pull_queue.ts";
+import { PullQueue, type PullQueueOptions, PullRateLimit } from "./_pull_queue.ts";
+import { formatDuration } from "../config/duration.ts";
 import type { PodPullSecrets } from "./_pull_secrets.ts";
 import { applyDefaultTag, pullPolicyOf } from "./_pull_policy.ts";
 
@@ -39,6 +40,8 @@ export interface ImagePullerDeps {
   pullTimeoutMs?: number;
   /** serializeImagePulls and maxParallelImagePulls; default one pull at a time. */
   queue?: PullQueueOptions;
+  /** registryPullQPS and registryBurst; default no limit. */
+  rate?: { qps: number; burst: number };
   /** Keyrings beyond the pod's pull secrets (credential provider plugins), asked after them. */
   keyrings?: (pod: V1Pod) => Keyring[];
   /**
@@ -87,6 +90,7 @@ export class ImagePuller {
   readonly #deps: ImagePullerDeps;
   readonly #backoff: Backoff;
   readonly #queue: PullQueue;
+  readonly #rate: PullRateLimit;
   /** The last pull error per back-off key, shown while the pull backs off (upstream). */
   readonly #lastError = new Map<string, string>();
 
@@ -98,6 +102,11 @@ export class ImagePuller {
       clock: deps.clock,
     });
     this.#queue = new PullQueue(deps.queue);
+    this.#rate = new PullRateLimit({
+      qps: deps.rate?.qps ?? 0,
+      burst: deps.rate?.burst ?? 0,
+      now: () => deps.clock.now(),
+    });
   }
 
   /**
@@ -247,7 +256,7 @@ export class ImagePuller {
       }
     }
     const queuedAt = this.#deps.clock.now();
-    let pulled: { ref: string; used?: TrackedAuthConfig } | undefined;
+    let pulled: { ref: string; used?: TrackedAuthConfig; status?: Image } | undefined;
     try {
       pulled = await this.#queue.run(() => this.#pullNow({ ...opts, key, queuedAt }), signal);
     } finally {
@@ -255,7 +264,7 @@ export class ImagePuller {
         await records.recordImagePulled(requested, pulled.ref, pulledWith(pulled.used));
       } else if (records) await records.recordImagePullFailed(requested);
     }
-    return { ref: pulled.ref };
+    return { ref: pulled.ref, user: pulled.status ? imageUserOf(pulled.status) : undefined };
   }
 
   /** The pull itself, its events and back-off; in its turn of the queue. */
@@ -269,32 +278,37 @@ export class ImagePuller {
       key: string;
       queuedAt: number;
     },
-  ): Promise<{ ref: string; used?: TrackedAuthConfig }> {
+  ): Promise<{ ref: string; used?: TrackedAuthConfig; status?: Image }> {
     const { signal, requested, image, log, event, key, queuedAt } = opts;
     const startedAt = this.#deps.clock.now();
     log.info("Pulling image", { image: requested, credentials: opts.credentials.length });
     event("Normal", "Pulling", `Pulling image "${requested}"`);
     try {
+      if (!this.#rate.tryAccept()) throw new PullRateError("pull QPS exceeded");
       const result = await pullWithCredentials(this.#deps.image, image, {
         credentials: opts.credentials,
         sandboxConfig: opts.sandboxConfig,
         signal,
         timeoutMs: this.#deps.pullTimeoutMs,
       });
+      const status = await this.#pulledStatus(image, signal);
+      const size = status?.size ?? 0;
       const now = this.#deps.clock.now();
       log.info("Successfully pulled image", {
         image: requested,
         durationMs: now - startedAt,
         includingWaitingMs: now - queuedAt,
+        size,
       });
+      // Go's durations truncated to the millisecond, as upstream prints them.
       event(
         "Normal",
         "Pulled",
-        `Successfully pulled image "${requested}" in ${goSeconds(now - startedAt)} ` +
-          `(${goSeconds(now - queuedAt)} including waiting)`,
+        `Successfully pulled image "${requested}" in ${goDuration(now - startedAt)} ` +
+          `(${goDuration(now - queuedAt)} including waiting). Image size: ${size} bytes.`,
       );
       this.#backoff.gc();
-      return result;
+      return { ...result, status };
     } catch (err) {
       if (signal?.aborted || isKind(err, RuntimeUnavailableError)) throw err;
       this.#backoff.next(key);
@@ -303,6 +317,19 @@ export class ImagePuller {
       event("Warning", "Failed", `Failed to pull image "${requested}": ${text}`);
       this.#lastError.set(key, `ErrImagePull: ${text}`);
       throw new ImagePullError("ErrImagePull", text, { cause: err });
+    }
+  }
+
+  /**
+   * The pulled image's status, best effort, as upstream reads it for the size in the Pulled
+   * event; its user saves the container config a second call.
+   */
+  async #pulledStatus(image: string, signal?: AbortSignal): Promise<Image | undefined> {
+    try {
+      return await this.#deps.image.imageStatus({ image }, { signal });
+    } catch (err) {
+      if (signal?.aborted || isKind(err, RuntimeUnavailableError)) throw err;
+      return undefined;
     }
   }
 
@@ -333,7 +360,10 @@ function backoffKey(uid: string, image: string): string {
   return `${uid}_${image}`;
 }
 
-/** A duration as Go prints one in these messages: seconds with up to 3 decimals, "1.234s". */
-function goSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))}s`;
+/** A duration as Go prints it after Truncate(time.Millisecond): "523ms", "1.234s", "2m3.5s". */
+function goDuration(ms: number): string {
+  return formatDuration(Math.max(0, Math.trunc(ms)));
 }
+
+/** The pull rate limit refused a pull (registryPullQPS). */
+class PullRateError extends DenoletError {}

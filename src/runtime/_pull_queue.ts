@@ -69,3 +69,35 @@ export class PullQueue {
     else this.#running--;
   }
 }
+
+/**
+ * registryPullQPS / registryBurst (upstream throttleImagePulling): a token bucket of `burst`
+ * pulls refilled at `qps` per second; a pull that finds it empty fails at once ("pull QPS
+ * exceeded") and backs off like any failed pull. qps 0: no limit.
+ */
+export class PullRateLimit {
+  readonly #qps: number;
+  readonly #burst: number;
+  readonly #now: () => number;
+  #tokens: number;
+  #last: number;
+
+  constructor(opts: { qps: number; burst: number; now: () => number }) {
+    this.#qps = opts.qps;
+    this.#burst = Math.max(1, opts.burst);
+    this.#now = opts.now;
+    this.#tokens = this.#burst;
+    this.#last = opts.now();
+  }
+
+  /** Takes a token if there is one. */
+  tryAccept(): boolean {
+    if (this.#qps <= 0) return true;
+    const now = this.#now();
+    this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#last) / 1000) * this.#qps);
+    this.#last = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+}

@@ -90,6 +90,8 @@ export interface RuntimeManagerDeps {
   pullSecrets?: PullSecretReader;
   /** serializeImagePulls / maxParallelImagePulls; default one pull at a time. */
   imagePulls?: PullQueueOptions;
+  /** registryPullQPS / registryBurst; default no limit. */
+  imagePullRate?: { qps: number; burst: number };
   /** The pulled-image records: present images go only to pods that may use them. */
   pullRecords?: PullRecords;
   /** Keyrings asked after the pod's pull secrets (credential provider plugins). */
@@ -145,6 +147,7 @@ export class RuntimeManager implements PodRuntime {
       pullTimeoutMs: deps.imagePullTimeoutMs,
       events: deps.events,
       queue: deps.imagePulls,
+      rate: deps.imagePullRate,
       pullRecords: deps.pullRecords,
       keyrings: deps.keyrings,
     });

@@ -136,3 +136,41 @@ Deno.test("credential provider flags set their fields", async () => {
     "/usr/libexec/kubernetes/credential-providers",
   );
 });
+
+Deno.test("image pull parallelism, rate and maximum age: flags, file and upstream's defaulting", async () => {
+  const flags = await run([
+    "--serialize-image-pulls=false",
+    "--registry-qps=0",
+    "--registry-burst=3",
+  ]);
+  assert.equal(flags.config.serializeImagePulls, false);
+  assert.equal(flags.config.registryPullQPS, 0);
+  assert.equal(flags.config.registryBurst, 3);
+  assert.deepEqual(flags.warnings, []);
+  // A file with maxParallelImagePulls >= 2 and no serializeImagePulls pulls in parallel.
+  const file = await run(["--config", "/k.yaml"], {
+    "/k.yaml": HEAD + "maxParallelImagePulls: 3\nregistryPullQPS: 10\nimageMaximumGCAge: 72h\n",
+  });
+  assert.equal(file.config.serializeImagePulls, false);
+  assert.equal(file.config.maxParallelImagePulls, 3);
+  assert.equal(file.config.registryPullQPS, 10);
+  assert.equal(file.config.imageMaximumGCAgeMs, 72 * 3600_000);
+  assert.deepEqual(file.warnings, []);
+  const fails = async (body: string, re: RegExp) => {
+    await assert.rejects(run(["--config", "/k.yaml"], { "/k.yaml": HEAD + body }), (e) => {
+      assert.ok(e instanceof ConfigError);
+      assert.match(e.message, re);
+      return true;
+    });
+  };
+  await fails(
+    "serializeImagePulls: true\nmaxParallelImagePulls: 2\n",
+    /maxParallelImagePulls: cannot be larger than 1 unless SerializeImagePulls/,
+  );
+  await fails("maxParallelImagePulls: 0\n", /maxParallelImagePulls: 0 must be a positive number/);
+  await fails("registryBurst: -1\n", /registryBurst: -1 must not be a negative number/);
+  await fails(
+    "imageMaximumGCAge: 1m\nimageMinimumGCAge: 2m\n",
+    /imageMaximumGCAge: 1m0s must be greater than imageMinimumGCAge 2m0s/,
+  );
+});

@@ -6,7 +6,8 @@
  * reuse: once pulled with credentials, the image is not handed to a pod without them (another
  * namespace, and again after an agent restart), while a pod with the same credentials reuses it.
  * A credential provider plugin (a shell script speaking the exec protocol) serves the
- * credentials instead of a Secret.
+ * credentials instead of a Secret. Parallel pulls: three images of one pod with
+ * --serialize-image-pulls=false, each Pulled event with upstream's durations and image size.
  */
 import assert from "node:assert/strict";
 import type { CoreV1Event, CoreV1EventList, V1Pod } from "@kubernetes/client-node";
@@ -227,17 +228,59 @@ Deno.test({
               timeoutMs: TIMEOUT,
               what: "plugin-pull to run",
             });
-            const request = JSON.parse(await Deno.readTextFile(`${dir}/bin/last-request.json`));
-            assert.deepEqual(request, {
+            // The earlier steps' pods pull through the plugin too: one file per run.
+            const requests: unknown[] = [];
+            for await (const e of Deno.readDir(`${dir}/requests`)) {
+              requests.push(JSON.parse(await Deno.readTextFile(`${dir}/requests/${e.name}`)));
+            }
+            const want = {
               kind: "CredentialProviderRequest",
               apiVersion: "credentialprovider.kubelet.k8s.io/v1",
               image: `${reg.host}/team/other`,
-            });
+            };
+            assert.ok(
+              requests.some((r) => JSON.stringify(r) === JSON.stringify(want)),
+              JSON.stringify(requests),
+            );
           } finally {
             await Deno.remove(dir, { recursive: true });
           }
         },
       );
+
+      await t.step("parallel pulls: Pulled events with durations and the image size", async () => {
+        const images = [];
+        for (const name of ["par-a", "par-b", "par-c"]) {
+          images.push(
+            await reg.pushBusybox(`team/${name}`, { marker: `${marker}-${name}`, user: USER }),
+          );
+        }
+        pulled.push(...images.map((i) => i.image));
+        await cluster.restartAgent({ extraArgs: ["--serialize-image-pulls=false"] });
+        const pod = privatePod(cluster, "parallel", images[0].image, { secret: "regcred" });
+        pod.spec!.containers = images.map((img, i) => ({
+          ...pod.spec!.containers[0],
+          name: `c${i}`,
+          image: img.image,
+        }));
+        await cluster.apply(pod);
+        await cluster.waitPod("parallel", (p) => p.status?.phase === "Running", {
+          timeoutMs: TIMEOUT,
+          what: "parallel to run",
+        });
+        const evs = await eventsOf(cluster, "parallel");
+        for (const img of images) {
+          const size = (await cluster.cri.image.imageStatus({ image: img.image }))?.size;
+          const ev = evs.find((e) => e.reason === "Pulled" && e.message?.includes(img.image));
+          assert.match(
+            ev?.message ?? "",
+            new RegExp(
+              `^Successfully pulled image "${img.image.replaceAll(".", "\\.")}" in [0-9.]+m?s ` +
+                `\\([0-9.]+m?s including waiting\\)\\. Image size: ${size} bytes\\.$`,
+            ),
+          );
+        }
+      });
     } finally {
       await c?.close();
       await removeImages(pulled);
@@ -263,6 +306,7 @@ async function removeImages(images: string[]): Promise<void> {
 /** A plugin that answers alice's credentials for the registry, and its config. */
 async function writePlugin(dir: string, registry: string): Promise<void> {
   await Deno.mkdir(`${dir}/bin`);
+  await Deno.mkdir(`${dir}/requests`);
   const response = JSON.stringify({
     apiVersion: "credentialprovider.kubelet.k8s.io/v1",
     kind: "CredentialProviderResponse",
@@ -272,7 +316,7 @@ async function writePlugin(dir: string, registry: string): Promise<void> {
   });
   await Deno.writeTextFile(
     `${dir}/bin/registry-login`,
-    `#!/bin/sh\ncat > "$(dirname "$0")/last-request.json"\necho '${response}'\n`,
+    `#!/bin/sh\ncat > "$(mktemp "${dir}/requests/XXXXXX")"\necho '${response}'\n`,
     { mode: 0o755 },
   );
   await Deno.writeTextFile(
