@@ -33,7 +33,13 @@ const CONTAINER_RULES = {
   // declares no in-place resize support.
   resizePolicy: "ok",
   resources: { type: "ResourceRequirements" },
-  restartPolicy: "ok",
+  // Always on an init container makes it a sidecar; any other container-level policy is the
+  // ContainerRestartRules feature (beta upstream), which this node does not implement yet.
+  restartPolicy: {
+    refuse: "a container-level restart policy",
+    when: (v, { field }) =>
+      isSet(v) && !(field.startsWith("spec.initContainers[") && v === "Always"),
+  },
   restartPolicyRules: { refuse: "container restart rules" },
   securityContext: { type: "SecurityContext" },
   startupProbe: { type: "Probe" },

@@ -170,3 +170,19 @@ Deno.test("field table: a memory-backed emptyDir's sizeLimit is honoured, a disk
   assert.deepEqual(admission()(vol("Memory")), { admit: true });
   assert.match(admission()(vol("")).message!, /spec\.volumes\[0\]\.emptyDir\.sizeLimit/);
 });
+
+Deno.test("field table: restartPolicy Always makes a sidecar; other container policies are refused", () => {
+  const sidecar = pod({
+    initContainers: [{ name: "s", image: "i", restartPolicy: "Always" }],
+  });
+  assert.deepEqual(admission()(sidecar), { admit: true });
+  const never = pod({ containers: [{ name: "c", image: "i", restartPolicy: "Never" }] });
+  assert.match(
+    admission()(never).message!,
+    /spec\.containers\[0\]\.restartPolicy \(a container-level restart policy\)/,
+  );
+  const initNever = pod({
+    initContainers: [{ name: "s", image: "i", restartPolicy: "OnFailure" }],
+  });
+  assert.equal(admission()(initNever).reason, "PodFeatureUnsupported");
+});
