@@ -33,7 +33,7 @@ export const POD_SPEC = {
   dnsConfig: "ok",
   dnsPolicy: "ok",
   enableServiceLinks: "ok",
-  ephemeralContainers: { refuse: "ephemeral containers" },
+  ephemeralContainers: { type: "EphemeralContainer" },
   // The Eviction API's responders: control-plane objects, nothing for the node to do.
   evictionResponders: "inert",
   hostAliases: "ok",

@@ -22,7 +22,7 @@ import {
 import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
 import { createProbeManager } from "../prober/mod.ts";
 import { Kubelet, RuntimeState } from "../kubelet/mod.ts";
-import { createPodAdmission } from "../admission/mod.ts";
+import { createPodAdmission, ephemeralContainerProblem } from "../admission/mod.ts";
 import { isUnimplemented } from "../cri/mod.ts";
 import {
   createHealthzHandler,
@@ -111,6 +111,8 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   });
   // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
   const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
+  // What the runtime can do (CRI Status, RuntimeConfig), refreshed by housekeeping.
+  const runtimeState = new RuntimeState();
   const runtime = createRuntimeManager({
     node: { cgroupVersion, seccompDefault: config.seccompDefault },
     runtime: cri.runtime,
@@ -129,6 +131,11 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     envObjects: cluster?.objects,
     services: cluster?.services,
     runtimeHandler: cluster?.runtimeHandler,
+    ephemeralProblem: (pod, name) =>
+      ephemeralContainerProblem(pod, name, {
+        apiMode: cluster !== undefined,
+        runtime: () => runtimeState.capabilities,
+      }),
     sandboxOptions: {
       podLogsDir: config.podLogsDir,
       clusterDNS: config.clusterDNS,
@@ -153,7 +160,6 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       ? (onEvent, o) => cri.runtime.containerEvents!(onEvent, o)
       : undefined,
   });
-  const runtimeState = new RuntimeState();
   const podAdmission = createPodAdmission({
     apiMode: cluster !== undefined,
     runtime: () => runtimeState.capabilities,

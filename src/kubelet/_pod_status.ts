@@ -7,6 +7,7 @@
  * same instant. Whoever writes the JSON may strip the `.000` if byte-equality matters.
  */
 import type {
+  V1Container,
   V1ContainerStatus,
   V1Pod,
   V1PodCondition,
@@ -170,6 +171,18 @@ export function computePodStatus(
       isInit: true,
     });
   }
+  const ephemeral = spec.ephemeralContainers ?? [];
+  if (ephemeral.length > 0) {
+    s.ephemeralContainerStatuses = convertContainerStatuses(pod, rs, {
+      ...inputs,
+      // Same shape as a container's (V1EphemeralContainer has every field read here).
+      containers: ephemeral as V1Container[],
+      previous: old.ephemeralContainerStatuses,
+      hasInitContainers,
+      isInit: false,
+    });
+  }
+  // Ephemeral containers count for neither the phase nor readiness, as upstream.
   const all = [...(s.initContainerStatuses ?? []), ...s.containerStatuses];
   const phase = getPhase(pod, all, {
     terminal: opts.terminal,

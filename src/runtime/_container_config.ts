@@ -36,6 +36,11 @@ import { containerSeccomp, type SeccompOptions } from "./_seccomp.ts";
 
 export interface ContainerConfigOptions {
   restartCount: number;
+  /**
+   * An ephemeral container's `targetContainerName`, resolved to the running container's id: it
+   * joins that container's PID namespace (when the pod does not share one already).
+   */
+  pidTargetId?: string;
   /** Sandbox IPs, primary first; empty for host-network pods. */
   podIPs: string[];
   hostIP?: string;
@@ -165,12 +170,17 @@ function verifyRunAsNonRoot(
 export function containerSecurityContext(
   pod: V1Pod,
   container: V1Container,
-  opts: { imageUser?: ImageUser } & SeccompOptions = {},
+  opts: { imageUser?: ImageUser; pidTargetId?: string } & SeccompOptions = {},
 ): LinuxContainerSecurityContext {
   const sc = effectiveSecurityContext(pod, container);
   verifyRunAsNonRoot(pod, container, sc, opts.imageUser);
+  const namespaces = podNamespaces(pod);
+  if (opts.pidTargetId && namespaces.pid === "CONTAINER") {
+    namespaces.pid = "TARGET";
+    namespaces.targetId = opts.pidTargetId;
+  }
   const out: LinuxContainerSecurityContext = {
-    namespaceOptions: podNamespaces(pod),
+    namespaceOptions: namespaces,
     // Sent for privileged containers too, as upstream; the runtime leaves those unconfined.
     seccomp: containerSeccomp(pod, container, opts),
     privileged: sc.privileged === true,
@@ -303,6 +313,7 @@ export async function buildContainerConfig(
       imageUser: opts.imageUser,
       seccompDefault: opts.seccompDefault,
       seccompProfileRoot: opts.seccompProfileRoot,
+      pidTargetId: opts.pidTargetId,
     }),
   };
   const annotations = containerAnnotations(pod, container, opts.restartCount);

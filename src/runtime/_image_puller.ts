@@ -91,6 +91,7 @@ export class ImagePuller {
     const ref = podObjectRef(pod, {
       name: container.name,
       init: pod.spec?.initContainers?.some((c) => c.name === container.name) ?? false,
+      ephemeral: pod.spec?.ephemeralContainers?.some((c) => c.name === container.name) ?? false,
     });
     const event = (type: EventType, reason: string, message: string) =>
       this.#deps.events?.event(ref, type, reason, message);

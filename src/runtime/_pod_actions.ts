@@ -40,6 +40,11 @@ export interface PodActions {
   initContainersToStart: string[];
   /** Names of app containers to start, in spec order. */
   containersToStart: string[];
+  /**
+   * Names of ephemeral containers to start (`kubectl debug`): those never created. They start
+   * even while initialisation is under way and are never restarted.
+   */
+  ephemeralContainersToStart: string[];
   /** Running container instances to stop, by container id. */
   containersToKill: Map<string, ContainerToKill>;
 }
@@ -71,6 +76,7 @@ export function computePodActions(
     attempt: sandbox.attempt,
     initContainersToStart: [],
     containersToStart: [],
+    ephemeralContainersToStart: [],
     containersToKill: new Map(),
   };
   const spec = pod.spec;
@@ -103,7 +109,12 @@ export function computePodActions(
     return actions;
   }
 
+  // In a sandbox that stays (a new one drops them: they were meant for the old processes).
+  actions.ephemeralContainersToStart = (spec?.ephemeralContainers ?? [])
+    .filter((c) => !findContainerStatus(status, c.name))
+    .map((c) => c.name);
   const initialized = computeInitContainerActions(pod, status, actions, opts);
+  if (actions.killPod) actions.ephemeralContainersToStart = [];
   // Initialisation failed or is still under way: app containers wait.
   if (actions.killPod || !initialized) return actions;
 
@@ -152,9 +163,11 @@ export function computePodActions(
 
   if (keepCount === 0 && actions.containersToStart.length === 0) {
     // Nothing runs and nothing will: stop the sandbox too. Sidecars alone do not keep a pod
-    // alive, so none is restarted (a Job-like pod ends with its app containers).
+    // alive, so none is restarted (a Job-like pod ends with its app containers); nor do
+    // ephemeral containers.
     actions.killPod = true;
     actions.initContainersToStart = [];
+    actions.ephemeralContainersToStart = [];
   }
   return actions;
 }

@@ -94,6 +94,11 @@ export interface RuntimeManagerDeps {
    * admission refuses runtimeClassName, every pod gets the default.
    */
   runtimeHandler?: (pod: V1Pod) => string;
+  /**
+   * Why an ephemeral container cannot be started here (a field the node does not implement),
+   * or undefined. Ephemeral containers arrive after admission, so they are checked at start.
+   */
+  ephemeralProblem?: (pod: V1Pod, name: string) => string | undefined;
 }
 
 /** The part of src/cm's PodCgroups the runtime manager calls (structural, to avoid a cycle). */
@@ -196,6 +201,7 @@ export class RuntimeManager implements PodRuntime {
       events: d.events,
       sandboxGate: this.sandboxGate,
       runtimeHandler: d.runtimeHandler,
+      ephemeralProblem: d.ephemeralProblem,
     }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
   }
 

@@ -65,6 +65,8 @@ export interface StartTarget {
   volumes: MountedVolumes;
   logger: Logger;
   signal?: AbortSignal;
+  /** An ephemeral container's target, resolved: it shares that container's PID namespace. */
+  pidTargetId?: string;
 }
 
 /**
@@ -79,7 +81,8 @@ export async function startContainer(
   const name = container.name;
   const log = target.logger.child({ container: name });
   const isInit = pod.spec?.initContainers?.some((c) => c.name === name) ?? false;
-  const ref = podObjectRef(pod, { name, init: isInit });
+  const ephemeral = pod.spec?.ephemeralContainers?.some((c) => c.name === name) ?? false;
+  const ref = podObjectRef(pod, { name, init: isInit, ephemeral });
   const fail = (reason: string, err: unknown, message = errorMessage(err)): SyncStepError => {
     if (signal?.aborted) throw signal.reason;
     if (isKind(err, RuntimeUnavailableError)) throw err;
@@ -140,6 +143,7 @@ export async function startContainer(
       volumes: target.volumes,
       imageRef: image.ref,
       imageUser,
+      pidTargetId: target.pidTargetId,
       logger: log,
       signal,
     });

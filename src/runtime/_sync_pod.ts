@@ -6,7 +6,7 @@
  */
 import { type EventRecorder, podObjectRef } from "../events/mod.ts";
 import type { Clock } from "../util/clock.ts";
-import type { V1Pod } from "@kubernetes/client-node";
+import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import type { PodSandboxConfig, RuntimeService } from "../cri/types.ts";
 import { podDir, type VolumeManager } from "../volumes/mod.ts";
 import type { Backoff } from "../util/backoff.ts";
@@ -14,7 +14,12 @@ import { isKind, NotSyncedError, RuntimeUnavailableError } from "../util/errors.
 import { errorMessage, type Logger } from "../util/log.ts";
 import type { ImagePuller } from "./_image_puller.ts";
 import { gracePeriodFor, type KillDeps, killPod, removeAll, stopContainer } from "./_kill.ts";
-import { computePodActions, type PodActions, type ProbeFailure } from "./_pod_actions.ts";
+import {
+  computePodActions,
+  findContainerStatus,
+  type PodActions,
+  type ProbeFailure,
+} from "./_pod_actions.ts";
 import { planPrune } from "./_prune.ts";
 import { buildSandboxConfig, type SandboxConfigOptions } from "./_sandbox_config.ts";
 import {
@@ -50,6 +55,8 @@ export interface SyncDeps {
   sandboxGate?: StartGate;
   /** The pod's RuntimeClass handler; throws for a class that cannot be resolved. */
   runtimeHandler?: (pod: V1Pod) => string;
+  /** Why an ephemeral container cannot start here, or undefined. */
+  ephemeralProblem?: (pod: V1Pod, name: string) => string | undefined;
 }
 
 /** The events of pod-level step failures (container-level ones are recorded where they happen). */
@@ -87,7 +94,8 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   log.debug(3, "Computed pod actions", { actions: describe(actions) });
   // Whether this sync asks the runtime for any change (the PLEG then looks again soon).
   const acted = actions.killPod || actions.createSandbox || actions.containersToKill.size > 0 ||
-    actions.initContainersToStart.length > 0 || actions.containersToStart.length > 0;
+    actions.initContainersToStart.length > 0 || actions.containersToStart.length > 0 ||
+    actions.ephemeralContainersToStart.length > 0;
   const errors: SyncStepError[] = [];
   // Container-level failures become status; an unreachable runtime or an abort ends the sync.
   const stepFailed = (err: unknown, step: Omit<SyncStepError, "message">, message?: string) => {
@@ -149,7 +157,10 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   }
 
   const inits = actions.initContainersToStart;
-  if (inits.length === 0 && actions.containersToStart.length === 0) return { errors, acted };
+  const ephemerals = actions.ephemeralContainersToStart;
+  if (inits.length === 0 && actions.containersToStart.length === 0 && ephemerals.length === 0) {
+    return { errors, acted };
+  }
 
   const startDeps: StartDeps = {
     runtime: deps.runtime,
@@ -171,6 +182,41 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     logger: log,
     signal,
   };
+  // Ephemeral containers first (upstream step 7): a debugging session must not wait for an
+  // init container that fails.
+  for (const name of ephemerals) {
+    const ec = pod.spec?.ephemeralContainers?.find((c) => c.name === name);
+    if (!ec) continue;
+    const problem = deps.ephemeralProblem?.(pod, name);
+    if (problem) {
+      // Honour or refuse: it stays Waiting with the reason, never runs without what it asked.
+      log.warn("Cannot start ephemeral container", { container: name, problem });
+      deps.events?.event(
+        podObjectRef(pod, { name, ephemeral: true }),
+        "Warning",
+        "Failed",
+        `Error: ${problem}`,
+      );
+      errors.push({ container: name, reason: "CreateContainerConfigError", message: problem });
+      continue;
+    }
+    let pidTargetId: string | undefined;
+    if (ec.targetContainerName) {
+      pidTargetId = findContainerStatus(status, ec.targetContainerName)?.id;
+      if (!pidTargetId) {
+        errors.push({
+          container: name,
+          reason: "CreateContainerConfigError",
+          message: `unable to find target container ${ec.targetContainerName}`,
+        });
+        continue;
+      }
+    }
+    // Same shape as a container's; validation keeps out what ephemeral containers may not use.
+    const container = ec as V1Container;
+    const err = await startContainer(startDeps, { ...target, container, pidTargetId });
+    if (err) errors.push(err);
+  }
   for (const name of inits) {
     const container = pod.spec?.initContainers?.find((c) => c.name === name);
     if (!container) continue;
@@ -332,6 +378,7 @@ function describe(a: PodActions) {
     attempt: a.attempt,
     init: a.initContainersToStart,
     start: a.containersToStart,
+    ephemeral: a.ephemeralContainersToStart,
     kill: [...a.containersToKill.values()].map((k) => k.name),
   };
 }

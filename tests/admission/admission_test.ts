@@ -4,6 +4,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import {
   allowlistProblem,
   createPodAdmission,
+  ephemeralContainerProblem,
   type PodAdmissionDeps,
   unsupportedMessage,
 } from "../../src/admission/mod.ts";
@@ -185,4 +186,24 @@ Deno.test("field table: restartPolicy Always makes a sidecar; other container po
     initContainers: [{ name: "s", image: "i", restartPolicy: "OnFailure" }],
   });
   assert.equal(admission()(initNever).reason, "PodFeatureUnsupported");
+});
+
+Deno.test("ephemeral containers go through the same table when they are added", () => {
+  const p = pod({
+    ephemeralContainers: [
+      { name: "ok", image: "busybox" },
+      {
+        name: "bad",
+        image: "busybox",
+        env: [{ name: "A", valueFrom: { fileKeyRef: { path: "x", volumeName: "v", key: "k" } } }],
+      },
+    ],
+  });
+  const deps = { apiMode: true, runtime: () => CONTAINERD_16 };
+  assert.equal(ephemeralContainerProblem(p, "ok", deps), undefined);
+  assert.match(
+    ephemeralContainerProblem(p, "bad", deps)!,
+    /spec\.ephemeralContainers\[1\]\.env\[0\]\.valueFrom\.fileKeyRef/,
+  );
+  assert.equal(ephemeralContainerProblem(p, "missing", deps), undefined);
 });
