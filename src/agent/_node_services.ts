@@ -6,6 +6,7 @@ import type { EventRecorder } from "../events/mod.ts";
 import type { AgentConfig } from "../config/types.ts";
 import type { CriClient } from "../cri/mod.ts";
 import type { Kubelet, RuntimeCapabilities } from "../kubelet/mod.ts";
+import type { LogLinks } from "../runtime/mod.ts";
 import { podCgroupName } from "../cm/mod.ts";
 import { createEvictionManager, evictionConfigFrom } from "../eviction/mod.ts";
 import { GarbageCollector } from "../gc/mod.ts";
@@ -30,6 +31,8 @@ export interface NodeServicesDeps {
   events?: EventRecorder;
   /** The runtime's handlers and features, for the Node's status. */
   runtime?: () => RuntimeCapabilities;
+  /** The /var/log/containers links, for garbage collection. */
+  logLinks?: LogLinks;
 }
 
 export function buildNodeServices(deps: NodeServicesDeps) {
@@ -79,6 +82,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     },
     sandboxImage: config.podInfraContainerImage || undefined,
     periods: { logsMs: config.containerLogMonitorIntervalMs },
+    logLinks: deps.logLinks,
   });
   const evictionConfig = evictionConfigFrom(config);
   const eviction = createEvictionManager({

@@ -10,7 +10,12 @@ import { type Clock, realClock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { createMetricsRegistry } from "../util/metrics.ts";
 import { createCriClient } from "../cri/mod.ts";
-import { createRuntimeManager, downwardAPIValues } from "../runtime/mod.ts";
+import {
+  CONTAINER_LOGS_DIR,
+  createLogLinks,
+  createRuntimeManager,
+  downwardAPIValues,
+} from "../runtime/mod.ts";
 import { createVolumeManager, downwardAPIPlugin } from "../volumes/mod.ts";
 import {
   DEFAULT_CGROUP_MOUNT,
@@ -111,6 +116,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   });
   // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
   const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
+  const logLinks = createLogLinks(CONTAINER_LOGS_DIR, logger);
   // What the runtime can do (CRI Status, RuntimeConfig), refreshed by housekeeping.
   const runtimeState = new RuntimeState();
   const runtime = createRuntimeManager({
@@ -131,6 +137,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     envObjects: cluster?.objects,
     services: cluster?.services,
     runtimeHandler: cluster?.runtimeHandler,
+    logLinks,
     ephemeralProblem: (pod, name) =>
       ephemeralContainerProblem(pod, name, {
         apiMode: cluster !== undefined,
@@ -227,6 +234,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     signal,
     events: cluster?.events,
     runtime: () => runtimeState.capabilities,
+    logLinks,
   });
   late.admit = (pod) => node.eviction.admit(pod);
 

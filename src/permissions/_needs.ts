@@ -6,6 +6,7 @@
  */
 import { posix } from "node:path";
 import type { AgentConfig } from "../config/types.ts";
+import { CONTAINER_LOGS_DIR } from "../runtime/log_links.ts";
 
 /** What the permission set depends on besides the agent configuration. */
 export interface PermissionOptions {
@@ -78,6 +79,10 @@ export const NEEDS: readonly Need[] = [
   {
     why: "container logs under the pod log directory",
     grants: (c) => ({ read: [c.podLogsDir], write: [c.podLogsDir] }),
+  },
+  {
+    why: "the /var/log/containers links log shippers tail",
+    grants: () => ({ read: [CONTAINER_LOGS_DIR], write: [CONTAINER_LOGS_DIR] }),
   },
   {
     why: "DNS settings for dnsPolicy Default/ClusterFirst pods",

@@ -22,6 +22,7 @@ import { CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS } from "./_start.ts";
 import { listPods, readPodStatus, type StatusDeps } from "./_status.ts";
 import { syncPod } from "./_sync_pod.ts";
 import { TerminationMessages } from "./_termination_message.ts";
+import type { LogLinks } from "./log_links.ts";
 import { SANDBOX_CREATION_CONCURRENCY, StartGate } from "./_start_gate.ts";
 import type {
   PodRuntime,
@@ -99,6 +100,8 @@ export interface RuntimeManagerDeps {
    * or undefined. Ephemeral containers arrive after admission, so they are checked at start.
    */
   ephemeralProblem?: (pod: V1Pod, name: string) => string | undefined;
+  /** The /var/log/containers links log shippers tail; none when unset. */
+  logLinks?: LogLinks;
 }
 
 /** The part of src/cm's PodCgroups the runtime manager calls (structural, to avoid a cycle). */
@@ -202,6 +205,7 @@ export class RuntimeManager implements PodRuntime {
       sandboxGate: this.sandboxGate,
       runtimeHandler: d.runtimeHandler,
       ephemeralProblem: d.ephemeralProblem,
+      logLinks: d.logLinks,
     }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
   }
 
@@ -276,6 +280,7 @@ export class RuntimeManager implements PodRuntime {
       runtimeRequestTimeoutMs: this.#requestTimeoutMs,
       clock: this.#deps.clock,
       events: this.#deps.events,
+      logLinks: this.#deps.logLinks,
     };
   }
 }

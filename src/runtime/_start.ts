@@ -4,7 +4,9 @@
  * failure becomes a `SyncStepError` with the reason upstream shows in the container's waiting
  * state.
  */
+import { posix } from "node:path";
 import { podObjectRef } from "../events/mod.ts";
+import type { LogLinks } from "./log_links.ts";
 import type { V1Container, V1LifecycleHandler, V1Pod } from "@kubernetes/client-node";
 import type { PodSandboxConfig, RuntimeService } from "../cri/types.ts";
 import type { VolumeManager } from "../volumes/mod.ts";
@@ -52,6 +54,8 @@ export interface StartDeps extends HookDeps {
   configOptions: NodeConfigOptions;
   /** The CRI client's per-call deadline; default 2 minutes. */
   runtimeRequestTimeoutMs?: number;
+  /** The /var/log/containers links log shippers tail; none when unset. */
+  logLinks?: LogLinks;
 }
 
 export interface StartTarget {
@@ -167,6 +171,15 @@ export async function startContainer(
   }
   log.info("Started container", { containerId: id, restartCount, image: container.image });
   deps.events?.event(ref, "Normal", "Started", `Started container ${name}`);
+  const logDir = target.sandboxConfig.logDirectory;
+  if (deps.logLinks && logDir && config.logPath) {
+    await deps.logLinks.create({
+      podName: pod.metadata?.name ?? "",
+      podNamespace: pod.metadata?.namespace ?? "",
+      containerName: name,
+      containerId: id,
+    }, posix.join(logDir, config.logPath));
+  }
   const postStart = container.lifecycle?.postStart;
   return postStart ? await runPostStart(deps, target, { id, handler: postStart, log }) : undefined;
 }

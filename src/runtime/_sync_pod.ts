@@ -30,6 +30,7 @@ import {
 } from "./_start.ts";
 import { toRunningPod } from "./_status.ts";
 import type { StartGate } from "./_start_gate.ts";
+import type { LogLinks } from "./log_links.ts";
 import type { RuntimePodStatus, SyncPodResult, SyncStepError } from "./types.ts";
 
 export interface SyncDeps {
@@ -57,6 +58,8 @@ export interface SyncDeps {
   runtimeHandler?: (pod: V1Pod) => string;
   /** Why an ephemeral container cannot start here, or undefined. */
   ephemeralProblem?: (pod: V1Pod, name: string) => string | undefined;
+  /** The /var/log/containers links log shippers tail. */
+  logLinks?: LogLinks;
 }
 
 /** The events of pod-level step failures (container-level ones are recorded where they happen). */
@@ -85,6 +88,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
     clock: deps.clock,
     events: deps.events,
+    logLinks: deps.logLinks,
   };
   deps.crashBackoff.gc();
   const actions = computePodActions(pod, status, {
@@ -170,6 +174,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     clock: deps.clock,
     runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
     events: deps.events,
+    logLinks: deps.logLinks,
   };
   const target = {
     pod,

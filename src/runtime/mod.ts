@@ -50,4 +50,11 @@ export { type EnvObjects, EnvSourceError } from "./_env.ts";
 export { downwardAPIValues } from "./_downward_api.ts";
 export { type ServiceLookup, ServicesNotSyncedError } from "./_service_env.ts";
 export { normalizeSysctlName, podSysctls } from "./_sysctls.ts";
+export {
+  CONTAINER_LOGS_DIR,
+  createLogLinks,
+  type LogLinkName,
+  logLinkPath,
+  type LogLinks,
+} from "./log_links.ts";
 export { appArmorProfileOf, appArmorRequired, containerAppArmor } from "./_apparmor.ts";

@@ -31,6 +31,8 @@ Deno.test("permissionSet: defaults grant the kubelet layout, the socket and the 
   assert.deepEqual(set.write, [
     "/run/containerd/containerd.sock",
     "/var/lib/kubelet",
+    // The links log shippers tail.
+    "/var/log/containers",
     "/var/log/pods",
   ]);
   assert.deepEqual(
