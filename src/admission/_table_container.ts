@@ -33,14 +33,15 @@ const CONTAINER_RULES = {
   // declares no in-place resize support.
   resizePolicy: "ok",
   resources: { type: "ResourceRequirements" },
-  // Always on an init container makes it a sidecar; any other container-level policy is the
-  // ContainerRestartRules feature (beta upstream), which this node does not implement yet.
-  restartPolicy: {
-    refuse: "a container-level restart policy",
-    when: (v, { field }) =>
-      isSet(v) && !(field.startsWith("spec.initContainers[") && v === "Always"),
+  // Always on an init container makes it a sidecar; any other value, with the rules, is
+  // ContainerRestartRules (beta upstream).
+  restartPolicy: "ok",
+  restartPolicyRules: {
+    refuse: "restarting every container when one exits (RestartAllContainers)",
+    when: (v) =>
+      Array.isArray(v) &&
+      v.some((r) => (r as { action?: string } | null)?.action === "RestartAllContainers"),
   },
-  restartPolicyRules: { refuse: "container restart rules" },
   securityContext: { type: "SecurityContext" },
   startupProbe: { type: "Probe" },
   stdin: "ok",

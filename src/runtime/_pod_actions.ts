@@ -13,6 +13,7 @@ import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import type { RuntimeContainerStatus, RuntimePodStatus } from "./types.ts";
 import { containerHash } from "./_labels.ts";
 import { isRestartableInit } from "../util/sidecar.ts";
+import { containerShouldRestart } from "../util/restart_policy.ts";
 
 /** Why a running container is killed (upstream `containerKillReason`; "" for spec changes). */
 export type KillReason = "" | "Unknown" | "LivenessProbe" | "StartupProbe";
@@ -91,8 +92,11 @@ export function computePodActions(
       actions.createSandbox = false;
       return actions;
     }
+    // A run-once container (OnFailure, its own policy first) that succeeded is not run again.
     const toStart = containers
-      .filter((c) => !(spec?.restartPolicy === "OnFailure" && containerSucceeded(c, status)))
+      .filter((c) =>
+        !((c.restartPolicy ?? spec?.restartPolicy) === "OnFailure" && containerSucceeded(c, status))
+      )
       .map((c) => c.name);
     // An app container that ever ran proves initialisation was done; with nothing left to
     // run, a new sandbox would only bring the sidecars back.
@@ -135,7 +139,11 @@ export function computePodActions(
       }
       continue;
     }
-    let restart = shouldRestartOnFailure(pod);
+    // A probe failure restarts by the container's own policy when it has one (not its rules,
+    // which are about exit codes), else the pod's.
+    let restart = container.restartPolicy
+      ? container.restartPolicy !== "Never"
+      : shouldRestartOnFailure(pod);
     let reason: KillReason;
     let message: string;
     const probe = opts.probeFailure?.(current.id);
@@ -228,7 +236,7 @@ function computeInitContainerActions(
     } else if (s.state === "exited") {
       if (sidecar) toStart.push(c.name);
       else if (isInitContainerFailed(s)) {
-        if (!shouldRestartOnFailure(pod)) return failPod();
+        if (!shouldContainerBeRestarted(c, pod, status)) return failPod();
         toStart.push(c.name);
       } else if (last) initialized = true;
       else toStart.push(inits[i + 1].name);
@@ -332,10 +340,7 @@ export function shouldContainerBeRestarted(
   if (!s) return true;
   if (s.state === "running") return false;
   if (s.state === "unknown" || s.state === "created") return true;
-  const policy = pod.spec?.restartPolicy ?? "Always";
-  if (policy === "Never") return false;
-  if (policy === "OnFailure" && (s.exitCode ?? 0) === 0) return false;
-  return true;
+  return containerShouldRestart(container, pod.spec, s.exitCode ?? 0);
 }
 
 export function shouldRestartOnFailure(pod: V1Pod): boolean {

@@ -87,6 +87,10 @@ const container = obj({
   }),
   resizePolicy: list(obj({ resourceName: "string", restartPolicy: "string" })),
   restartPolicy: "string",
+  restartPolicyRules: list(obj({
+    action: "string",
+    exitCodes: obj({ operator: "string", values: list("int32") }),
+  })),
   volumeMounts: list(obj({
     name: "string",
     readOnly: "bool",

@@ -172,20 +172,21 @@ Deno.test("field table: a memory-backed emptyDir's sizeLimit is honoured, a disk
   assert.match(admission()(vol("")).message!, /spec\.volumes\[0\]\.emptyDir\.sizeLimit/);
 });
 
-Deno.test("field table: restartPolicy Always makes a sidecar; other container policies are refused", () => {
-  const sidecar = pod({
-    initContainers: [{ name: "s", image: "i", restartPolicy: "Always" }],
-  });
-  assert.deepEqual(admission()(sidecar), { admit: true });
-  const never = pod({ containers: [{ name: "c", image: "i", restartPolicy: "Never" }] });
+Deno.test("field table: container restart policies and Restart rules pass; RestartAllContainers does not", () => {
+  const rules = (action: string) =>
+    pod({
+      containers: [{
+        name: "c",
+        image: "i",
+        restartPolicy: "Never",
+        restartPolicyRules: [{ action, exitCodes: { operator: "In", values: [42] } }],
+      }],
+    });
+  assert.deepEqual(admission()(rules("Restart")), { admit: true });
   assert.match(
-    admission()(never).message!,
-    /spec\.containers\[0\]\.restartPolicy \(a container-level restart policy\)/,
+    admission()(rules("RestartAllContainers")).message!,
+    /spec\.containers\[0\]\.restartPolicyRules \(restarting every container/,
   );
-  const initNever = pod({
-    initContainers: [{ name: "s", image: "i", restartPolicy: "OnFailure" }],
-  });
-  assert.equal(admission()(initNever).reason, "PodFeatureUnsupported");
 });
 
 Deno.test("ephemeral containers go through the same table when they are added", () => {

@@ -290,9 +290,37 @@ const MALFORMED: Array<[string, (p: Json) => void, string]> = [
     "spec.initContainers[0].readinessProbe: Forbidden",
   ],
   [
-    "restartPolicy on an app container",
-    (p) => set(p, `${c0}.restartPolicy`, "Always"),
-    `${c0}.restartPolicy: Forbidden`,
+    "an unknown restartPolicy on an app container",
+    (p) => set(p, `${c0}.restartPolicy`, "Sometimes"),
+    `${c0}.restartPolicy: Unsupported value: "Sometimes"`,
+  ],
+  [
+    "restart rules without the container's own policy",
+    (p) =>
+      set(p, `${c0}.restartPolicyRules`, [{
+        action: "Restart",
+        exitCodes: { operator: "In", values: [42] },
+      }]),
+    `${c0}.restartPolicy: Required value`,
+  ],
+  [
+    "a restart rule without exit codes",
+    (p) =>
+      set(set(p, `${c0}.restartPolicy`, "Never"), `${c0}.restartPolicyRules`, [{
+        action: "Restart",
+      }]),
+    `${c0}.restartPolicyRules[0].exitCodes: Required value`,
+  ],
+  [
+    "restart rules on a sidecar",
+    (p) =>
+      set(p, "spec.initContainers[0]", {
+        name: "side",
+        image: "x:1",
+        restartPolicy: "Always",
+        restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [1] } }],
+      }),
+    "spec.initContainers[0].restartPolicyRules: Forbidden",
   ],
   [
     "a duplicate container name",
@@ -543,9 +571,9 @@ const MALFORMED: Array<[string, (p: Json) => void, string]> = [
     "spec.tolerations[0].effect: Invalid value",
   ],
   [
-    "an init container restartPolicy other than Always",
-    (p) => set(p, "spec.initContainers[0].restartPolicy", "OnFailure"),
-    'spec.initContainers[0].restartPolicy: Unsupported value: "OnFailure"',
+    "an init container restartPolicy none of the container policies",
+    (p) => set(p, "spec.initContainers[0].restartPolicy", "Sometimes"),
+    'spec.initContainers[0].restartPolicy: Unsupported value: "Sometimes"',
   ],
   [
     "a block device without a claim",
