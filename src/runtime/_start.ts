@@ -38,6 +38,7 @@ export type NodeConfigOptions = Omit<
   | "volumes"
   | "imageRef"
   | "imageUser"
+  | "userns"
   | "logger"
   | "signal"
 >;
@@ -140,6 +141,8 @@ export async function startContainer(
       volumes: target.volumes,
       imageRef: image.ref,
       imageUser,
+      // The sandbox's user namespace: containers join it, their mounts mapped to its IDs.
+      userns: target.sandboxConfig.linux?.securityContext?.namespaceOptions?.usernsOptions,
       logger: log,
       signal,
     });

@@ -17,6 +17,7 @@ import { gracePeriodFor, type KillDeps, killPod, removeAll, stopContainer } from
 import { computePodActions, type PodActions, type ProbeFailure } from "./_pod_actions.ts";
 import { planPrune } from "./_prune.ts";
 import { buildSandboxConfig, type SandboxConfigOptions } from "./_sandbox_config.ts";
+import { podUserNamespace, type PodUserNamespaces } from "./_userns.ts";
 import {
   type MountedVolumes,
   type NodeConfigOptions,
@@ -48,6 +49,8 @@ export interface SyncDeps {
   events?: EventRecorder;
   /** Limits sandbox creations in flight, first come first served; unlimited when unset. */
   sandboxGate?: StartGate;
+  /** The pods' user namespaces; without it a pod with hostUsers: false cannot be created. */
+  userns?: PodUserNamespaces;
 }
 
 /** The events of pod-level step failures (container-level ones are recorded where they happen). */
@@ -110,11 +113,23 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   let sandboxConfig: PodSandboxConfig;
   let podDirPath: string | undefined;
   try {
-    sandboxConfig = buildSandboxConfig(pod, actions.attempt, deps.sandboxOptions);
+    // Every sync, as upstream's NamespacesForPod: the pod keeps the range it was given.
+    const userns = await podUserNamespace(deps.userns, pod);
+    sandboxConfig = buildSandboxConfig(pod, actions.attempt, { ...deps.sandboxOptions, userns });
     const rootDir = deps.rootDir;
     podDirPath = rootDir === undefined ? undefined : podDir(rootDir, pod.metadata?.uid ?? "");
   } catch (err) {
-    stepFailed(err, { reason: "ConfigPodSandboxError" });
+    // Upstream createPodSandbox generates the config first: a config that cannot be made is a
+    // sandbox that cannot be created, with that event; for a running sandbox, a config error.
+    if (actions.createSandbox) {
+      stepFailed(
+        err,
+        { reason: "CreatePodSandboxError" },
+        `Failed to create pod sandbox: ${errorMessage(err)}`,
+      );
+    } else {
+      stepFailed(err, { reason: "ConfigPodSandboxError" });
+    }
     return { errors, acted };
   }
   let sandboxId = actions.sandboxId;

@@ -51,3 +51,4 @@ export { downwardAPIValues } from "./_downward_api.ts";
 export { type ServiceLookup, ServicesNotSyncedError } from "./_service_env.ts";
 export { normalizeSysctlName, podSysctls } from "./_sysctls.ts";
 export { appArmorProfileOf, appArmorRequired, containerAppArmor } from "./_apparmor.ts";
+export { idmapMounts, type PodUserNamespaces } from "./_userns.ts";
