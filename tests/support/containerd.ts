@@ -81,9 +81,24 @@ export function devContainerd(): ContainerdFlavour {
 /** The pod network of the "upstream" flavour's dev runtime. */
 export const UPSTREAM_CNI_NETWORK: CniNetwork = { bridge: "denolet2", subnet: "10.87.0.0/16" };
 
-/** The pod network of the runtime `opts` name: its own, or the flavour's default. */
+/**
+ * The pod network of the runtime `opts` name: its own, `$DENOLET_DEV_NETWORK` (`bridge:subnet`,
+ * for a second dev directory beside the shared one, whose bridges it must not share), or the
+ * flavour's default.
+ */
 export function runtimeNetwork(opts: Pick<DevOptions, "network" | "containerd"> = {}): CniNetwork {
   if (opts.network) return opts.network;
+  const env = Deno.env.get("DENOLET_DEV_NETWORK");
+  if (env) {
+    const [bridge, subnet] = env.split(":");
+    if (!bridge || bridge.length > 15 || !/^\d+\.\d+\.\d+\.0\/\d+$/.test(subnet ?? "")) {
+      throw new DevSetupError(
+        `DENOLET_DEV_NETWORK=${JSON.stringify(env)}: expected bridge:subnet, e.g. ` +
+          `"denolet9:10.93.0.0/16" (a bridge name of at most 15 characters)`,
+      );
+    }
+    return { bridge, subnet };
+  }
   return (opts.containerd ?? devContainerd()) === "upstream"
     ? UPSTREAM_CNI_NETWORK
     : DEFAULT_CNI_NETWORK;
