@@ -41,6 +41,7 @@ export interface UserNamespacesConfig {
 }
 
 const NODE: UserNamespace = { mode: "NODE" };
+const ID_SPACE = 2 ** 32;
 
 export class UserNamespaces {
   readonly #deps: UserNamespacesDeps;
@@ -76,12 +77,16 @@ export class UserNamespaces {
         `kubelet user assigned IDs length ${length} is not a multiple of ${per}`,
       );
     }
-    if (length / per < cfg.maxPods) {
+    // The kernel refuses a mapping that reaches 2^32 (4294967295 is the invalid ID). Upstream's
+    // default range ends there, so its last range would fail every sandbox of the pod that
+    // drew it, for good (the range is persisted): it is never handed out here.
+    const slots = Math.floor(Math.min(length, ID_SPACE - 1 - firstId) / per);
+    if (slots < cfg.maxPods) {
       throw new UsernsError(
         `kubelet user assigned IDs are not enough to support ${cfg.maxPods} pods`,
       );
     }
-    this.#slots = { offset: firstId / per, slots: length / per, idsPerPod: per };
+    this.#slots = { offset: firstId / per, slots, idsPerPod: per };
   }
 
   /**

@@ -135,3 +135,63 @@ async function exists(path: string): Promise<boolean> {
     throw err;
   }
 }
+
+Deno.test({
+  name:
+    "hostUsers: false across an agent restart: the running pod keeps its range, new pods get others",
+  ...E2E_TEST,
+  async fn() {
+    const base = await Deno.makeTempDir({ prefix: "denolet-e2e-userns-restart-" });
+    // 2^30 IDs per pod leaves two usable ranges above the first 2^30 IDs (the third would end
+    // at 2^32, which the kernel refuses): a restart that forgot the running pod's range would
+    // hand it to the next pod with odds of one in two.
+    const shared = {
+      runtime: { containerd: "upstream" as const },
+      hostname: `e2e-userns-${Deno.pid}`,
+      rootDir: `${base}/root`,
+      manifestDir: `${base}/manifests`,
+      podLogsDir: `${base}/pods`,
+      config: { userNamespaces: { idsPerPod: 2 ** 30 }, maxPods: 2 },
+    };
+    await Deno.mkdir(shared.manifestDir, { recursive: true });
+    const rangeOf = async (uid: string) =>
+      JSON.parse(await Deno.readTextFile(`${shared.rootDir}/pods/${uid}/userns`))
+        .uidMappings[0].hostId as number;
+    let first: Awaited<ReturnType<typeof setupE2E>> | undefined;
+    let second: Awaited<ReturnType<typeof setupE2E>> | undefined;
+    try {
+      first = await setupE2E({ ...shared, removePodsOnStop: false });
+      const running = (p: V1Pod) => p.status?.phase === "Running";
+      await first.writePod("keep.yaml", usernsPod("keep", "sleep 3600"));
+      const keep = await first.waitPod("keep", running, {
+        what: "keep Running",
+        timeoutMs: 90_000,
+      });
+      const keepUid = keep.metadata!.uid!;
+      const keepRange = await rangeOf(keepUid);
+      const keepId = containerStatus(keep, "main")?.containerID;
+      first.agent.kill("SIGKILL");
+      await first.agent.exited;
+      await first.close({ keepState: true });
+      first = undefined;
+
+      second = await setupE2E(shared);
+      await second.writePod("b.yaml", usernsPod("b", "sleep 3600"));
+      const b = await second.waitPod("b", running, { what: "b Running", timeoutMs: 90_000 });
+      const adopted = await second.waitPod("keep", running, { what: "keep adopted" });
+      assert.equal(containerStatus(adopted, "main")?.containerID, keepId, "same container");
+      assert.equal(await rangeOf(keepUid), keepRange);
+      const ranges = [keepRange, await rangeOf(b.metadata!.uid!)].sort();
+      assert.deepEqual(ranges, [2 ** 30, 2 ** 31]);
+    } finally {
+      if (first) {
+        first.agent.kill("SIGKILL");
+        await first.close({ keepState: true });
+      }
+      if (second) await second.close();
+      await Deno.remove(base, { recursive: true }).catch((err) =>
+        console.error(`[denolet-e2e] cannot remove ${base}: ${(err as Error).message}`)
+      );
+    }
+  },
+});

@@ -206,3 +206,21 @@ Deno.test("a larger idsPerPod gives each pod that many IDs", async () => {
   const ns = await m.namespaceFor(pod("a", false));
   assert.deepEqual(ns.uids, [{ hostId: 131072, containerId: 0, length: 131072 }]);
 });
+
+Deno.test("the last range of the default, which would reach ID 4294967295, is never handed out", async () => {
+  const fs = new FakeUsernsFs();
+  // 2^30 IDs per pod: the default range from 2^30 holds three, the last ending at 2^32, which
+  // the kernel refuses to map (it would fail the pod's sandbox for good).
+  const per = 2 ** 30;
+  const range: IdRange = { firstId: per, length: 2 ** 32 - per, source: "default" };
+  // A start point at the end would pick the last range first.
+  const m = manager(fs, { range, idsPerPod: per, maxPods: 2, random: () => 0.99 });
+  const got = [];
+  for (const uid of ["a", "b"]) got.push((await m.namespaceFor(pod(uid, false))).uids![0].hostId);
+  assert.deepEqual(got.sort(), [per, 2 * per]);
+  await assert.rejects(m.namespaceFor(pod("c", false)), /could not find an empty slot/);
+  assert.throws(
+    () => manager(fs, { range, idsPerPod: per, maxPods: 3 }),
+    /kubelet user assigned IDs are not enough to support 3 pods/,
+  );
+});
