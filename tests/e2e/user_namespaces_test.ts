@@ -69,7 +69,10 @@ Deno.test({
     "hostUsers: false on containerd 2 runs in the pod's own user namespace with idmapped volumes",
   ...E2E_TEST,
   async fn() {
-    const e2e = await setupE2E({ runtime: { containerd: "upstream" } });
+    const e2e = await setupE2E({
+      runtime: { containerd: "upstream" },
+      extraArgs: ["--allowed-unsafe-sysctls", "user.max_user_namespaces"],
+    });
     try {
       const handlers = (await e2e.cri.runtime.status()).runtimeHandlers ?? [];
       const dflt = handlers.find((h) => h.name === "");
@@ -84,10 +87,14 @@ Deno.test({
         "echo written-inside > /data/f",
         'echo "data: $(cat /data/f) owner=$(stat -c %u:%g /data/f) dir=$(stat -c %u /data)"',
         'echo "info: $(cat /info/labels) owner=$(stat -L -c %u /info/labels)"',
+        'echo "sysctl: $(cat /proc/sys/user/max_user_namespaces)"',
         "echo done",
         "sleep 3600",
       ].join("; ");
-      await e2e.writePod("userns.yaml", usernsPod("userns", script));
+      const spec = usernsPod("userns", script);
+      // A user.* sysctl, allowed only in a pod's own user namespace: it sets that namespace's.
+      spec.spec!.securityContext = { sysctls: [{ name: "user.max_user_namespaces", value: "7" }] };
+      await e2e.writePod("userns.yaml", spec);
       const pod = await e2e.waitPod("userns", (p) => p.status?.phase === "Running", {
         what: "pod userns to be Running",
         timeoutMs: 90_000,
@@ -108,6 +115,7 @@ Deno.test({
       // Root inside owns and writes the emptyDir and reads the agent-written files.
       assert.match(log, /^data: written-inside owner=0:0 dir=0$/m, log);
       assert.match(log, /^info: app="userns-e2e" owner=0$/m, log);
+      assert.match(log, /^sysctl: 7$/m, log);
       // Idmapped: on disk the file belongs to the host's root, not to the pod's host IDs.
       const onDisk = await Deno.stat(
         `${e2e.agent.rootDir}/pods/${uid}/volumes/kubernetes.io~empty-dir/data/f`,
