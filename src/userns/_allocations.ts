@@ -8,10 +8,7 @@
 import type { Logger } from "../util/log.ts";
 import { errorMessage } from "../util/log.ts";
 import type { PersistedUserNamespace, UsernsFs } from "./types.ts";
-import { UsernsError } from "./types.ts";
-
-/** Upstream's file name in the pod directory. */
-export const MAPPINGS_FILE = "userns";
+import { MAPPINGS_FILE, UsernsError } from "./types.ts";
 
 export interface AllocationsDeps {
   fs: UsernsFs;

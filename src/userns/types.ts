@@ -4,6 +4,9 @@ import { DenoletError } from "../util/errors.ts";
 /** Upstream's `userNamespaces.idsPerPod` default, and the unit every range is a multiple of. */
 export const DEFAULT_IDS_PER_POD = 65536;
 
+/** Upstream's file name for a pod's range in its directory. */
+export const MAPPINGS_FILE = "userns";
+
 /** A user namespace configuration or allocation that cannot be used. */
 export class UsernsError extends DenoletError {}
 

@@ -12,6 +12,7 @@ import type { IdRange } from "./_kubelet_range.ts";
 import type { PodAllocations } from "./_allocations.ts";
 import {
   DEFAULT_IDS_PER_POD,
+  MAPPINGS_FILE,
   UsernsError,
   type UsernsFs,
   UsernsUnsupportedError,
@@ -120,7 +121,6 @@ export class UserNamespaces {
     return this.#serial(async () => {
       if (this.#allocations) return (await this.#allocations).release(uid);
       // Nothing loaded: no range is held in memory, only the file (if any) must go.
-      const { MAPPINGS_FILE } = await import("./_allocations.ts");
       await this.#deps.fs.remove(`${this.#deps.podDir(uid)}/${MAPPINGS_FILE}`);
     });
   }
