@@ -26,7 +26,8 @@ import {
 } from "../cm/mod.ts";
 import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
 import { createProbeManager } from "../prober/mod.ts";
-import { Kubelet, RuntimeState } from "../kubelet/mod.ts";
+import { handlerUserNamespaces, Kubelet, RuntimeState } from "../kubelet/mod.ts";
+import { openUserNamespaces } from "../userns/mod.ts";
 import { createPodAdmission, ephemeralContainerProblem } from "../admission/mod.ts";
 import { isUnimplemented } from "../cri/mod.ts";
 import {
@@ -119,6 +120,19 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   const logLinks = createLogLinks(CONTAINER_LOGS_DIR, logger);
   // What the runtime can do (CRI Status, RuntimeConfig), refreshed by housekeeping.
   const runtimeState = new RuntimeState();
+  // Read at start, as upstream: a `kubelet` user whose subordinate IDs cannot serve maxPods
+  // pods stops the agent here.
+  let statusRead = false;
+  const userns = await openUserNamespaces({
+    rootDir: config.rootDir,
+    logger,
+    handlerSupport: async (handler) => {
+      // A pod may sync before housekeeping's first Status: ask, rather than refuse it.
+      if (!statusRead) runtimeState.updateStatus(await cri.runtime.status({ signal }));
+      statusRead = true;
+      return handlerUserNamespaces(runtimeState.capabilities, handler);
+    },
+  }, { idsPerPod: config.userNamespacesIdsPerPod, maxPods: config.maxPods });
   const runtime = createRuntimeManager({
     node: { cgroupVersion, seccompDefault: config.seccompDefault },
     runtime: cri.runtime,
@@ -143,6 +157,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
         apiMode: cluster !== undefined,
         runtime: () => runtimeState.capabilities,
       }),
+    userns,
     sandboxOptions: {
       podLogsDir: config.podLogsDir,
       clusterDNS: config.clusterDNS,
@@ -201,11 +216,16 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     podCgroups,
     podDirs: {
       list: () => Promise.resolve(listPodDirs(config.rootDir)),
-      remove: (uid, o) => volumes.tearDownPod(uid, o),
+      remove: async (uid, o) => {
+        await volumes.tearDownPod(uid, o);
+        // Upstream CleanupOrphanedPodUsernsAllocations: the orphan's range is free again.
+        await userns.release(uid);
+      },
     },
     checkRuntime: async ({ signal }) => {
       try {
         runtimeState.updateStatus(await cri.runtime.status({ signal }));
+        statusRead = true;
       } catch (e) {
         runtimeConfigStale = true;
         throw e;

@@ -78,6 +78,7 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     seccompDefault: false,
     allowedUnsafeSysctls: [],
     defaultPodSysctls: {},
+    userNamespacesIdsPerPod: 65536,
     ...serverDefaults(opts),
   };
 }

@@ -242,6 +242,14 @@ function oneOf(key: KeysOf<string>, values: readonly string[]): Reader {
   };
 }
 
+/** userNamespaces.idsPerPod: an int64 upstream, checked by validation (it may pass 2^31). */
+const readIdsPerPod: Reader = (value, ctx, path) => {
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) {
+    fail(ctx, path, `expected an integer, got ${describe(value)}`);
+  }
+  set(ctx, "userNamespacesIdsPerPod", value, path);
+};
+
 const KIT: FileReaderKit<Ctx> = { str, bool, duration, stringList, struct, oneOf };
 
 /** The fields denolet implements, by upstream JSON name. */
@@ -299,6 +307,7 @@ const FIELDS: Record<string, Reader> = {
   seccompDefault: bool("seccompDefault"),
   allowedUnsafeSysctls: stringList("allowedUnsafeSysctls"),
   defaultPodSysctls: stringMap("defaultPodSysctls"),
+  userNamespaces: struct({ idsPerPod: readIdsPerPod }),
   ...serverFileFields(KIT),
 };
 

@@ -117,6 +117,7 @@ export function validateConfig(
     }
   }
   validateSysctls(cfg, bad);
+  validateUserNamespaces(cfg, bad);
   cfg.clusterDNS.forEach((ip) => {
     if (!isIPAddress(ip)) bad("clusterDNS", `${JSON.stringify(ip)} is not an IP address`);
   });
@@ -195,6 +196,18 @@ export function normalizeEndpoint(raw: string): { value: string; warning?: strin
     throw new Error(`${JSON.stringify(raw)} must name an absolute socket path ("unix:///...")`);
   }
   return { value: raw };
+}
+
+/** userNamespaces.idsPerPod, as upstream's config validation (its messages). */
+function validateUserNamespaces(
+  cfg: AgentConfig,
+  bad: (key: keyof AgentConfig, message: string) => never,
+): void {
+  const ids = cfg.userNamespacesIdsPerPod;
+  const unit = 65536;
+  if (ids < unit) bad("userNamespacesIdsPerPod", `must not be less than ${unit}`);
+  if (ids % unit !== 0) bad("userNamespacesIdsPerPod", `must be a multiple of ${unit}`);
+  if (ids > 2 ** 32 - 1) bad("userNamespacesIdsPerPod", `must not be more than ${2 ** 32 - 1}`);
 }
 
 /** allowedUnsafeSysctls patterns and defaultPodSysctls names, as upstream's config validation. */

@@ -146,6 +146,8 @@ export interface AgentConfig {
   allowedUnsafeSysctls: string[];
   /** defaultPodSysctls (file only, with the DefaultPodSysctls gate): sysctls for every pod. */
   defaultPodSysctls: Record<string, string>;
+  /** userNamespaces.idsPerPod (file only): host IDs per pod with `hostUsers: false`; 65536. */
+  userNamespacesIdsPerPod: number;
   /** --tls-cert-file / tlsCertFile: the node API's serving certificate; "" = self-signed. */
   tlsCertFile: string;
   /** --tls-private-key-file / tlsPrivateKeyFile. */

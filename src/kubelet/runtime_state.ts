@@ -99,6 +99,20 @@ function fingerprint(c: RuntimeCapabilities): string {
   ]);
 }
 
+/**
+ * Upstream HandlerSupportsUserNamespaces: whether `handler` ("" for the default) serves user
+ * namespaces. false when the runtime lists no handlers at all (containerd 1.6, CRI before 1.30),
+ * "unknown" when it lists others but not this one.
+ */
+export function handlerUserNamespaces(
+  caps: RuntimeCapabilities,
+  handler: string,
+): boolean | "unknown" {
+  if (!caps.handlersReported) return false;
+  const h = caps.handlers.get(handler);
+  return h === undefined ? "unknown" : h.userNamespaces;
+}
+
 /** Whether `handler` ("" for the default) serves user namespaces; false when unknown. */
 export function handlerSupportsUserNamespaces(caps: RuntimeCapabilities, handler: string): boolean {
   return caps.handlers.get(handler)?.userNamespaces === true;

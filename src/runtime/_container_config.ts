@@ -8,6 +8,7 @@ import type {
   KeyValue,
   LinuxContainerSecurityContext,
   Mount,
+  UserNamespace,
 } from "../cri/types.ts";
 import { ConfigError, DenoletError } from "../util/errors.ts";
 import {
@@ -33,6 +34,7 @@ import {
 } from "./_sandbox_config.ts";
 import { containerAppArmor } from "./_apparmor.ts";
 import { containerSeccomp, type SeccompOptions } from "./_seccomp.ts";
+import { idmapMounts } from "./_userns.ts";
 
 export interface ContainerConfigOptions {
   restartCount: number;
@@ -79,6 +81,11 @@ export interface ContainerConfigOptions {
   envObjects?: EnvObjects;
   /** The cluster's Services for service-link env (API mode); standalone, none. */
   services?: EnvContext["services"];
+  /**
+   * The pod's user namespace, as its sandbox config has it: the container joins it and, in a
+   * pod's own namespace, every mount is idmapped with its mappings.
+   */
+  userns?: UserNamespace;
   /** The pod's or container's logger, for env warnings. */
   logger?: Logger;
   /** Ends a wait for the API server while resolving env references. */
@@ -170,11 +177,12 @@ function verifyRunAsNonRoot(
 export function containerSecurityContext(
   pod: V1Pod,
   container: V1Container,
-  opts: { imageUser?: ImageUser; pidTargetId?: string } & SeccompOptions = {},
+  opts: { imageUser?: ImageUser; pidTargetId?: string; userns?: UserNamespace } & SeccompOptions =
+    {},
 ): LinuxContainerSecurityContext {
   const sc = effectiveSecurityContext(pod, container);
   verifyRunAsNonRoot(pod, container, sc, opts.imageUser);
-  const namespaces = podNamespaces(pod);
+  const namespaces = podNamespaces(pod, opts.userns);
   if (opts.pidTargetId && namespaces.pid === "CONTAINER") {
     namespaces.pid = "TARGET";
     namespaces.targetId = opts.pidTargetId;
@@ -254,7 +262,7 @@ async function buildMounts(
   const mounts = await containerMounts(volumeMounts, opts.volumes, {
     containerName: container.name,
   });
-  if (!opts.podDir) return mounts;
+  if (!opts.podDir) return idmapMounts(mounts, opts.userns);
   const hostNetwork = pod.spec?.hostNetwork === true;
   // Upstream skips /etc/hosts while the pod has no IP yet, or when the container mounts its own.
   const wantsHosts = (opts.podIPs.length > 0 || hostNetwork) &&
@@ -275,7 +283,7 @@ async function buildMounts(
     const hostPath = createTerminationLogFile(opts.podDir, container.name);
     mounts.push({ containerPath: msgPath, hostPath, selinuxRelabel: true });
   }
-  return mounts;
+  return idmapMounts(mounts, opts.userns);
 }
 
 /**
@@ -311,6 +319,7 @@ export async function buildContainerConfig(
     }),
     securityContext: containerSecurityContext(pod, container, {
       imageUser: opts.imageUser,
+      userns: opts.userns,
       seccompDefault: opts.seccompDefault,
       seccompProfileRoot: opts.seccompProfileRoot,
       pidTargetId: opts.pidTargetId,

@@ -21,6 +21,7 @@ import type { ServiceLookup } from "./_service_env.ts";
 import { CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS } from "./_start.ts";
 import { listPods, readPodStatus, type StatusDeps } from "./_status.ts";
 import { syncPod } from "./_sync_pod.ts";
+import type { PodUserNamespaces } from "./_userns.ts";
 import { TerminationMessages } from "./_termination_message.ts";
 import type { LogLinks } from "./log_links.ts";
 import { SANDBOX_CREATION_CONCURRENCY, StartGate } from "./_start_gate.ts";
@@ -102,6 +103,11 @@ export interface RuntimeManagerDeps {
   ephemeralProblem?: (pod: V1Pod, name: string) => string | undefined;
   /** The /var/log/containers links log shippers tail; none when unset. */
   logLinks?: LogLinks;
+  /**
+   * The pods' user namespaces (src/userns): ranges for `hostUsers: false`, released with the
+   * pod. Without it such a pod's sandbox fails.
+   */
+  userns?: PodUserNamespaces;
 }
 
 /** The part of src/cm's PodCgroups the runtime manager calls (structural, to avoid a cycle). */
@@ -206,6 +212,7 @@ export class RuntimeManager implements PodRuntime {
       runtimeHandler: d.runtimeHandler,
       ephemeralProblem: d.ephemeralProblem,
       logLinks: d.logLinks,
+      userns: d.userns,
     }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
   }
 
@@ -228,6 +235,8 @@ export class RuntimeManager implements PodRuntime {
 
   async #release(uid: string, logger: Logger, signal?: AbortSignal): Promise<void> {
     await this.#deps.volumes.tearDownPod(uid, { signal });
+    // Upstream SyncTerminatedPod: the pod's containers are gone, so its IDs may go to another.
+    await this.#deps.userns?.release(uid);
     if (this.#deps.podCgroups) {
       try {
         await this.#deps.podCgroups.remove(uid);

@@ -40,6 +40,7 @@ export type NodeConfigOptions = Omit<
   | "volumes"
   | "imageRef"
   | "imageUser"
+  | "userns"
   | "logger"
   | "signal"
 >;
@@ -148,6 +149,8 @@ export async function startContainer(
       imageRef: image.ref,
       imageUser,
       pidTargetId: target.pidTargetId,
+      // The sandbox's user namespace: containers join it, their mounts mapped to its IDs.
+      userns: target.sandboxConfig.linux?.securityContext?.namespaceOptions?.usernsOptions,
       logger: log,
       signal,
     });

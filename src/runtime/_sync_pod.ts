@@ -22,6 +22,7 @@ import {
 } from "./_pod_actions.ts";
 import { planPrune } from "./_prune.ts";
 import { buildSandboxConfig, type SandboxConfigOptions } from "./_sandbox_config.ts";
+import { podUserNamespace, type PodUserNamespaces } from "./_userns.ts";
 import {
   type MountedVolumes,
   type NodeConfigOptions,
@@ -60,6 +61,8 @@ export interface SyncDeps {
   ephemeralProblem?: (pod: V1Pod, name: string) => string | undefined;
   /** The /var/log/containers links log shippers tail. */
   logLinks?: LogLinks;
+  /** The pods' user namespaces; without it a pod with hostUsers: false cannot be created. */
+  userns?: PodUserNamespaces;
 }
 
 /** The events of pod-level step failures (container-level ones are recorded where they happen). */
@@ -124,11 +127,30 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   let sandboxConfig: PodSandboxConfig;
   let podDirPath: string | undefined;
   try {
-    sandboxConfig = buildSandboxConfig(pod, actions.attempt, deps.sandboxOptions);
+    // Every sync, as upstream's NamespacesForPod: the pod keeps the range it was given.
+    const userns = await podUserNamespace(deps.userns, pod, {
+      handler: () => deps.runtimeHandler?.(pod) ?? "",
+    });
+    sandboxConfig = buildSandboxConfig(pod, actions.attempt, { ...deps.sandboxOptions, userns });
     const rootDir = deps.rootDir;
     podDirPath = rootDir === undefined ? undefined : podDir(rootDir, pod.metadata?.uid ?? "");
   } catch (err) {
-    stepFailed(err, { reason: "ConfigPodSandboxError" });
+    if (isKind(err, NotSyncedError)) {
+      // The RuntimeClasses' first list is not in: retried once it is, without an event.
+      stepFailed(err, { reason: "RuntimeClassesNotSynced" });
+      return { errors, acted };
+    }
+    // Upstream createPodSandbox generates the config first: a config that cannot be made is a
+    // sandbox that cannot be created, with that event; for a running sandbox, a config error.
+    if (actions.createSandbox) {
+      stepFailed(
+        err,
+        { reason: "CreatePodSandboxError" },
+        `Failed to create pod sandbox: ${errorMessage(err)}`,
+      );
+    } else {
+      stepFailed(err, { reason: "ConfigPodSandboxError" });
+    }
     return { errors, acted };
   }
   let sandboxId = actions.sandboxId;

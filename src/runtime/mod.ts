@@ -58,3 +58,4 @@ export {
   type LogLinks,
 } from "./log_links.ts";
 export { appArmorProfileOf, appArmorRequired, containerAppArmor } from "./_apparmor.ts";
+export { idmapMounts, type PodUserNamespaces } from "./_userns.ts";

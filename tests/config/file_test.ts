@@ -44,6 +44,8 @@ seccompDefault: true
 allowedUnsafeSysctls: ["kernel.msg*"]
 defaultPodSysctls:
   net.ipv4.tcp_syncookies: "0"
+userNamespaces:
+  idsPerPod: 131072
 `),
   );
   assert.deepEqual(warnings, []);
@@ -76,6 +78,7 @@ defaultPodSysctls:
     seccompDefault: true,
     allowedUnsafeSysctls: ["kernel.msg*"],
     defaultPodSysctls: { "net.ipv4.tcp_syncookies": "0" },
+    userNamespacesIdsPerPod: 131072,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...CLUSTER_DEFAULTS,
@@ -328,4 +331,27 @@ Deno.test("sysctl settings are checked as upstream's config validation checks th
     file('featureGates: {DefaultPodSysctls: true}\ndefaultPodSysctls: {vm.swappiness: "1"}\n'),
   );
   await fails(["--allowed-unsafe-sysctls=net.*,Bad"], "--allowed-unsafe-sysctls", /must have/);
+});
+
+Deno.test("userNamespaces.idsPerPod is checked as upstream's config validation checks it", async () => {
+  const at = "/etc/kubernetes/kubelet.yaml: userNamespaces.idsPerPod";
+  await fails(CONFIG, at, /must not be less than 65536/, file("userNamespaces: {idsPerPod: 0}\n"));
+  await fails(
+    CONFIG,
+    at,
+    /must be a multiple of 65536/,
+    file("userNamespaces: {idsPerPod: 70000}\n"),
+  );
+  await fails(
+    CONFIG,
+    at,
+    /must not be more than 4294967295/,
+    file("userNamespaces: {idsPerPod: 4295032832}\n"),
+  );
+  await fails(
+    CONFIG,
+    "/etc/kubernetes/kubelet.yaml: userNamespaces.idsPerPd",
+    /unknown field "idsPerPd"/,
+    file("userNamespaces: {idsPerPd: 65536}\n"),
+  );
 });

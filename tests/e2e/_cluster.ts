@@ -15,7 +15,7 @@ import {
   waitFor,
 } from "../support/agent.ts";
 import type { WaitOptions } from "../support/wait.ts";
-import { ensureContainerd } from "../support/containerd.ts";
+import { type DevOptions, ensureContainerd } from "../support/containerd.ts";
 import {
   type ControlPlane,
   type KubectlOptions,
@@ -36,6 +36,8 @@ export interface ClusterOptions {
   mainModule?: string;
   /** Extra `deno run` flags for the agent (the CPU profiler's `--inspect=...`). */
   denoFlags?: string[];
+  /** Another containerd than the shared dev one (its flavour, dir, network). */
+  runtime?: DevOptions;
 }
 
 export interface ClusterE2E {
@@ -69,7 +71,7 @@ export interface ClusterE2E {
 let nodeCount = 0;
 
 export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2E> {
-  const runtime = await ensureContainerd();
+  const runtime = await ensureContainerd(opts.runtime);
   const ownsControlPlane = opts.controlPlane === undefined;
   const cp = opts.controlPlane ?? await startControlPlane();
   const nodeName = opts.nodeName ?? `e2e-node-${Deno.pid}-${++nodeCount}`;

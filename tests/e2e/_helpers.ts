@@ -26,6 +26,8 @@ export interface E2EOptions {
   runtime?: DevOptions;
   /** Extra agent flags, appended after the suite defaults. */
   extraArgs?: string[];
+  /** Extra KubeletConfiguration fields for the agent's config file. */
+  config?: Record<string, unknown>;
   manifestURL?: string;
   /** Reuse these (restart tests start a second agent on the same state). */
   hostname?: string;
@@ -94,6 +96,7 @@ export async function setupE2E(opts: E2EOptions = {}): Promise<E2E> {
       apiVersion: "kubelet.config.k8s.io/v1beta1",
       kind: "KubeletConfiguration",
       podLogsDir,
+      ...opts.config,
     }),
   );
   const cri = createCriClient(runtime.endpoint, { timeoutMs: 30_000 });

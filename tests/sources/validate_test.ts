@@ -537,7 +537,20 @@ const MALFORMED: Array<[string, (p: Json) => void, string]> = [
   [
     "a user namespace with the host's network",
     (p) => set(set(p, "spec.hostUsers", false), "spec.hostNetwork", true),
-    "spec.hostNetwork: Forbidden",
+    "spec.hostNetwork: Forbidden: when `hostUsers` is false",
+  ],
+  [
+    "a user namespace with the host's PID namespace",
+    (p) => set(set(p, "spec.hostUsers", false), "spec.hostPID", true),
+    "spec.HostPID: Forbidden: when `hostUsers` is false",
+  ],
+  [
+    "a user namespace with a raw block device",
+    (p) =>
+      set(set(p, "spec.hostUsers", false), `${c0}.volumeDevices`, [
+        { name: "data", devicePath: "/dev/xvda" },
+      ]),
+    `${c0}.volumeDevices: Forbidden: when \`hostUsers\` is false`,
   ],
   ["a windows pod", (p) => set(p, "spec.os", { name: "windows" }), "spec.os.name: Forbidden"],
   [
