@@ -143,6 +143,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
         apiMode: cluster !== undefined,
         runtime: () => runtimeState.capabilities,
       }),
+    runtimeHandlers: () => runtimeState.capabilities.handlers,
     sandboxOptions: {
       podLogsDir: config.podLogsDir,
       clusterDNS: config.clusterDNS,

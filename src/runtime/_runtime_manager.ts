@@ -5,7 +5,7 @@
  */
 import type { EventRecorder } from "../events/mod.ts";
 import type { V1Pod } from "@kubernetes/client-node";
-import type { ImageService, RuntimeService } from "../cri/types.ts";
+import type { ImageService, RuntimeHandlerFeatures, RuntimeService } from "../cri/types.ts";
 import type { VolumeManager } from "../volumes/mod.ts";
 import { Backoff } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
@@ -16,6 +16,7 @@ import { ImagePuller } from "./_image_puller.ts";
 import { killPod, removeAll } from "./_kill.ts";
 import type { ProbeFailure } from "./_pod_actions.ts";
 import { podLogDirectory, type SandboxConfigOptions } from "./_sandbox_config.ts";
+import { handlerSupportsRecursiveReadOnly } from "./_recursive_read_only.ts";
 import { seccompProfileRoot } from "./_seccomp.ts";
 import type { ServiceLookup } from "./_service_env.ts";
 import { CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS } from "./_start.ts";
@@ -102,6 +103,12 @@ export interface RuntimeManagerDeps {
   ephemeralProblem?: (pod: V1Pod, name: string) => string | undefined;
   /** The /var/log/containers links log shippers tail; none when unset. */
   logLinks?: LogLinks;
+  /**
+   * The runtime's handlers with their features, from its latest CRI Status (RuntimeState);
+   * read when a volumeMount asks for recursiveReadOnly. None by default, as a runtime that
+   * lists none (containerd 1.6): no mount is then recursively read-only.
+   */
+  runtimeHandlers?: () => ReadonlyMap<string, RuntimeHandlerFeatures>;
 }
 
 /** The part of src/cm's PodCgroups the runtime manager calls (structural, to avoid a cycle). */
@@ -206,6 +213,12 @@ export class RuntimeManager implements PodRuntime {
       runtimeHandler: d.runtimeHandler,
       ephemeralProblem: d.ephemeralProblem,
       logLinks: d.logLinks,
+      recursiveReadOnlyMounts: (p, log) =>
+        handlerSupportsRecursiveReadOnly(p, {
+          handlers: d.runtimeHandlers?.(),
+          runtimeHandler: d.runtimeHandler,
+          log,
+        }),
     }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
   }
 

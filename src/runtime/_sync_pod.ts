@@ -60,6 +60,8 @@ export interface SyncDeps {
   ephemeralProblem?: (pod: V1Pod, name: string) => string | undefined;
   /** The /var/log/containers links log shippers tail. */
   logLinks?: LogLinks;
+  /** Whether the pod's runtime handler makes mounts recursively read-only; default not. */
+  recursiveReadOnlyMounts?: (pod: V1Pod, log: Logger) => boolean;
 }
 
 /** The events of pod-level step failures (container-level ones are recorded where they happen). */
@@ -170,7 +172,11 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     runtime: deps.runtime,
     puller: deps.puller,
     crashBackoff: deps.crashBackoff,
-    configOptions: { ...deps.nodeConfig, podDir: podDirPath },
+    configOptions: {
+      ...deps.nodeConfig,
+      podDir: podDirPath,
+      recursiveReadOnlyMounts: () => deps.recursiveReadOnlyMounts?.(pod, log) ?? false,
+    },
     clock: deps.clock,
     runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
     events: deps.events,
