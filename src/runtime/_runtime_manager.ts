@@ -213,13 +213,16 @@ export class RuntimeManager implements PodRuntime {
       runtimeHandler: d.runtimeHandler,
       ephemeralProblem: d.ephemeralProblem,
       logLinks: d.logLinks,
-      recursiveReadOnlyMounts: (p, log) =>
-        handlerSupportsRecursiveReadOnly(p, {
-          handlers: d.runtimeHandlers?.(),
-          runtimeHandler: d.runtimeHandler,
-          log,
-        }),
+      recursiveReadOnlyMounts: (p) => this.recursiveReadOnlyMounts(p),
     }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
+  }
+
+  recursiveReadOnlyMounts(pod: V1Pod): boolean {
+    return handlerSupportsRecursiveReadOnly(pod, {
+      handlers: this.#deps.runtimeHandlers?.(),
+      runtimeHandler: this.#deps.runtimeHandler,
+      log: this.#podLogger(pod),
+    });
   }
 
   killPod(

@@ -61,7 +61,7 @@ export interface SyncDeps {
   /** The /var/log/containers links log shippers tail. */
   logLinks?: LogLinks;
   /** Whether the pod's runtime handler makes mounts recursively read-only; default not. */
-  recursiveReadOnlyMounts?: (pod: V1Pod, log: Logger) => boolean;
+  recursiveReadOnlyMounts?: (pod: V1Pod) => boolean;
 }
 
 /** The events of pod-level step failures (container-level ones are recorded where they happen). */
@@ -175,7 +175,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     configOptions: {
       ...deps.nodeConfig,
       podDir: podDirPath,
-      recursiveReadOnlyMounts: () => deps.recursiveReadOnlyMounts?.(pod, log) ?? false,
+      recursiveReadOnlyMounts: () => deps.recursiveReadOnlyMounts?.(pod) ?? false,
     },
     clock: deps.clock,
     runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,

@@ -20,36 +20,43 @@ function propagation(mode: string | undefined, field: string): MountPropagation 
 }
 
 /**
- * Upstream resolveRecursiveReadOnly: whether the runtime is to make `m` recursively read-only.
- * Disabled or unset: no. It needs a read-only mount without propagation; IfPossible follows
- * the runtime's support, Enabled requires it. Throws with upstream's message (wrapped, as
- * makeMounts does) otherwise.
+ * Upstream resolveRecursiveReadOnly: whether the runtime is to make `m` recursively read-only
+ * (`rro`), or why that cannot be had (`error`, upstream's words). Disabled or unset: no. It
+ * needs a read-only mount without propagation; IfPossible follows the runtime's support (asked
+ * only then), Enabled requires it.
  */
-function recursiveReadOnly(m: V1VolumeMount, supported: () => boolean): boolean {
+export function resolveRecursiveReadOnly(
+  m: V1VolumeMount,
+  supported: () => boolean,
+): { rro: boolean; error?: string } {
   const mode = m.recursiveReadOnly;
-  if (mode === undefined || mode === null || mode === "Disabled") return false;
+  if (mode === undefined || mode === null || mode === "Disabled") return { rro: false };
   const volume = JSON.stringify(m.name);
-  const fail = (why: string) =>
-    new DenoletError("failed to resolve recursive read-only mode", {
-      cause: new DenoletError(why),
-    });
-  if (m.readOnly !== true) {
-    throw fail(`volume ${volume} requested recursive read-only mode, but it is not read-only`);
-  }
+  const no = (why: string) => ({ rro: false, error: `volume ${volume} requested ${why}` });
+  if (m.readOnly !== true) return no("recursive read-only mode, but it is not read-only");
   if (m.mountPropagation && m.mountPropagation !== "None") {
-    throw fail(
-      `volume ${volume} requested recursive read-only mode, but it is not compatible with ` +
-        `propagation ${JSON.stringify(m.mountPropagation)}`,
+    return no(
+      "recursive read-only mode, but it is not compatible with propagation " +
+        JSON.stringify(m.mountPropagation),
     );
   }
-  if (mode === "IfPossible") return supported();
+  if (mode === "IfPossible") return { rro: supported() };
   if (mode === "Enabled") {
-    if (supported()) return true;
-    throw fail(
-      `volume ${volume} requested recursive read-only mode, but it is not supported by the runtime`,
-    );
+    return supported()
+      ? { rro: true }
+      : no("recursive read-only mode, but it is not supported by the runtime");
   }
-  throw fail(`unknown recursive read-only mode ${JSON.stringify(mode)}`);
+  return { rro: false, error: `unknown recursive read-only mode ${JSON.stringify(mode)}` };
+}
+
+/** resolveRecursiveReadOnly for a container about to be made: its error fails the container. */
+function recursiveReadOnly(m: V1VolumeMount, supported: () => boolean): boolean {
+  const { rro, error } = resolveRecursiveReadOnly(m, supported);
+  if (error === undefined) return rro;
+  // Wrapped as upstream's makeMounts wraps it (the status message reads "...: <why>").
+  throw new DenoletError("failed to resolve recursive read-only mode", {
+    cause: new DenoletError(error),
+  });
 }
 
 /**

@@ -38,6 +38,17 @@ function probePod(name: string, hostDir: string, mounts: [string, Partial<V1Volu
   return pod;
 }
 
+/** status.containerStatuses[main].volumeMounts: recursiveReadOnly by mount path. */
+async function mountStatuses(e2e: E2E, name: string) {
+  const p = await e2e.pod(name);
+  return Object.fromEntries(
+    (containerStatus(p!, "main")?.volumeMounts ?? []).map((m) => [
+      m.mountPath.replace("/mnt-", ""),
+      m.recursiveReadOnly ?? "-",
+    ]),
+  );
+}
+
 /** The `name=value` lines of the container's log. */
 async function results(e2e: E2E, name: string): Promise<Map<string, string>> {
   const running = await e2e.waitPod(
@@ -80,6 +91,14 @@ Deno.test({
         "rw": "writable",
         "done": "1",
       });
+      // As upstream reports them: "-" is a writable mount's (no recursiveReadOnly).
+      assert.deepEqual(await mountStatuses(e2e, "rro"), {
+        "rro": "Enabled",
+        "rro-if-possible": "Enabled",
+        "rro-disabled": "Disabled",
+        "ro": "Disabled",
+        "rw": "-",
+      });
     } finally {
       // The suite's temp dir goes with close(): the tmpfs must be gone first.
       await host.close();
@@ -109,6 +128,10 @@ Deno.test({
       const got = await results(e2e, "maybe");
       assert.equal(got.get("rro-if-possible"), "writable");
       assert.equal(got.get("ro"), "writable");
+      assert.deepEqual(await mountStatuses(e2e, "maybe"), {
+        "rro-if-possible": "Disabled",
+        "ro": "Disabled",
+      });
 
       const refused = await e2e.waitPod(
         "enabled",
