@@ -162,10 +162,9 @@ export const VOLUME_MOUNT = {
   mountPropagation: "ok",
   name: "ok",
   readOnly: "ok",
-  recursiveReadOnly: {
-    refuse: "recursively read-only mounts",
-    when: (v) => isSet(v) && v !== "Disabled",
-  },
+  // Resolved against the pod's runtime handler when the container is made (src/volumes
+  // containerMounts): Enabled without the runtime's support fails it as upstream does.
+  recursiveReadOnly: "ok",
   subPath: "ok",
   subPathExpr: "ok",
 } satisfies Rules<V1VolumeMount, "bindMountOptions">;

@@ -94,7 +94,10 @@ export const AFFINITY = {
 export const POD_SECURITY_CONTEXT = {
   // Checked by the AppArmor admission handler (the host must enforce AppArmor).
   appArmorProfile: "ok",
-  fsGroup: { refuse: "volume ownership by fsGroup" },
+  // Applied to emptyDir, configMap, secret, downwardAPI and projected volumes (src/volumes).
+  fsGroup: "ok",
+  // Upstream's plugins for the volume kinds served here ignore it (only CSI, local, fc, iscsi
+  // and flexVolume honour it, all refused), so it changes nothing, as on the kubelet.
   fsGroupChangePolicy: "ok",
   runAsGroup: "ok",
   runAsNonRoot: "ok",

@@ -158,6 +158,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
         runtime: () => runtimeState.capabilities,
       }),
     userns,
+    runtimeHandlers: () => runtimeState.capabilities.handlers,
     sandboxOptions: {
       podLogsDir: config.podLogsDir,
       clusterDNS: config.clusterDNS,

@@ -54,6 +54,8 @@ export interface PodStatusOptions {
   readiness?: ProbeView;
   /** Startup probe results per container instance; a probed one without a result has not started. */
   startup?: ProbeView;
+  /** Whether the pod's runtime handler makes mounts recursively read-only; default not. */
+  recursiveReadOnlyMounts?: () => boolean;
 }
 
 const isV6 = (ip: string) => ip.includes(":");
@@ -144,6 +146,7 @@ export function computePodStatus(
     runtimeName: opts.runtimeName ?? "containerd",
     readiness: opts.readiness,
     startup: opts.startup,
+    recursiveReadOnlyMounts: opts.recursiveReadOnlyMounts,
   };
   const hasInitContainers = (spec.initContainers?.length ?? 0) > 0;
 

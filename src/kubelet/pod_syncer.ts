@@ -44,6 +44,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       now: clock.now(),
       readiness: deps.prober?.readiness(uid),
       startup: deps.prober?.startup(uid),
+      recursiveReadOnlyMounts: () => runtime.recursiveReadOnlyMounts?.(pod) ?? false,
     });
     statuses.set(uid, status);
     return status;

@@ -77,6 +77,12 @@ export interface ContainerConfigOptions {
    * without it both are skipped. Callers may leave it unset when `needsImageUser` is false.
    */
   imageUser?: ImageUser;
+  /**
+   * Whether the pod's runtime handler makes mounts recursively read-only (CRI Status), asked
+   * only for a volumeMount that requests it; unset: it does not, as a runtime that lists no
+   * handlers (containerd 1.6).
+   */
+  recursiveReadOnlyMounts?: () => boolean;
   /** ConfigMaps and Secrets for env references (API mode); standalone they are refused. */
   envObjects?: EnvObjects;
   /** The cluster's Services for service-link env (API mode); standalone, none. */
@@ -261,6 +267,7 @@ async function buildMounts(
   const volumeMounts = resolveSubPathExprs(container.volumeMounts ?? [], env, where);
   const mounts = await containerMounts(volumeMounts, opts.volumes, {
     containerName: container.name,
+    recursiveReadOnlySupported: opts.recursiveReadOnlyMounts,
   });
   if (!opts.podDir) return idmapMounts(mounts, opts.userns);
   const hostNetwork = pod.spec?.hostNetwork === true;

@@ -5,7 +5,7 @@
  */
 import type { EventRecorder } from "../events/mod.ts";
 import type { V1Pod } from "@kubernetes/client-node";
-import type { ImageService, RuntimeService } from "../cri/types.ts";
+import type { ImageService, RuntimeHandlerFeatures, RuntimeService } from "../cri/types.ts";
 import type { VolumeManager } from "../volumes/mod.ts";
 import { Backoff } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
@@ -16,6 +16,7 @@ import { ImagePuller } from "./_image_puller.ts";
 import { killPod, removeAll } from "./_kill.ts";
 import type { ProbeFailure } from "./_pod_actions.ts";
 import { podLogDirectory, type SandboxConfigOptions } from "./_sandbox_config.ts";
+import { handlerSupportsRecursiveReadOnly } from "./_recursive_read_only.ts";
 import { seccompProfileRoot } from "./_seccomp.ts";
 import type { ServiceLookup } from "./_service_env.ts";
 import { CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS } from "./_start.ts";
@@ -108,6 +109,12 @@ export interface RuntimeManagerDeps {
    * pod. Without it such a pod's sandbox fails.
    */
   userns?: PodUserNamespaces;
+  /**
+   * The runtime's handlers with their features, from its latest CRI Status (RuntimeState);
+   * read when a volumeMount asks for recursiveReadOnly. None by default, as a runtime that
+   * lists none (containerd 1.6): no mount is then recursively read-only.
+   */
+  runtimeHandlers?: () => ReadonlyMap<string, RuntimeHandlerFeatures>;
 }
 
 /** The part of src/cm's PodCgroups the runtime manager calls (structural, to avoid a cycle). */
@@ -213,7 +220,16 @@ export class RuntimeManager implements PodRuntime {
       ephemeralProblem: d.ephemeralProblem,
       logLinks: d.logLinks,
       userns: d.userns,
+      recursiveReadOnlyMounts: (p) => this.recursiveReadOnlyMounts(p),
     }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
+  }
+
+  recursiveReadOnlyMounts(pod: V1Pod): boolean {
+    return handlerSupportsRecursiveReadOnly(pod, {
+      handlers: this.#deps.runtimeHandlers?.(),
+      runtimeHandler: this.#deps.runtimeHandler,
+      log: this.#podLogger(pod),
+    });
   }
 
   killPod(

@@ -63,6 +63,8 @@ export interface SyncDeps {
   logLinks?: LogLinks;
   /** The pods' user namespaces; without it a pod with hostUsers: false cannot be created. */
   userns?: PodUserNamespaces;
+  /** Whether the pod's runtime handler makes mounts recursively read-only; default not. */
+  recursiveReadOnlyMounts?: (pod: V1Pod) => boolean;
 }
 
 /** The events of pod-level step failures (container-level ones are recorded where they happen). */
@@ -192,7 +194,11 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     runtime: deps.runtime,
     puller: deps.puller,
     crashBackoff: deps.crashBackoff,
-    configOptions: { ...deps.nodeConfig, podDir: podDirPath },
+    configOptions: {
+      ...deps.nodeConfig,
+      podDir: podDirPath,
+      recursiveReadOnlyMounts: () => deps.recursiveReadOnlyMounts?.(pod) ?? false,
+    },
     clock: deps.clock,
     runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
     events: deps.events,

@@ -1,9 +1,10 @@
 /**
  * emptyDir volumes (pkg/volume/emptydir/empty_dir.go): a 0777 directory under the pod dir, or
- * a tmpfs mounted there for medium "Memory".
+ * a tmpfs mounted there for medium "Memory" (its root 1777, as a fresh tmpfs is, as upstream).
  */
 import type { V1EmptyDirVolumeSource } from "@kubernetes/client-node";
 import { totalmem } from "node:os";
+import { dirname } from "node:path";
 import { ConfigError } from "../util/errors.ts";
 import { type QuantityInput, quantityValue } from "../util/quantity.ts";
 import type { Mounter } from "./_mounter.ts";
@@ -20,10 +21,19 @@ function quantityBytes(q: QuantityInput, field: string): number {
   return quantityValue(q, { field });
 }
 
-async function ensureDir(dir: string): Promise<void> {
-  await Deno.mkdir(dir, { recursive: true, mode: PERM });
+/** Makes `dir` (0777 whatever the umask); true when it did not exist before. */
+async function ensureDir(dir: string): Promise<boolean> {
+  await Deno.mkdir(dirname(dir), { recursive: true, mode: PERM });
+  let made = true;
+  try {
+    await Deno.mkdir(dir, { mode: PERM });
+  } catch (err) {
+    if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
+    made = false;
+  }
   // mkdir applies the umask; upstream chmods so pods with any uid can write.
   if (((await Deno.stat(dir)).mode ?? 0) & 0o777 ^ PERM) await Deno.chmod(dir, PERM);
+  return made;
 }
 
 /** What bounds a memory-backed emptyDir besides its own sizeLimit. */
@@ -51,14 +61,16 @@ export function emptyDirMemorySize(sizeLimit: number, bounds: EmptyDirMemoryBoun
  * Creates the emptyDir at `dir` (idempotent: an existing dir or tmpfs is kept with its content).
  * A Memory medium is a tmpfs sized by `emptyDirMemorySize`; `deps.memory` is called only then,
  * when the tmpfs is first mounted, since computing the pod's limit parses all its quantities.
- * Throws ConfigError for an unsupported medium or a bad sizeLimit.
+ * Resolves `fresh` when it made the directory or mounted the tmpfs now (upstream's volume was
+ * not "ready": the set-up that applies the fsGroup). Throws ConfigError for an unsupported
+ * medium or a bad sizeLimit.
  */
 export async function setUpEmptyDir(
   volumeName: string,
   dir: string,
   src: V1EmptyDirVolumeSource,
   deps: { mounter: Mounter; memory?: () => EmptyDirMemoryBounds; signal?: AbortSignal },
-): Promise<{ medium: "" | "Memory" }> {
+): Promise<{ medium: "" | "Memory"; fresh: boolean }> {
   const field = `volume ${JSON.stringify(volumeName)}`;
   const medium = src.medium ?? "";
   if (medium !== "" && medium !== "Memory") {
@@ -67,13 +79,14 @@ export async function setUpEmptyDir(
   const sizeLimit = src.sizeLimit === undefined || src.sizeLimit === null
     ? 0
     : quantityBytes(src.sizeLimit, `${field}.emptyDir.sizeLimit`);
-  await ensureDir(dir);
+  let fresh = await ensureDir(dir);
   if (medium === "Memory" && !(await deps.mounter.isMountPoint(dir))) {
     const size = emptyDirMemorySize(sizeLimit, deps.memory?.());
     const options = size > 0 ? [`size=${size}`] : [];
+    // The tmpfs root stays 1777 as mounted (upstream does not chmod it): a subPath directory
+    // made in it takes that mode, sticky bit included, as the conformance specs expect.
     await deps.mounter.mount("tmpfs", dir, { fstype: "tmpfs", options, signal: deps.signal });
-    // A fresh tmpfs root is 1777; make it match the plain-directory case.
-    await Deno.chmod(dir, PERM);
+    fresh = true;
   }
-  return { medium };
+  return { medium, fresh };
 }

@@ -14,6 +14,7 @@ import { EMPTY_DIR_PLUGIN_DIR, type EmptyDirMemoryBounds, setUpEmptyDir } from "
 import { type FdFs, libcFdFs } from "./_fd_fs.ts";
 import { setUpHostPath } from "./_host_path.ts";
 import { type Mounter, systemMounter } from "./_mounter.ts";
+import { podFsGroup, setVolumeOwnership } from "./_ownership.ts";
 import { podDir } from "./_pod_files.ts";
 import { bindSubPath, cleanSubPaths } from "./_subpath_mounts.ts";
 import type { MountedVolume, SubPathMountOptions, VolumeManager, VolumePlugin } from "./_types.ts";
@@ -79,7 +80,8 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
 
   /**
    * A plugin volume: its directory (a tmpfs for medium Memory, made as an emptyDir is), then
-   * its files, rewritten only when they changed. Upstream mounts these read-only.
+   * its files, rewritten only when they changed. Upstream mounts these read-only. The writer
+   * gives the pod's fsGroup to each new version, the volume's root included.
    */
   async function setUpPluginVolume(
     plugin: VolumePlugin,
@@ -101,7 +103,12 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
     });
     let written;
     try {
-      written = await writeAtomically(dir, payload, { now: clock.now(), signal });
+      written = await writeAtomically(dir, payload, {
+        now: clock.now(),
+        fsGroup: podFsGroup(pod),
+        logger: log,
+        signal,
+      });
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       throw new VolumeSetUpError(volume.name, errorMessage(err), { cause: err });
@@ -116,6 +123,15 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
       medium: plugin.medium,
       bindSubPath: subPathBinder({ uid, name: volume.name, hostPath: dir }, log),
     };
+  }
+
+  /** Upstream ignores an emptyDir's ownership failure (the pod still runs); it is logged. */
+  async function ownEmptyDir(dir: string, fsGroup: number, log: Logger): Promise<void> {
+    try {
+      await setVolumeOwnership(dir, { fsGroup, readOnly: false }, { logger: log });
+    } catch (err) {
+      log.warn("Cannot set the emptyDir's ownership", { dir, fsGroup, err });
+    }
   }
 
   /** MountedVolume.bindSubPath for one volume of one pod. */
@@ -167,11 +183,14 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
       const field = `volume ${JSON.stringify(v.name)}`;
       if (v.emptyDir) {
         const dir = `${volumesDir(uid)}/${EMPTY_DIR_PLUGIN_DIR}/${v.name}`;
-        const { medium } = await setUpEmptyDir(v.name, dir, v.emptyDir, {
+        const { medium, fresh } = await setUpEmptyDir(v.name, dir, v.emptyDir, {
           mounter,
           memory: memoryBounds(pod),
           signal: opts.signal,
         });
+        const fsGroup = podFsGroup(pod);
+        // Only on the set-up that made it, as upstream: later the pod owns what is inside.
+        if (fresh && fsGroup !== undefined) await ownEmptyDir(dir, fsGroup, log);
         out.set(v.name, {
           hostPath: dir,
           readOnly: false,

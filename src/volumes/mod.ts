@@ -25,7 +25,7 @@ export { downwardAPIPayload, downwardAPIPlugin } from "./_downward_api.ts";
 export { projectedPlugin, type ProjectedPluginDeps } from "./_projected.ts";
 export { DEFAULT_FILE_MODE } from "./_payload.ts";
 export { type Mounter, MountError, parseMountInfo, systemMounter } from "./_mounter.ts";
-export { containerMounts } from "./_container_mounts.ts";
+export { containerMounts, resolveRecursiveReadOnly } from "./_container_mounts.ts";
 export { type FdFs, type FdInfo, type FileKind, FsCallError, libcFdFs } from "./_fd_fs.ts";
 export { type OpenedSubPath, openSubPath, SubPathError, validateSubPath } from "./_subpath.ts";
 export {
