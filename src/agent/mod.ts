@@ -7,7 +7,7 @@ import type { AgentConfig } from "../config/types.ts";
 import type { RuntimeConfigResponse } from "../cri/types.ts";
 import { featureEnabled } from "../config/mod.ts";
 import { type Clock, realClock } from "../util/clock.ts";
-import type { Logger } from "../util/log.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
 import { createMetricsRegistry } from "../util/metrics.ts";
 import { createCriClient } from "../cri/mod.ts";
 import {
@@ -192,6 +192,20 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   });
   // RuntimeConfig is read at start and again whenever the runtime comes back.
   let runtimeConfigStale = true;
+  /** CRI Status every housekeeping round; RuntimeConfig at start and after an outage. */
+  const refreshRuntime = async (signal: AbortSignal) => {
+    try {
+      runtimeState.updateStatus(await cri.runtime.status({ signal }));
+      statusRead = true;
+    } catch (e) {
+      runtimeConfigStale = true;
+      throw e;
+    }
+    if (runtimeConfigStale) {
+      runtimeState.updateConfig(await readRuntimeConfig(cri.runtime, signal));
+      runtimeConfigStale = false;
+    }
+  };
   const kubelet = new Kubelet({
     sources: [
       ...buildSources(config, { clock, logger, apiMode: cluster !== undefined }),
@@ -223,19 +237,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
         await userns.release(uid);
       },
     },
-    checkRuntime: async ({ signal }) => {
-      try {
-        runtimeState.updateStatus(await cri.runtime.status({ signal }));
-        statusRead = true;
-      } catch (e) {
-        runtimeConfigStale = true;
-        throw e;
-      }
-      if (runtimeConfigStale) {
-        runtimeState.updateConfig(await readRuntimeConfig(cri.runtime, signal));
-        runtimeConfigStale = false;
-      }
-    },
+    checkRuntime: ({ signal }) => refreshRuntime(signal),
     observe: {
       podWorker: (op, ms) => metrics.podWorker(op, ms),
       loopIteration: (ms) => metrics.syncLoop(ms),
@@ -312,6 +314,11 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     node.run(),
     cluster?.run({ kubelet, nodeStatus: node.nodeStatus, cri }, { signal }),
   ]);
+  // As upstream, pods are synced knowing what the runtime can do (handlers, features): one
+  // Status before the first sync, briefly; an unreachable runtime is housekeeping's to report.
+  await refreshRuntime(AbortSignal.any([signal, AbortSignal.timeout(5_000)])).catch((err) =>
+    logger.debug(1, "The runtime's status is not known yet", { err: errorMessage(err) })
+  );
   try {
     await kubelet.run(signal);
   } finally {
