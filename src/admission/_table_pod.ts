@@ -58,7 +58,10 @@ export const POD_SPEC = {
   resourceClaims: { refuse: "dynamic resource allocation (resource claims)" },
   resources: { refuse: "pod-level resources" },
   restartPolicy: "ok",
-  runtimeClassName: { refuse: "a RuntimeClass", when: runtimeClassAsked },
+  runtimeClassName: {
+    refuse: "a RuntimeClass in standalone mode (API mode runs its handler)",
+    when: runtimeClassAsked,
+  },
   schedulerName: "inert",
   schedulingGates: "inert",
   schedulingGroup: "inert",
