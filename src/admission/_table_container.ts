@@ -70,7 +70,7 @@ export const ENV_VAR = {
 export const ENV_VAR_SOURCE = {
   configMapKeyRef: "ok",
   fieldRef: "ok",
-  fileKeyRef: { refuse: "environment variables from files (fileKeyRef)" },
+  fileKeyRef: "ok",
   resourceFieldRef: "ok",
   secretKeyRef: "ok",
 } satisfies Rules<V1EnvVarSource>;

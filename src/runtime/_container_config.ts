@@ -313,6 +313,7 @@ export async function buildContainerConfig(
     nodeAllocatable: opts.nodeAllocatable,
     objects: opts.envObjects,
     services: opts.services,
+    volumes: opts.volumes,
     logger: opts.logger,
     signal: opts.signal,
   });

@@ -72,7 +72,7 @@ function validateContainer(c: V1Container, path: string, ctx: ContainerContext, 
   const containerNames = new Set(
     [...(ctx.spec.containers ?? []), ...(ctx.spec.initContainers ?? [])].map((x) => x.name),
   );
-  validateEnv(c, path, { containerNames, errs });
+  validateEnv(c, path, { containerNames, volumes: ctx.volumes, errs });
   validateMounts(c, path, ctx, errs);
   (c.volumeDevices ?? []).forEach((d, i) => {
     const dp = `${path}.volumeDevices[${i}]`;

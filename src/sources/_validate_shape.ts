@@ -77,7 +77,7 @@ const container = obj({
       resourceFieldRef,
       configMapKeyRef: keyRef,
       secretKeyRef: keyRef,
-      fileKeyRef: opaque,
+      fileKeyRef: obj({ volumeName: "string", path: "string", key: "string", optional: "bool" }),
     }),
   })),
   resources: obj({

@@ -193,18 +193,14 @@ Deno.test("ephemeral containers go through the same table when they are added", 
   const p = pod({
     ephemeralContainers: [
       { name: "ok", image: "busybox" },
-      {
-        name: "bad",
-        image: "busybox",
-        env: [{ name: "A", valueFrom: { fileKeyRef: { path: "x", volumeName: "v", key: "k" } } }],
-      },
+      { name: "bad", image: "busybox", volumeDevices: [{ name: "v", devicePath: "/dev/x" }] },
     ],
   });
   const deps = { apiMode: true, runtime: () => CONTAINERD_16 };
   assert.equal(ephemeralContainerProblem(p, "ok", deps), undefined);
   assert.match(
     ephemeralContainerProblem(p, "bad", deps)!,
-    /spec\.ephemeralContainers\[1\]\.env\[0\]\.valueFrom\.fileKeyRef/,
+    /spec\.ephemeralContainers\[1\]\.volumeDevices \(raw block devices/,
   );
   assert.equal(ephemeralContainerProblem(p, "missing", deps), undefined);
 });

@@ -304,6 +304,15 @@ const MALFORMED: Array<[string, (p: Json) => void, string]> = [
     `${c0}.restartPolicy: Required value`,
   ],
   [
+    "a fileKeyRef to a volume that is not an emptyDir",
+    (p) =>
+      set(p, `${c0}.env`, [{
+        name: "A",
+        valueFrom: { fileKeyRef: { volumeName: "host", path: "a.env", key: "A" } },
+      }]),
+    `${c0}.env[0].valueFrom.fileKeyRef.volumeName: Invalid value: "host": referenced volume must be of type emptyDir`,
+  ],
+  [
     "a restart rule without exit codes",
     (p) =>
       set(set(p, `${c0}.restartPolicy`, "Never"), `${c0}.restartPolicyRules`, [{
