@@ -73,7 +73,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     : undefined;
 
   const registry = createMetricsRegistry();
-  const metrics = createAgentObservers(registry, () => clock.now());
+  const metrics = createAgentObservers(registry, () => clock.monotonic());
   const cri = createCriClient(config.containerRuntimeEndpoint, {
     timeoutMs: config.runtimeRequestTimeoutMs,
     imageEndpoint: config.imageServiceEndpoint || undefined,

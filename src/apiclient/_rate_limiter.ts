@@ -16,13 +16,13 @@ export class RateLimiter {
     this.#qps = opts.qps;
     this.#burst = Math.max(1, opts.burst);
     this.#tokens = this.#burst;
-    this.#last = opts.clock.now();
+    this.#last = opts.clock.monotonic();
   }
 
   /** Resolves when a request may be sent. Rejects with the signal's reason on abort. */
   async acquire(opts: { signal?: AbortSignal } = {}): Promise<void> {
     if (this.#qps <= 0) return; // qps 0: no limit
-    const now = this.#clock.now();
+    const now = this.#clock.monotonic();
     this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#last) / 1000) * this.#qps);
     this.#last = now;
     this.#tokens -= 1;
