@@ -237,6 +237,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
         clock,
         logger,
         apiClient: cluster?.client,
+        reviewClient: cluster?.reviewClient,
         signal,
       }),
     );

@@ -2,7 +2,12 @@
  * The API-server mode: the agent as a node of a cluster. Imported dynamically, only when
  * --kubeconfig is given, so the standalone agent never loads any of it.
  */
-import { createApiClient, loadKubeconfig, runReflector } from "../apiclient/mod.ts";
+import {
+  type ApiClientOptions,
+  createApiClient,
+  loadKubeconfig,
+  runReflector,
+} from "../apiclient/mod.ts";
 import {
   type Checkpoint,
   checkpointDir,
@@ -32,13 +37,29 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   const { config, clock, logger } = deps;
   const connection = await loadKubeconfig(config.kubeconfig);
   const arch = ARCH[Deno.build.arch] ?? Deno.build.arch;
-  const client = createApiClient(connection, {
+  const common: ApiClientOptions = {
     clock,
     logger,
     qps: config.kubeAPIQPS,
     burst: config.kubeAPIBurst,
     userAgent: `denolet/v${deps.version} (linux/${arch})`,
+  };
+  // Pods, their statuses, watches, events, objects: the --kube-api-qps budget.
+  const client = createApiClient(connection, common);
+  // The Lease and the Node status, as upstream's heartbeat client: connections of their own, no
+  // rate limit, and a deadline of the shorter of the status period and the lease duration, so
+  // nothing else the node does (a burst of pod work, a flood of reviews) can make them late.
+  const heartbeat = createApiClient(connection, {
+    ...common,
+    qps: 0,
+    burst: 0,
+    timeoutMs: Math.min(config.nodeStatusUpdateFrequencyMs, config.nodeLeaseDurationSeconds * 1000),
   });
+  // TokenReviews and SubjectAccessReviews for the node API: anyone who reaches the port can make
+  // the agent ask, so they have a budget of their own that refuses excess (the reviewers hold
+  // it) and a connection of their own, not the pods' rate limit. Dials only when first used.
+  const reviewClient = createApiClient(connection, { ...common, qps: 0, burst: 0 });
+  const clients = [client, heartbeat, reviewClient];
   logger.info("API-server mode", { server: connection.server, node: config.nodeName });
   const loops: Array<(parts: AgentParts, signal: AbortSignal) => Promise<void>> = [];
   // Edge autonomy: the desired state as last seen, to start from while the API server is away.
@@ -55,7 +76,12 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   // The Node and its Lease. As upstream, status and lease run with --register-node=false too:
   // the flag only decides whether the agent creates the Node or expects someone else to.
   loops.push(async (parts, signal) => {
-    const node = { client, nodeName: config.nodeName, clock, logger };
+    const node = {
+      client: heartbeat,
+      nodeName: config.nodeName,
+      clock,
+      logger,
+    };
     await Promise.all([
       createNodeRegistrar({
         ...node,
@@ -126,6 +152,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   );
   return {
     client,
+    reviewClient,
     podSource,
     statusSink,
     admissionNode: () => nodeView.current(),
@@ -145,6 +172,6 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     async run(parts, { signal }) {
       await Promise.all(loops.map((loop) => loop(parts, signal)));
     },
-    close: () => client.close(),
+    close: () => clients.forEach((c) => c.close()),
   };
 }
