@@ -25,6 +25,7 @@ import { createMirrorPods } from "./mirror_pods.ts";
 import { apiServerCheck } from "./_health.ts";
 import { createNodeView } from "./node_view.ts";
 import { createServiceCache } from "./services.ts";
+import { RepeatedFailures } from "../util/repeated_failures.ts";
 import { createStatusWriter } from "./status_writer.ts";
 import type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
 
@@ -60,6 +61,16 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   // it) and a connection of their own, not the pods' rate limit. Dials only when first used.
   const reviewClient = createApiClient(connection, { ...common, qps: 0, burst: 0 });
   const clients = [client, heartbeat, reviewClient];
+  const heartbeatFailures = new RepeatedFailures(logger, { clock, everyMs: 60_000 });
+  // The kubelet's closeAllConns: a heartbeat that fails twice in a row may be stuck on a
+  // connection gone silent, and so may every watch; new connections are dialled for the retry.
+  const closeAllConnections = () => {
+    heartbeatFailures.warn(
+      "heartbeat",
+      "Heartbeat failed repeatedly; closing every connection to the API server",
+    );
+    for (const c of clients) c.closeConnections?.("a heartbeat failed repeatedly");
+  };
   logger.info("API-server mode", { server: connection.server, node: config.nodeName });
   const loops: Array<(parts: AgentParts, signal: AbortSignal) => Promise<void>> = [];
   // Edge autonomy: the desired state as last seen, to start from while the API server is away.
@@ -81,6 +92,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
       nodeName: config.nodeName,
       clock,
       logger,
+      onRepeatedHeartbeatFailure: closeAllConnections,
     };
     await Promise.all([
       createNodeRegistrar({

@@ -61,6 +61,8 @@ export interface NodeRegistrarDeps {
   recorder?: EventRecorder;
   /** [0, 1) for the loop's jitter; tests pass `() => 0`. */
   random?: () => number;
+  /** A status update failed again: as the lease's (the kubelet closes every connection). */
+  onRepeatedHeartbeatFailure?: () => void;
 }
 
 export interface NodeRegistrar {
@@ -197,6 +199,7 @@ class Registrar implements NodeRegistrar {
       } catch (err) {
         if (signal.aborted) throw err;
         lastErr = err;
+        if (attempt > 0) this.#deps.onRepeatedHeartbeatFailure?.();
         if (attempt > 0 && isApiStatus(err, 404)) break;
         this.#log.debug(2, "Error updating node status, will retry", { err: errorMessage(err) });
       }
