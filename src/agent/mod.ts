@@ -5,7 +5,7 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import type { AgentConfig } from "../config/types.ts";
 import { featureEnabled } from "../config/mod.ts";
-import { type Clock, realClock } from "../util/clock.ts";
+import { type Clock, offsetWallClock, realClock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { createMetricsRegistry } from "../util/metrics.ts";
 import { createCriClient } from "../cri/mod.ts";
@@ -47,7 +47,8 @@ type Admit = (pod: V1Pod) => { admit: boolean; reason?: string; message?: string
 
 export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Promise<void> {
   const { signal, logger } = opts;
-  const clock = opts.clock ?? realClock;
+  const offsetFile = Deno.env.get("DENOLET_TEST_WALL_OFFSET_FILE");
+  const clock = opts.clock ?? (offsetFile ? offsetWallClock(offsetFile) : realClock);
   const nodeIP = config.nodeIP || detectNodeIP() || "";
   logger.info("Starting denolet", {
     version: VERSION,

@@ -32,6 +32,8 @@ import type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
 export type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
 
 const ARCH: Record<string, string> = { x86_64: "amd64", aarch64: "arm64" };
+/** After closing every connection, further heartbeat failures close nothing for this long. */
+const CLOSE_ALL_QUIET_MS = 5_000;
 
 /** Loads the kubeconfig and builds the cluster parts. Throws KubeconfigError naming the field. */
 export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> {
@@ -62,9 +64,14 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   const reviewClient = createApiClient(connection, { ...common, qps: 0, burst: 0 });
   const clients = [client, heartbeat, reviewClient];
   const heartbeatFailures = new RepeatedFailures(logger, { clock, everyMs: 60_000 });
+  let closedAt = -Infinity;
   // The kubelet's closeAllConns: a heartbeat that fails twice in a row may be stuck on a
   // connection gone silent, and so may every watch; new connections are dialled for the retry.
+  // Not again within a few seconds: the requests the close itself failed (the other heartbeat
+  // loop's) would close the fresh connections their retries just opened.
   const closeAllConnections = () => {
+    if (clock.monotonic() - closedAt < CLOSE_ALL_QUIET_MS) return;
+    closedAt = clock.monotonic();
     heartbeatFailures.warn(
       "heartbeat",
       "Heartbeat failed repeatedly; closing every connection to the API server",

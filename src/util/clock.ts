@@ -58,6 +58,27 @@ export const realClock: Clock = {
   },
 };
 
+/**
+ * The real clock with its wall reading moved by the milliseconds written in `file` (re-read
+ * every second; missing or unreadable means 0). For the API-mode fault campaign, which steps
+ * one agent's wall clock back without touching the machine's: set through the environment
+ * variable DENOLET_TEST_WALL_OFFSET_FILE, never in production. Timers and monotonic readings
+ * are the real ones, as a stepped system clock leaves them.
+ */
+export function offsetWallClock(file: string): Clock {
+  let offset = 0;
+  const reread = () => {
+    try {
+      offset = Number(Deno.readTextFileSync(file).trim()) || 0;
+    } catch {
+      offset = 0; // no file: no offset
+    }
+  };
+  reread();
+  Deno.unrefTimer(setInterval(reread, 1_000));
+  return { ...realClock, now: () => Date.now() + offset };
+}
+
 interface Timer {
   at: number;
   fire: () => void;

@@ -36,6 +36,10 @@ export interface ClusterOptions {
   mainModule?: string;
   /** Extra `deno run` flags for the agent (the CPU profiler's `--inspect=...`). */
   denoFlags?: string[];
+  /** The server URL the agent's kubeconfig names (a proxy in front); the API server's by default. */
+  apiServerURL?: string;
+  /** Extra environment for the agent process. */
+  env?: Record<string, string>;
 }
 
 export interface ClusterE2E {
@@ -73,7 +77,12 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
   const ownsControlPlane = opts.controlPlane === undefined;
   const cp = opts.controlPlane ?? await startControlPlane();
   const nodeName = opts.nodeName ?? `e2e-node-${Deno.pid}-${++nodeCount}`;
-  const kubeconfig = await cp.nodeKubeconfig(nodeName);
+  let kubeconfig = await cp.nodeKubeconfig(nodeName);
+  if (opts.apiServerURL) {
+    const text = await Deno.readTextFile(kubeconfig);
+    kubeconfig = kubeconfig.replace(/(\.[a-z]+)?$/, "-via$1");
+    await Deno.writeTextFile(kubeconfig, text.replaceAll(cp.server, opts.apiServerURL));
+  }
   const tmp = await Deno.makeTempDir({ prefix: "denolet-e2e-cluster-" });
   const rootDir = `${tmp}/root`;
   const manifestDir = `${tmp}/manifests`;
@@ -87,6 +96,7 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
       manifestDir,
       mainModule: opts.mainModule,
       denoFlags: opts.denoFlags,
+      env: opts.env,
       extraArgs: [
         "--kubeconfig",
         kubeconfig,
