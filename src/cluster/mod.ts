@@ -84,7 +84,12 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   const dir = checkpointDir(config.rootDir);
   let checkpoint: Checkpoint | undefined;
   if (config.apiCheckpoint) {
-    const opened = checkpoint = await openCheckpoint({ dir, clock, logger });
+    const opened = checkpoint = await openCheckpoint({
+      dir,
+      clock,
+      logger,
+      secrets: config.apiCheckpointSecrets,
+    });
     loops.push((_parts, signal) => opened.run({ signal }));
   } else {
     await removeCheckpoint(dir, { logger });
