@@ -6,7 +6,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import type { AgentConfig } from "../config/types.ts";
 import type { RuntimeConfigResponse } from "../cri/types.ts";
 import { featureEnabled } from "../config/mod.ts";
-import { type Clock, realClock } from "../util/clock.ts";
+import { type Clock, offsetWallClock, realClock } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import { createMetricsRegistry } from "../util/metrics.ts";
 import { createCriClient } from "../cri/mod.ts";
@@ -56,7 +56,8 @@ type Admit = (pod: V1Pod) => { admit: boolean; reason?: string; message?: string
 
 export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Promise<void> {
   const { signal, logger } = opts;
-  const clock = opts.clock ?? realClock;
+  const offsetFile = Deno.env.get("DENOLET_TEST_WALL_OFFSET_FILE");
+  const clock = opts.clock ?? (offsetFile ? offsetWallClock(offsetFile) : realClock);
   const nodeIP = config.nodeIP || detectNodeIP() || "";
   logger.info("Starting denolet", {
     version: VERSION,
@@ -82,7 +83,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     : undefined;
 
   const registry = createMetricsRegistry();
-  const metrics = createAgentObservers(registry, () => clock.now());
+  const metrics = createAgentObservers(registry, () => clock.monotonic());
   const cri = createCriClient(config.containerRuntimeEndpoint, {
     timeoutMs: config.runtimeRequestTimeoutMs,
     imageEndpoint: config.imageServiceEndpoint || undefined,
@@ -305,6 +306,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
         clock,
         logger,
         apiClient: cluster?.client,
+        reviewClient: cluster?.reviewClient,
         signal,
       }),
     );

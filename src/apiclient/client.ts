@@ -1,7 +1,10 @@
 /**
  * A lean Kubernetes API client on Deno's fetch: JSON requests and watch streams over one TLS
  * identity (HTTP/2 when the server offers it, so watches share a connection), with client-go's
- * rate limiting and credential refresh. `@kubernetes/client-node` is used for its types only:
+ * rate limiting and credential refresh. Each client has connections of its own (the heartbeat
+ * client's are not the pods' and watches'), probes them when they go silent, and closes them
+ * all on `closeConnections` (kubelet's closeAllConns after a failed heartbeat).
+ * `@kubernetes/client-node` is used for its types only:
  * its KubeConfig alone costs about 74 MB of resident memory here, three times the API mode's
  * whole budget (README, Performance).
  */
@@ -9,6 +12,7 @@ import { type Clock, deadlineSignal } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { errorMessage } from "../util/log.ts";
 import { type Credentials, CredentialSource } from "./_credentials.ts";
+import { IdleProbe } from "./_idle_probe.ts";
 import type { Connection, ExecPlugin } from "./_kubeconfig.ts";
 import { RateLimiter } from "./_rate_limiter.ts";
 import { decodeWatchStream } from "./_watch_stream.ts";
@@ -25,12 +29,15 @@ import {
 export interface ApiClientOptions {
   clock: Clock;
   logger: Logger;
-  /** --kube-api-qps / --kube-api-burst (upstream 50 / 100). */
+  /** --kube-api-qps / --kube-api-burst (upstream 50 / 100); qps 0 (or less): no limit. */
   qps: number;
   burst: number;
   userAgent: string;
   /** Default per-request deadline; default 10 s. */
   timeoutMs?: number;
+  /** Silent-connection probe: read-idle time before a ping, and the ping's deadline (30 s, 15 s). */
+  readIdleMs?: number;
+  pingTimeoutMs?: number;
   readFile?: (path: string) => Promise<string>;
   runPlugin?: (plugin: ExecPlugin, env: Record<string, string>) => Promise<string>;
 }
@@ -47,8 +54,12 @@ class FetchApiClient implements ApiClient {
   readonly #opts: ApiClientOptions;
   readonly #creds: CredentialSource;
   readonly #limiter: RateLimiter;
-  /** One HTTP client per TLS identity; replaced when the client certificate changes. */
-  #http?: { cert?: string; key?: string; client: Deno.HttpClient };
+  /**
+   * One HTTP client per TLS identity (its pool holds the connections), replaced when the client
+   * certificate changes or the connections are closed; `closed` aborts whatever uses them.
+   */
+  #http?: { cert?: string; key?: string; client: Deno.HttpClient; closed: AbortController };
+  readonly #probe: IdleProbe;
   #closed = false;
 
   constructor(conn: Connection, opts: ApiClientOptions) {
@@ -61,6 +72,19 @@ class FetchApiClient implements ApiClient {
       runPlugin: opts.runPlugin,
     });
     this.#limiter = new RateLimiter({ qps: opts.qps, burst: opts.burst, clock: opts.clock });
+    this.#probe = new IdleProbe({
+      clock: opts.clock,
+      readIdleMs: opts.readIdleMs,
+      pingTimeoutMs: opts.pingTimeoutMs,
+      ping: (signal) => this.#ping(signal),
+      onSilent: (reason) => {
+        opts.logger.warn("The connection to the API server went silent; closing it", {
+          server: conn.server,
+          reason,
+        });
+        this.closeConnections(reason);
+      },
+    });
   }
 
   async request<T>(req: ApiRequest, opts: RequestOptions = {}): Promise<T> {
@@ -70,6 +94,7 @@ class FetchApiClient implements ApiClient {
       reason: () =>
         new ApiUnavailableError(`${req.method} ${req.path}: no answer in ${timeoutMs} ms`),
     });
+    const end = this.#probe.begin();
     try {
       const res = await this.#send(req, deadline.signal);
       const text = await res.text();
@@ -78,34 +103,67 @@ class FetchApiClient implements ApiClient {
     } catch (e) {
       throw this.#wrap(req, e, deadline.signal, opts.signal);
     } finally {
+      end();
       deadline.cancel();
     }
   }
 
   async *watch<T>(path: string, opts: WatchOptions): AsyncIterable<WatchEvent<T>> {
     const req: ApiRequest = { method: "GET", path, query: { ...opts.query, watch: true } };
-    let res: Response;
+    const end = this.#probe.begin();
     try {
-      res = await this.#send(req, opts.signal);
-      if (!res.ok) throw apiError(req, res.status, await res.text());
-    } catch (e) {
-      if (opts.signal.aborted) return;
-      throw this.#wrap(req, e, opts.signal, opts.signal);
-    }
-    try {
-      for await (const event of decodeWatchStream<T>(res.body!)) yield event;
-    } catch (e) {
-      if (opts.signal.aborted) return;
-      throw new ApiUnavailableError(`watch ${path} broke: ${errorMessage(e)}`, { cause: e });
+      let res: Response;
+      try {
+        res = await this.#send(req, opts.signal);
+        if (!res.ok) throw apiError(req, res.status, await res.text());
+      } catch (e) {
+        if (opts.signal.aborted) return;
+        throw this.#wrap(req, e, opts.signal, opts.signal);
+      }
+      try {
+        const read = () => this.#probe.read();
+        for await (const event of decodeWatchStream<T>(res.body!, { onChunk: read })) yield event;
+      } catch (e) {
+        if (opts.signal.aborted) return;
+        if (e instanceof ApiUnavailableError) throw e; // its connections were closed
+        throw new ApiUnavailableError(`watch ${path} broke: ${errorMessage(e)}`, { cause: e });
+      } finally {
+        await res.body?.cancel().catch(() => undefined); // already closed or errored
+      }
     } finally {
-      await res.body?.cancel().catch(() => undefined); // already closed or errored
+      end();
     }
+  }
+
+  closeConnections(reason: string): void {
+    const h = this.#http;
+    if (!h) return;
+    this.#http = undefined;
+    this.#opts.logger.debug(2, "Closing the connections to the API server", {
+      server: this.server,
+      reason,
+    });
+    h.closed.abort(
+      new ApiUnavailableError(`the connection to ${this.server} was closed: ${reason}`),
+    );
+    h.client.close();
   }
 
   close(): void {
     this.#closed = true;
-    this.#http?.client.close();
+    this.#probe.stop();
+    const h = this.#http;
     this.#http = undefined;
+    h?.closed.abort(new ApiUnavailableError("the API client is closed"));
+    h?.client.close();
+  }
+
+  /** Any answer to a small GET on the current connection shows it carries bytes. */
+  async #ping(signal: AbortSignal): Promise<void> {
+    if (!this.#http) return; // nothing open: the next request dials anyway
+    const creds = await this.#creds.get();
+    const res = await this.#fetch({ method: "GET", path: "/version" }, creds, signal);
+    await res.body?.cancel();
   }
 
   /** Sends once; a 401 with refreshable credentials is retried once with fresh ones. */
@@ -123,7 +181,7 @@ class FetchApiClient implements ApiClient {
     return res;
   }
 
-  #fetch(req: ApiRequest, creds: Credentials, signal: AbortSignal): Promise<Response> {
+  async #fetch(req: ApiRequest, creds: Credentials, signal: AbortSignal): Promise<Response> {
     const url = new URL(this.server + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) {
       if (v !== undefined) url.searchParams.set(k, String(v));
@@ -143,18 +201,21 @@ class FetchApiClient implements ApiClient {
           : "application/json",
       );
     }
-    return fetch(url, {
+    const http = this.#httpClient(creds);
+    const res = await fetch(url, {
       method: req.method,
       headers,
       body,
-      signal,
-      client: this.#httpClient(creds),
+      signal: AbortSignal.any([signal, http.closed.signal]),
+      client: http.client,
     });
+    this.#probe.read();
+    return res;
   }
 
-  #httpClient(creds: Credentials): Deno.HttpClient {
+  #httpClient(creds: Credentials): { client: Deno.HttpClient; closed: AbortController } {
     const h = this.#http;
-    if (h && h.cert === creds.cert && h.key === creds.key) return h.client;
+    if (h && h.cert === creds.cert && h.key === creds.key) return h;
     // A rotated certificate: new connections use it; the old client goes once replaced.
     h?.client.close();
     const options: Deno.CreateHttpClientOptions = {};
@@ -162,8 +223,8 @@ class FetchApiClient implements ApiClient {
     const client = creds.cert && creds.key
       ? Deno.createHttpClient({ ...options, cert: creds.cert, key: creds.key })
       : Deno.createHttpClient(options);
-    this.#http = { cert: creds.cert, key: creds.key, client };
-    return client;
+    this.#http = { cert: creds.cert, key: creds.key, client, closed: new AbortController() };
+    return this.#http;
   }
 
   #wrap(req: ApiRequest, e: unknown, signal: AbortSignal, caller?: AbortSignal): unknown {

@@ -47,6 +47,13 @@ export interface ApiClient {
    * cannot be opened; a broken stream ends iteration with `ApiUnavailableError`.
    */
   watch<T>(path: string, opts: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  /**
+   * Closes every connection now (the kubelet's closeAllConns): requests and watches on them
+   * fail with `ApiUnavailableError`, the next request dials anew. For a connection that went
+   * silent, which nothing else would notice. Optional: a client without connections of its own
+   * (a test's) has nothing to close.
+   */
+  closeConnections?(reason: string): void;
   /** Releases connections. Idempotent. */
   close(): void;
 }

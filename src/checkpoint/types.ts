@@ -5,10 +5,13 @@
 import type { V1ConfigMap, V1Pod, V1Secret, V1Service } from "@kubernetes/client-node";
 import { DenoletError } from "../util/errors.ts";
 
-/** The format this agent writes; it reads this one and refuses others cleanly. */
-export const CHECKPOINT_VERSION = 1;
+/**
+ * The format this agent writes (one file per object); it reads this one, migrates version 1
+ * (one file per kind) and refuses others cleanly.
+ */
+export const CHECKPOINT_VERSION = 2;
 
-/** One file per kind: `<root-dir>/checkpoint/<kind>.json`. */
+/** A directory per kind: `<root-dir>/checkpoint/<kind>/`. */
 export type CheckpointKind = "pods" | "configmaps" | "secrets" | "tokens" | "services";
 
 /** The pods bound to this node as the `api` source last had them (mirror pods left out). */
@@ -66,8 +69,9 @@ export interface CheckpointSlot<T> {
 export interface CheckpointSlots {
   pods: CheckpointSlot<PodsCheckpoint>;
   configMaps: CheckpointSlot<ConfigMapsCheckpoint>;
-  secrets: CheckpointSlot<SecretsCheckpoint>;
-  tokens: CheckpointSlot<TokensCheckpoint>;
+  /** Absent with --api-checkpoint-secrets=false: Secrets and tokens are not kept on disk. */
+  secrets?: CheckpointSlot<SecretsCheckpoint>;
+  tokens?: CheckpointSlot<TokensCheckpoint>;
   services: CheckpointSlot<ServicesCheckpoint>;
 }
 

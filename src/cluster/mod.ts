@@ -2,7 +2,12 @@
  * The API-server mode: the agent as a node of a cluster. Imported dynamically, only when
  * --kubeconfig is given, so the standalone agent never loads any of it.
  */
-import { createApiClient, loadKubeconfig, runReflector } from "../apiclient/mod.ts";
+import {
+  type ApiClientOptions,
+  createApiClient,
+  loadKubeconfig,
+  runReflector,
+} from "../apiclient/mod.ts";
 import {
   type Checkpoint,
   checkpointDir,
@@ -21,32 +26,71 @@ import { apiServerCheck } from "./_health.ts";
 import { createNodeView } from "./node_view.ts";
 import { createServiceCache } from "./services.ts";
 import { createRuntimeClasses } from "./runtime_classes.ts";
+import { RepeatedFailures } from "../util/repeated_failures.ts";
 import { createStatusWriter } from "./status_writer.ts";
 import type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
 
 export type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
 
 const ARCH: Record<string, string> = { x86_64: "amd64", aarch64: "arm64" };
+/** After closing every connection, further heartbeat failures close nothing for this long. */
+const CLOSE_ALL_QUIET_MS = 5_000;
 
 /** Loads the kubeconfig and builds the cluster parts. Throws KubeconfigError naming the field. */
 export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> {
   const { config, clock, logger } = deps;
   const connection = await loadKubeconfig(config.kubeconfig);
   const arch = ARCH[Deno.build.arch] ?? Deno.build.arch;
-  const client = createApiClient(connection, {
+  const common: ApiClientOptions = {
     clock,
     logger,
     qps: config.kubeAPIQPS,
     burst: config.kubeAPIBurst,
     userAgent: `denolet/v${deps.version} (linux/${arch})`,
+  };
+  // Pods, their statuses, watches, events, objects: the --kube-api-qps budget.
+  const client = createApiClient(connection, common);
+  // The Lease and the Node status, as upstream's heartbeat client: connections of their own, no
+  // rate limit, and a deadline of the shorter of the status period and the lease duration, so
+  // nothing else the node does (a burst of pod work, a flood of reviews) can make them late.
+  const heartbeat = createApiClient(connection, {
+    ...common,
+    qps: 0,
+    burst: 0,
+    timeoutMs: Math.min(config.nodeStatusUpdateFrequencyMs, config.nodeLeaseDurationSeconds * 1000),
   });
+  // TokenReviews and SubjectAccessReviews for the node API: anyone who reaches the port can make
+  // the agent ask, so they have a budget of their own that refuses excess (the reviewers hold
+  // it) and a connection of their own, not the pods' rate limit. Dials only when first used.
+  const reviewClient = createApiClient(connection, { ...common, qps: 0, burst: 0 });
+  const clients = [client, heartbeat, reviewClient];
+  const heartbeatFailures = new RepeatedFailures(logger, { clock, everyMs: 60_000 });
+  let closedAt = -Infinity;
+  // The kubelet's closeAllConns: a heartbeat that fails twice in a row may be stuck on a
+  // connection gone silent, and so may every watch; new connections are dialled for the retry.
+  // Not again within a few seconds: the requests the close itself failed (the other heartbeat
+  // loop's) would close the fresh connections their retries just opened.
+  const closeAllConnections = () => {
+    if (clock.monotonic() - closedAt < CLOSE_ALL_QUIET_MS) return;
+    closedAt = clock.monotonic();
+    heartbeatFailures.warn(
+      "heartbeat",
+      "Heartbeat failed repeatedly; closing every connection to the API server",
+    );
+    for (const c of clients) c.closeConnections?.("a heartbeat failed repeatedly");
+  };
   logger.info("API-server mode", { server: connection.server, node: config.nodeName });
   const loops: Array<(parts: AgentParts, signal: AbortSignal) => Promise<void>> = [];
   // Edge autonomy: the desired state as last seen, to start from while the API server is away.
   const dir = checkpointDir(config.rootDir);
   let checkpoint: Checkpoint | undefined;
   if (config.apiCheckpoint) {
-    const opened = checkpoint = await openCheckpoint({ dir, clock, logger });
+    const opened = checkpoint = await openCheckpoint({
+      dir,
+      clock,
+      logger,
+      secrets: config.apiCheckpointSecrets,
+    });
     loops.push((_parts, signal) => opened.run({ signal }));
   } else {
     await removeCheckpoint(dir, { logger });
@@ -56,7 +100,13 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   // The Node and its Lease. As upstream, status and lease run with --register-node=false too:
   // the flag only decides whether the agent creates the Node or expects someone else to.
   loops.push(async (parts, signal) => {
-    const node = { client, nodeName: config.nodeName, clock, logger };
+    const node = {
+      client: heartbeat,
+      nodeName: config.nodeName,
+      clock,
+      logger,
+      onRepeatedHeartbeatFailure: closeAllConnections,
+    };
     await Promise.all([
       createNodeRegistrar({
         ...node,
@@ -137,6 +187,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   );
   return {
     client,
+    reviewClient,
     podSource,
     statusSink,
     admissionNode: () => nodeView.current(),
@@ -157,6 +208,6 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     async run(parts, { signal }) {
       await Promise.all(loops.map((loop) => loop(parts, signal)));
     },
-    close: () => client.close(),
+    close: () => clients.forEach((c) => c.close()),
   };
 }

@@ -36,6 +36,8 @@ export interface AgentParts {
  */
 export interface ClusterMode {
   readonly client: ApiClient;
+  /** For the node API's TokenReviews and SubjectAccessReviews: not the pods' budget. */
+  readonly reviewClient?: ApiClient;
   /** Pods bound to this node, from the API server: the `api` source. */
   readonly podSource?: PodSource;
   /** Writes pod statuses to the API server; deletes pods whose graceful deletion finished. */
@@ -62,6 +64,6 @@ export interface ClusterMode {
    * until the signal aborts. Never rejects.
    */
   run(parts: AgentParts, opts: { signal: AbortSignal }): Promise<void>;
-  /** Releases the API client. Idempotent. */
+  /** Releases the API clients. Idempotent. */
   close(): void;
 }

@@ -31,6 +31,16 @@ export const CLUSTER_FLAGS: readonly FlagDef[] = [
     parseBool,
   ),
   scalar(
+    "api-checkpoint-secrets",
+    "apiCheckpointSecrets",
+    undefined,
+    "denolet only: with --api-checkpoint, keep the Secrets and service-account tokens the pods " +
+      "use in the checkpoint too (files 0600 in a 0700 directory, readable by root only), so " +
+      "their pods start without the API server. false: none are kept on disk (and those kept " +
+      "are removed); such pods wait for the API server.",
+    parseBool,
+  ),
+  scalar(
     "kube-api-burst",
     "kubeAPIBurst",
     "int32",

@@ -46,6 +46,7 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     kubeReserved: {},
     systemReserved: {},
     apiCheckpoint: true,
+    apiCheckpointSecrets: true,
     kubeAPIQPS: 50,
     kubeAPIBurst: 100,
     clusterDNS: [],

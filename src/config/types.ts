@@ -73,6 +73,11 @@ export interface AgentConfig {
    * the API server. false: upstream behaviour (only static pods without the API server).
    */
   apiCheckpoint: boolean;
+  /**
+   * --api-checkpoint-secrets (denolet only, flag only, default true): with apiCheckpoint, keep
+   * the Secrets and service-account tokens too. false: they never reach the disk.
+   */
+  apiCheckpointSecrets: boolean;
   /** --kube-api-qps / kubeAPIQPS (default 50) and --kube-api-burst / kubeAPIBurst (100). */
   kubeAPIQPS: number;
   kubeAPIBurst: number;

@@ -74,7 +74,8 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
    * period) that admission and the node status read.
    */
   function updateConditions(observations: Observations): void {
-    const now = clock.now();
+    // Grace and transition periods are intervals; the conditions' transition times are stamps.
+    const now = clock.monotonic();
     const current = thresholdsMet(config.thresholds, observations, false);
     // Thresholds met earlier stay met until the minimum reclaim above them is reached.
     for (const t of thresholdsMet(met, observations, true)) {
@@ -84,7 +85,7 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
     const observedConditions = [...new Set(current.map((t) => SIGNAL_TO_CONDITION[t.signal]))];
     conditionSeen = conditionsLastObservedAt(observedConditions, conditionSeen, now);
     active = conditionsObservedSince(conditionSeen, config.pressureTransitionPeriodMs, now);
-    tracker.update(active, now);
+    tracker.update(active, clock.now());
     met = metGracePeriod(firstSeen, now);
   }
 
@@ -100,11 +101,11 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
   ): Promise<void> {
     const interval = config.monitoringIntervalMs ?? MONITORING_INTERVAL_MS;
     const stopWaiting = new AbortController();
-    const deadline = clock.now() + (config.podCleanupTimeoutMs ?? POD_CLEANUP_TIMEOUT_MS);
+    const deadline = clock.monotonic() + (config.podCleanupTimeoutMs ?? POD_CLEANUP_TIMEOUT_MS);
     const outcome = kill(stopWaiting.signal).then(() => undefined, (err: unknown) => ({ err }));
     try {
       for (;;) {
-        const left = deadline - clock.now();
+        const left = deadline - clock.monotonic();
         if (left <= 0) {
           log.warn("Eviction manager: timed out waiting for the evicted pod to terminate", {
             pod: podKey(pod),

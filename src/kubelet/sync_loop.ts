@@ -100,7 +100,7 @@ export class Kubelet {
   /** Runs sources, PLEG and the loop until the signal aborts, then stops the workers. */
   async run(signal: AbortSignal): Promise<void> {
     const { clock } = this.#deps;
-    this.#lastIteration = clock.now();
+    this.#lastIteration = clock.monotonic();
     const tasks: Promise<void>[] = [
       ...this.#deps.sources.map((s) =>
         keepRunning(
@@ -219,7 +219,7 @@ export class Kubelet {
   }
 
   healthChecks(): HealthCheck[] {
-    const stalled = this.#deps.clock.now() - this.#lastIteration > LOOP_STALL_MS;
+    const stalled = this.#deps.clock.monotonic() - this.#lastIteration > LOOP_STALL_MS;
     const pleg = this.#deps.pleg.healthy();
     return [
       { name: "ping", ok: true },
@@ -242,7 +242,7 @@ export class Kubelet {
       } catch {
         return; // aborted
       }
-      this.#lastIteration = clock.now();
+      this.#lastIteration = clock.monotonic();
       const elapsed = stopwatch();
       try {
         this.#handle(ev, signal);
@@ -270,7 +270,7 @@ export class Kubelet {
         return;
       }
       case "tick": {
-        for (const uid of this.#workQueue.takeDue(this.#deps.clock.now())) {
+        for (const uid of this.#workQueue.takeDue(this.#deps.clock.monotonic())) {
           const pod = this.podManager.get(uid);
           if (pod) this.#workers.updatePod({ type: "sync", pod });
         }
@@ -383,7 +383,7 @@ export class Kubelet {
     const resync = period + Math.random() * RESYNC_JITTER * period;
     // An early ask (step errors, an active deadline) never pushes out the periodic resync.
     const delay = err ? ERROR_BACKOFF_MS : Math.min(afterMs ?? Infinity, resync);
-    this.#workQueue.enqueue(uid, this.#deps.clock.now() + delay);
+    this.#workQueue.enqueue(uid, this.#deps.clock.monotonic() + delay);
   }
 
   #fields(pod: V1Pod) {

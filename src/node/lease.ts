@@ -33,6 +33,11 @@ export interface NodeLeaseDeps {
   leaseDurationSeconds: number;
   /** [0, 1) for the loop's jitter; tests pass `() => 0`. */
   random?: () => number;
+  /**
+   * A renewal failed again (not a conflict): the kubelet's onRepeatedHeartbeatFailure, which
+   * closes every connection to the API server in case the one in use went silent.
+   */
+  onRepeatedHeartbeatFailure?: () => void;
 }
 
 export interface NodeLeaseController {
@@ -157,7 +162,11 @@ class LeaseController implements NodeLeaseController {
       } catch (err) {
         if (signal.aborted) throw err;
         this.#failures.warn("update", "Failed to update lease", { err });
-        if (isApiStatus(err, 409)) current = (await this.#backoffEnsure(signal)).lease;
+        if (isApiStatus(err, 409)) {
+          current = (await this.#backoffEnsure(signal)).lease;
+          continue;
+        }
+        if (i > 0) this.#deps.onRepeatedHeartbeatFailure?.();
       }
     }
     return false;

@@ -124,7 +124,7 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
   };
 
   const imageList = async (signal?: AbortSignal): Promise<V1ContainerImage[]> => {
-    const now = deps.clock.now();
+    const now = deps.clock.monotonic();
     if (!deps.listImages || (images && now - images.at < IMAGE_LIST_PERIOD_MS)) {
       return images?.list ?? [];
     }

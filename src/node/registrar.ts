@@ -61,6 +61,8 @@ export interface NodeRegistrarDeps {
   recorder?: EventRecorder;
   /** [0, 1) for the loop's jitter; tests pass `() => 0`. */
   random?: () => number;
+  /** A status update failed again: as the lease's (the kubelet closes every connection). */
+  onRepeatedHeartbeatFailure?: () => void;
 }
 
 export interface NodeRegistrar {
@@ -103,7 +105,7 @@ class Registrar implements NodeRegistrar {
 
   async run({ signal }: { signal: AbortSignal }): Promise<void> {
     const { clock } = this.#deps;
-    let fastUntil = clock.now() + FAST_STATUS_WINDOW_MS;
+    let fastUntil = clock.monotonic() + FAST_STATUS_WINDOW_MS;
     try {
       if (this.#deps.register) await this.#register(signal);
       for (;;) {
@@ -113,12 +115,12 @@ class Registrar implements NodeRegistrar {
           this.#registered = false;
           this.#serverNode = undefined;
           this.#fastPending = true;
-          fastUntil = clock.now() + FAST_STATUS_WINDOW_MS;
+          fastUntil = clock.monotonic() + FAST_STATUS_WINDOW_MS;
           await this.#register(signal);
           continue;
         }
         const jitter = 1 + JITTER * (this.#deps.random ?? Math.random)();
-        await this.#waitNextUpdate(clock.now() + this.#deps.updateFrequencyMs * jitter, {
+        await this.#waitNextUpdate(clock.monotonic() + this.#deps.updateFrequencyMs * jitter, {
           fastUntil,
           signal,
         });
@@ -154,7 +156,7 @@ class Registrar implements NodeRegistrar {
         path: "/api/v1/nodes",
         body: initialNode(ours),
       }, { signal });
-      this.#lastReport = this.#deps.clock.now();
+      this.#lastReport = this.#deps.clock.monotonic();
       for (const c of ours.status?.conditions ?? []) {
         if (c.type !== "Ready") this.#event(c.type, c.status);
       }
@@ -197,6 +199,7 @@ class Registrar implements NodeRegistrar {
       } catch (err) {
         if (signal.aborted) throw err;
         lastErr = err;
+        if (attempt > 0) this.#deps.onRepeatedHeartbeatFailure?.();
         if (attempt > 0 && isApiStatus(err, 404)) break;
         this.#log.debug(2, "Error updating node status, will retry", { err: errorMessage(err) });
       }
@@ -215,9 +218,11 @@ class Registrar implements NodeRegistrar {
     this.#serverNode = server;
     const ours = await this.#deps.node({ signal });
     const update = statusUpdate(server, ours, clock.now());
-    if (!update.changed && clock.now() - this.#lastReport < this.#deps.reportFrequencyMs) return;
+    if (!update.changed && clock.monotonic() - this.#lastReport < this.#deps.reportFrequencyMs) {
+      return;
+    }
     this.#serverNode = await this.#patchStatus(update.patch, signal);
-    this.#lastReport = clock.now();
+    this.#lastReport = clock.monotonic();
     for (const t of update.transitions) this.#event(t.type, t.status);
     if (update.transitions.some((t) => t.type === "Ready")) {
       this.#log.info("Node status posted", { ready: readyStatus(this.#serverNode) });
@@ -243,15 +248,15 @@ class Registrar implements NodeRegistrar {
   ): Promise<void> {
     const { clock } = this.#deps;
     const { signal } = opts;
-    while (clock.now() < until) {
-      if (readyStatus(this.#serverNode) === "True" || clock.now() >= opts.fastUntil) {
+    while (clock.monotonic() < until) {
+      if (readyStatus(this.#serverNode) === "True" || clock.monotonic() >= opts.fastUntil) {
         this.#fastPending = false;
       }
       if (!this.#fastPending || this.#serverNode === undefined) {
-        await clock.sleep(until - clock.now(), { signal });
+        await clock.sleep(until - clock.monotonic(), { signal });
         return;
       }
-      await clock.sleep(Math.min(FAST_STATUS_PERIOD_MS, until - clock.now()), { signal });
+      await clock.sleep(Math.min(FAST_STATUS_PERIOD_MS, until - clock.monotonic()), { signal });
       if (await this.#wouldBeReady(signal)) {
         this.#fastPending = false;
         return;

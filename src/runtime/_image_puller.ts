@@ -72,6 +72,7 @@ export class ImagePuller {
       initialMs: IMAGE_BACKOFF_INITIAL_MS,
       maxMs: IMAGE_BACKOFF_MAX_MS,
       clock: deps.clock,
+      monotonic: true,
     });
   }
 
@@ -157,12 +158,12 @@ export class ImagePuller {
     }
 
     const key = backoffKey(pod.metadata?.uid ?? "", requested);
-    if (this.#backoff.inBackOffSinceUpdate(key, this.#deps.clock.now())) {
+    if (this.#backoff.inBackOffSinceUpdate(key, this.#deps.clock.monotonic())) {
       throw new ImagePullError("ImagePullBackOff", `Back-off pulling image "${requested}"`);
     }
-    const queuedAt = this.#deps.clock.now();
+    const queuedAt = this.#deps.clock.monotonic();
     return await this.#serial(async () => {
-      const startedAt = this.#deps.clock.now();
+      const startedAt = this.#deps.clock.monotonic();
       log.info("Pulling image", { image: requested });
       event("Normal", "Pulling", `Pulling image "${requested}"`);
       try {
@@ -170,7 +171,7 @@ export class ImagePuller {
           signal,
           timeoutMs: this.#deps.pullTimeoutMs,
         });
-        const now = this.#deps.clock.now();
+        const now = this.#deps.clock.monotonic();
         log.info("Successfully pulled image", {
           image: requested,
           durationMs: now - startedAt,

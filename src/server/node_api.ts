@@ -36,6 +36,8 @@ export interface AuthenticatedApiDeps {
   logger: Logger;
   /** The API-server mode's client: TokenReview, SubjectAccessReview, serving CSRs. */
   apiClient?: ApiClient;
+  /** The reviews' own client (its budget is not the pods'); `apiClient` when absent. */
+  reviewClient?: ApiClient;
   signal: AbortSignal;
 }
 
@@ -69,7 +71,7 @@ export async function serveAuthenticatedNodeApi(deps: AuthenticatedApiDeps): Pro
       needsApi("authentication.webhook.enabled (--authentication-token-webhook)");
     }
     methods.push(tokenAuthenticator({
-      review: reviews!.tokenReviewer(deps.apiClient!, deps.clock),
+      review: reviews!.tokenReviewer(deps.reviewClient ?? deps.apiClient!, deps.clock),
       cacheTTLMs: config.authenticationTokenWebhookCacheTTLMs,
       clock: deps.clock,
     }));
@@ -84,7 +86,7 @@ export async function serveAuthenticatedNodeApi(deps: AuthenticatedApiDeps): Pro
   if (config.authorizationMode === "Webhook") {
     if (!reviews || !deps.apiClient) needsApi("authorization.mode Webhook (--authorization-mode)");
     authorizer = webhookAuthorizer({
-      review: reviews!.accessReviewer(deps.apiClient!, deps.clock),
+      review: reviews!.accessReviewer(deps.reviewClient ?? deps.apiClient!, deps.clock),
       allowedTTLMs: config.authorizationWebhookCacheAuthorizedTTLMs,
       deniedTTLMs: config.authorizationWebhookCacheUnauthorizedTTLMs,
       clock: deps.clock,

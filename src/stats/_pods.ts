@@ -55,6 +55,8 @@ export interface PodEnv {
   /** statfs of a memory-backed emptyDir (its own tmpfs). */
   statfs: (path: string) => Promise<FsCapacity>;
   now: Date;
+  /** The sample's monotonic time: CPU rates divide by it, whatever the wall clock does. */
+  monoMs: number;
 }
 
 export async function podStats(input: PodInputs, env: PodEnv): Promise<PodStats> {
@@ -106,7 +108,7 @@ export async function podStats(input: PodInputs, env: PodEnv): Promise<PodStats>
     containers,
     cpu: podCpuNs === undefined
       ? undefined
-      : cpuStats(now, podCpuNs, env.rates.update(`pod/${uid}`, podCpuNs, now.getTime())),
+      : cpuStats(now, podCpuNs, env.rates.update(`pod/${uid}`, podCpuNs, env.monoMs)),
     memory: pod.memory ? memoryStats(now, pod.memory) : undefined,
     network: (await podNetwork(env, sandboxPids)) ?? criNetwork(input.sandboxStats, now),
     volume: volumes.length > 0 ? volumes.map((v) => v.stats) : undefined,
@@ -178,7 +180,7 @@ interface ContainerParts {
 }
 
 function containerStats(c: Container, p: ContainerParts): ContainerStats {
-  const { now, rates, nodefs, imagefs } = p.env;
+  const { now, monoMs, rates, nodefs, imagefs } = p.env;
   const cpuNs = p.cri?.cpu?.usageCoreNanoSeconds?.value ?? p.cgroup?.cpuUsageNs;
   const mem = criMemory(p.cri) ?? p.cgroup?.memory;
   const layer = p.cri?.writableLayer;
@@ -187,7 +189,7 @@ function containerStats(c: Container, p: ContainerParts): ContainerStats {
     startTime: new Date(c.createdAt / 1e6),
     cpu: cpuNs === undefined
       ? undefined
-      : cpuStats(now, cpuNs, rates.update(`container/${c.id}`, cpuNs, now.getTime())),
+      : cpuStats(now, cpuNs, rates.update(`container/${c.id}`, cpuNs, monoMs)),
     // Limits come from the cgroup: containerd 1.6 reports availableBytes 0 without one.
     memory: mem ? memoryStats(now, { ...mem, limitBytes: p.limitBytes }) : undefined,
     rootfs: {

@@ -11,6 +11,7 @@ export const CLUSTER_DEFAULTS = {
   kubeReserved: {},
   systemReserved: {},
   apiCheckpoint: true,
+  apiCheckpointSecrets: true,
   kubeAPIQPS: 50,
   kubeAPIBurst: 100,
 } as const;

@@ -169,3 +169,17 @@ Deno.test("--node-status-max-images sets nodeStatusMaxImages", async () => {
   assert.equal((await run(["--node-status-max-images=-1"])).config.nodeStatusMaxImages, -1);
   await fails(["--node-status-max-images=-2"], "--node-status-max-images", /-1 \(no limit\)/);
 });
+
+Deno.test("--api-checkpoint-secrets is on by default, turns off with =false, and is a flag only", async () => {
+  assert.equal((await run([])).config.apiCheckpointSecrets, true);
+  assert.equal(
+    (await run(["--api-checkpoint-secrets=false"])).config.apiCheckpointSecrets,
+    false,
+  );
+  await fails(
+    ["--config", "/k.yaml"],
+    "/k.yaml: apiCheckpointSecrets",
+    /unknown field "apiCheckpointSecrets"/,
+    { "/k.yaml": HEAD + "apiCheckpointSecrets: false\n" },
+  );
+});

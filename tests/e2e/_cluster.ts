@@ -38,6 +38,10 @@ export interface ClusterOptions {
   denoFlags?: string[];
   /** Another containerd than the shared dev one (its flavour, dir, network). */
   runtime?: DevOptions;
+  /** The server URL the agent's kubeconfig names (a proxy in front); the API server's by default. */
+  apiServerURL?: string;
+  /** Extra environment for the agent process. */
+  env?: Record<string, string>;
 }
 
 export interface ClusterE2E {
@@ -75,7 +79,12 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
   const ownsControlPlane = opts.controlPlane === undefined;
   const cp = opts.controlPlane ?? await startControlPlane();
   const nodeName = opts.nodeName ?? `e2e-node-${Deno.pid}-${++nodeCount}`;
-  const kubeconfig = await cp.nodeKubeconfig(nodeName);
+  let kubeconfig = await cp.nodeKubeconfig(nodeName);
+  if (opts.apiServerURL) {
+    const text = await Deno.readTextFile(kubeconfig);
+    kubeconfig = kubeconfig.replace(/(\.[a-z]+)?$/, "-via$1");
+    await Deno.writeTextFile(kubeconfig, text.replaceAll(cp.server, opts.apiServerURL));
+  }
   const tmp = await Deno.makeTempDir({ prefix: "denolet-e2e-cluster-" });
   const rootDir = `${tmp}/root`;
   const manifestDir = `${tmp}/manifests`;
@@ -89,6 +98,7 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
       manifestDir,
       mainModule: opts.mainModule,
       denoFlags: opts.denoFlags,
+      env: opts.env,
       extraArgs: [
         "--kubeconfig",
         kubeconfig,

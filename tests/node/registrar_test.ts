@@ -387,3 +387,17 @@ Deno.test("with --register-node=false a deleted Node is not created again", asyn
     await h.stop();
   }
 });
+
+Deno.test("a status update that fails again closes the connections, as the kubelet's closeAllConns", async () => {
+  let closes = 0;
+  const h = start({ onRepeatedHeartbeatFailure: () => closes++ });
+  try {
+    await h.clock.advance(100);
+    assert.equal(closes, 0);
+    h.api.down = true;
+    await h.clock.advance(10_000);
+    assert.equal(closes, 4, "the second to the fifth try of one update");
+  } finally {
+    await h.stop();
+  }
+});

@@ -231,7 +231,12 @@ Deno.test("TLS: an upgraded connection is handed over raw and relayed both ways"
     authenticate: createAuthenticator({ methods: [], anonymous: true }),
     authorizer: alwaysAllow,
     debugging: {
-      clock: { now: Date.now, sleep: () => Promise.resolve(), every: () => () => {} },
+      clock: {
+        now: Date.now,
+        monotonic: Date.now,
+        sleep: () => Promise.resolve(),
+        every: () => () => {},
+      },
       runtime: {
         containerStatus: () => Promise.reject(new Error("unused")),
         execSync: () => Promise.reject(new Error("unused")),

@@ -97,6 +97,10 @@ export interface ControlPlane {
   stopApiServer(): Promise<void>;
   /** Starts the API server again on the same port and data, and waits for /readyz. */
   startApiServer(opts?: { signal?: AbortSignal }): Promise<void>;
+  /** Stops etcd (its data stays): the API server answers errors until it is back. */
+  stopEtcd(): Promise<void>;
+  /** Starts etcd again on the same ports and data, and waits for its /health. */
+  startEtcd(opts?: { signal?: AbortSignal }): Promise<void>;
   /** The running daemons, for tests that check nothing outlives `stop()`. */
   processes(): { name: string; pid: number }[];
   /** Stops every daemon and removes the temp dir (kept when DENOLET_KEEP_E2E is set). Idempotent. */
@@ -145,12 +149,16 @@ async function startIn(
     return d;
   };
 
-  const etcd = daemon("etcd", etcdFlags(setup));
-  await waitDaemon(etcd, () => etcdHealthy(setup.etcdURL), {
-    what: "etcd /health",
-    timeoutMs: COMPONENT_READY_TIMEOUT_MS,
-    signal,
-  });
+  const startEtcd = async (s?: AbortSignal) => {
+    const d = daemon("etcd", etcdFlags(setup));
+    await waitDaemon(d, () => etcdHealthy(setup.etcdURL), {
+      what: "etcd /health",
+      timeoutMs: COMPONENT_READY_TIMEOUT_MS,
+      signal: s,
+    });
+    return d;
+  };
+  let etcd = await startEtcd(signal);
 
   const apiServerArgs = [...apiServerFlags(setup), ...(opts.apiServerArgs ?? [])];
   const startApi = async (s?: AbortSignal) => {
@@ -226,12 +234,22 @@ async function startIn(
       if (apiServer.running()) return;
       apiServer = await startApi(s.signal);
     },
+    async stopEtcd() {
+      await etcd.stop();
+    },
+    async startEtcd(s = {}) {
+      if (etcd.running()) return;
+      etcd = await startEtcd(s.signal);
+    },
     processes: () => daemons.filter((d) => d.running()).map((d) => ({ name: d.name, pid: d.pid })),
     async stop() {
       if (stopped) return;
       stopped = true;
       // Clients first, etcd last: the API server's shutdown still reaches its store.
-      for (const d of [...daemons].reverse()) await d.stop();
+      const etcdLast = (d: Daemon) => d.name === "etcd" ? 1 : 0;
+      for (const d of [...daemons].reverse().sort((a, b) => etcdLast(a) - etcdLast(b))) {
+        await d.stop();
+      }
       if (!Deno.env.get("DENOLET_KEEP_E2E")) await removeDir(dir);
     },
     async [Symbol.asyncDispose]() {
