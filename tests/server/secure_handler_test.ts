@@ -166,6 +166,33 @@ Deno.test("secure API: nodes/stats opens /stats but not /exec; nodes/pods opens 
   );
 });
 
+Deno.test("secure API: get on nodes/proxy does not open exec, attach or port-forward over WebSocket", async () => {
+  const asked: string[] = [];
+  const getOnly: Authorizer = {
+    authorize(a) {
+      asked.push(`${a.verb} ${a.subresource}`);
+      return Promise.resolve({ allowed: a.verb === "get" });
+    },
+  };
+  const { handler, calls } = await harness({ authorizer: getOnly });
+  const ws = { connection: "Upgrade", upgrade: "websocket" };
+  for (
+    const path of [
+      "/exec/default/web-node-a/web?command=id&output=1",
+      "/attach/default/web-node-a/web?output=1",
+      "/portForward/default/web-node-a?port=80",
+    ]
+  ) {
+    const res = await handler(req(path, { headers: ws }));
+    assert.equal(res.status, 403, path);
+    assert.match(await res.text(), /verb=create, resource=nodes, subresource\(s\)=\[proxy\]/);
+  }
+  assert.deepEqual(asked, ["create proxy", "create proxy", "create proxy"]);
+  assert.deepEqual(calls, [], "nothing reached the runtime");
+  // What monitoring reads with get stays open.
+  assert.equal((await handler(req("/pods"))).status, 200);
+});
+
 Deno.test("secure API: an authorizer failure is 500 Authorization error", async () => {
   const { handler } = await harness({
     authorizer: {
