@@ -388,6 +388,65 @@ Deno.test("secure API: exec asks the runtime for a URL and relays the upgraded c
   );
 });
 
+Deno.test("secure API: a bearer token sent as a WebSocket subprotocol is not passed on to the runtime", async () => {
+  const server = fakeStreamServer("HTTP/1.1 101 Switching Protocols\r\n\r\n");
+  const token = "secret-token";
+  const tokenProtocol = `base64url.bearer.authorization.k8s.io.${
+    btoa(token).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_")
+  }`;
+  const reviewed: string[] = [];
+  const authenticate = createAuthenticator({
+    methods: [tokenAuthenticator({
+      review: (t) => {
+        reviewed.push(t);
+        return Promise.resolve({ authenticated: true, user: { username: "carol", groups: [] } });
+      },
+      cacheTTLMs: 0,
+    })],
+    anonymous: false,
+  });
+  const headers: [string, string][] = [
+    ["Host", "node-a:10250"],
+    ["Connection", "Upgrade"],
+    ["Upgrade", "websocket"],
+    ["Sec-WebSocket-Version", "13"],
+    ["Sec-WebSocket-Protocol", `v5.channel.k8s.io, ${tokenProtocol}, v4.channel.k8s.io`],
+    ["Sec-WebSocket-Protocol", tokenProtocol],
+  ];
+  const { conn } = clientConn(headers, [], "");
+  const { handler } = await harness({
+    authenticate,
+    debugging: {
+      clock: new FakeClock(),
+      runtime: {
+        containerStatus: () => Promise.reject(new Error("unused")),
+        execSync: () => Promise.reject(new Error("unused")),
+      },
+      streaming: {
+        exec: () => Promise.resolve("http://127.0.0.1:4321/exec/tok1"),
+        attach: () => Promise.reject(new Error("unused")),
+        portForward: () => Promise.reject(new Error("unused")),
+      },
+      runningPods: () => Promise.resolve([]),
+      dial: server.dial,
+    },
+  });
+  const res = await handler(
+    req("/exec/default/web-node-a/web?command=id&output=1", {
+      headers: new Headers(headers.filter(([n]) => n !== "Host")),
+    }),
+    { upgrade: conn },
+  );
+  assert.equal(res.status, 101);
+  assert.deepEqual(reviewed, [token]);
+  assert.doesNotMatch(server.seen.bytes, /bearer|secret/i);
+  assert.match(
+    server.seen.bytes,
+    /\r\nSec-WebSocket-Protocol: v5\.channel\.k8s\.io, v4\.channel\.k8s\.io\r\n/,
+  );
+  assert.equal(server.seen.bytes.match(/Sec-WebSocket-Protocol/g)?.length, 1);
+});
+
 Deno.test("secure API: streaming endpoints refuse what they cannot serve, naming it", async () => {
   const { handler, calls } = await harness();
   const noUpgrade = await handler(
