@@ -66,13 +66,17 @@ export async function serveSecureNodeApi(
   const where = opts.address.includes(":")
     ? `[${opts.address}]:${opts.port}`
     : `${opts.address}:${opts.port}`;
-  const server = https.createServer({
-    key: opts.certificate.key,
-    cert: opts.certificate.cert,
+  // Every secure context is built here: a reload that left out minVersion served TLS 1.2 again.
+  let certificate = opts.certificate;
+  const context = () => ({
+    key: certificate.key,
+    cert: certificate.cert,
     minVersion: opts.minVersion ?? "TLSv1.2",
-    ...(opts.clientCA
-      ? { ca: opts.clientCA, requestCert: true, rejectUnauthorized: false }
-      : { requestCert: false }),
+    ...(opts.clientCA ? { ca: opts.clientCA } : {}),
+  });
+  const server = https.createServer({
+    ...context(),
+    ...(opts.clientCA ? { requestCert: true, rejectUnauthorized: false } : { requestCert: false }),
   });
   const allowed = new Set(opts.cipherSuites ?? []);
   const open = new Set<Socket>();
@@ -132,11 +136,8 @@ export async function serveSecureNodeApi(
         port,
         finished,
         setCertificate(c) {
-          server.setSecureContext({
-            key: c.key,
-            cert: c.cert,
-            ...(opts.clientCA ? { ca: opts.clientCA } : {}),
-          });
+          certificate = c;
+          server.setSecureContext(context());
         },
       });
     });

@@ -158,6 +158,20 @@ Deno.test("TLS: a client below --tls-min-version is refused", async () => {
   }
 });
 
+Deno.test("TLS: --tls-min-version still holds after the certificate is reloaded or renewed", async () => {
+  const s = await start(echoPeer, { minVersion: "TLSv1.3" });
+  try {
+    const next = await generateSelfSignedPair("node-a", { ips: ["127.0.0.1"], nowMs: Date.now() });
+    s.server.setCertificate({ cert: next.certPem, key: next.keyPem });
+    const tls12 = await opensslConnect(s.server.port, ["-tls1_2"]);
+    assert.doesNotMatch(tls12, /"path":"\/x"/);
+    assert.match(tls12, /alert protocol version|no protocols available|wrong version/i);
+    assert.match(await opensslConnect(s.server.port, ["-tls1_3"]), /"path":"\/x"/);
+  } finally {
+    await s.stop();
+  }
+});
+
 Deno.test("TLS: a TLS 1.2 suite not in --tls-cipher-suites gets no answer", async () => {
   const s = await start(echoPeer, { cipherSuites: ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"] });
   try {
