@@ -148,7 +148,9 @@ export async function serveSecureNodeApi(
 export function peerOf(socket: TLSSocket): PeerCertificate | undefined {
   const cert = socket.getPeerCertificate?.();
   if (!cert || !cert.raw) return undefined;
-  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? "";
+  // Several CNs: the last one names the user, as Go's pkix.Name (and so the API server and the
+  // upstream kubelet) reads a subject; organizations are all of them, in order.
+  const last = (v: string | string[] | undefined) => (Array.isArray(v) ? v.at(-1) : v) ?? "";
   const many = (
     v: string | string[] | undefined,
   ) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
@@ -156,7 +158,7 @@ export function peerOf(socket: TLSSocket): PeerCertificate | undefined {
   return {
     verified: socket.authorized === true,
     error: socket.authorized ? undefined : String(socket.authorizationError ?? "not verified"),
-    commonName: one(subject.CN),
+    commonName: last(subject.CN),
     organizations: many(subject.O),
   };
 }

@@ -13,7 +13,7 @@ import {
 import { serveSecureNodeApi } from "../../src/server/secure_serve.ts";
 import { generateSelfSignedPair } from "../../src/server/tls/mod.ts";
 import { createLogger } from "../../src/util/log.ts";
-import { testCA } from "./_certs.ts";
+import { opensslCA, testCA } from "./_certs.ts";
 import { fakeDeps, staticPod } from "./_fakes.ts";
 
 const logger = createLogger({ verbosity: 0, write: () => {} });
@@ -124,6 +124,29 @@ Deno.test("TLS: client certificates are verified against the client CA; only tru
     assert.equal(await refused.text(), "Unauthorized");
   } finally {
     await gated.stop();
+  }
+});
+
+Deno.test("TLS: a client certificate with several CNs is the user of the last, as Go and the API server read it", async () => {
+  const ca = await opensslCA();
+  const several = await ca.issue("/CN=first/O=g1/CN=second/O=g2", {
+    extensions: "extendedKeyUsage=clientAuth\n",
+  });
+  const s = await start(echoPeer, { clientCA: ca.certPem });
+  try {
+    const client = Deno.createHttpClient({
+      caCerts: [s.servingCA],
+      cert: several.certPem,
+      key: several.keyPem,
+    });
+    const seen = await (await get(`${s.url}/pods`, client)).json();
+    assert.deepEqual(seen.peer, {
+      verified: true,
+      commonName: "second",
+      organizations: ["g1", "g2"],
+    });
+  } finally {
+    await s.stop();
   }
 });
 
