@@ -19,6 +19,7 @@ import { errorMessage, type Logger } from "../util/log.ts";
 import type { PeerCertificate } from "./auth/mod.ts";
 import type { ConnectionInfo, SecureHandler } from "./secure_handler.ts";
 import type { UpgradedConnection } from "./types.ts";
+import { drainOrClose, readableOf, writableOf } from "./_socket_streams.ts";
 
 export interface ServingCertificate {
   /** PEM: the leaf, then intermediates. */
@@ -223,18 +224,6 @@ async function serveRequest(
   }
 }
 
-function drainOrClose(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
-}
-
 async function serveUpgrade(
   handler: SecureHandler,
   req: IncomingMessage,
@@ -261,102 +250,46 @@ async function serveUpgrade(
     socket.destroy();
     return;
   }
-  const body = new Uint8Array(await response.arrayBuffer());
+  // A plain answer on a connection that asked to upgrade: sent as it comes (a log may be
+  // larger than memory), delimited by closing the connection.
   const lines = [`HTTP/1.1 ${response.status} ${statusText(response.status)}`];
-  response.headers.forEach((v, k) => lines.push(`${k}: ${v}`));
-  lines.push(`content-length: ${body.length}`, "connection: close", "", "");
-  socket.end(concat(new TextEncoder().encode(lines.join("\r\n")), body));
+  response.headers.forEach((v, k) => {
+    if (k !== "connection" && k !== "transfer-encoding") lines.push(`${k}: ${v}`);
+  });
+  lines.push("connection: close", "", "");
   log.debug(4, "node API upgrade refused", { path: req.url, status: response.status });
+  const out = writableOf(socket);
+  const writer = out.getWriter();
+  await writer.write(new TextEncoder().encode(lines.join("\r\n")));
+  writer.releaseLock();
+  if (response.body === null || req.method === "HEAD") {
+    await response.body?.cancel();
+    await out.close();
+    return;
+  }
+  try {
+    await response.body.pipeTo(out, { signal: gone.signal });
+  } catch (err) {
+    if (!gone.signal.aborted) log.debug(2, "node API response body failed", { path: req.url, err });
+    socket.destroy();
+  }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
-
+/** The reasons of what the node API answers (a value import of node:http would load it early). */
 const REASONS: Record<number, string> = {
+  200: "OK",
+  301: "Moved Permanently",
   400: "Bad Request",
   401: "Unauthorized",
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  422: "Unprocessable Entity",
+  429: "Too Many Requests",
   500: "Internal Server Error",
   503: "Service Unavailable",
 };
 
 function statusText(status: number): string {
   return REASONS[status] ?? "Status";
-}
-
-/** A socket's incoming bytes as a stream, paused while the consumer is behind. */
-function readableOf(socket: Socket): ReadableStream<Uint8Array> {
-  let closed = false;
-  return new ReadableStream<Uint8Array>({
-    start(c) {
-      socket.on("data", (d: Uint8Array) => {
-        if (closed) return;
-        c.enqueue(new Uint8Array(d));
-        if ((c.desiredSize ?? 1) <= 0) socket.pause();
-      });
-      socket.once("end", () => {
-        if (!closed) {
-          closed = true;
-          c.close();
-        }
-      });
-      socket.once("error", (err: Error) => {
-        if (!closed) {
-          closed = true;
-          c.error(err);
-        }
-      });
-      socket.once("close", () => {
-        if (!closed) {
-          closed = true;
-          c.close();
-        }
-      });
-    },
-    pull() {
-      socket.resume();
-    },
-    cancel() {
-      closed = true;
-      socket.destroy();
-    },
-  }, { highWaterMark: 4 });
-}
-
-/** Writes into a socket, waiting for it to drain; closing ends it, aborting destroys it. */
-function writableOf(socket: Socket): WritableStream<Uint8Array> {
-  return new WritableStream<Uint8Array>({
-    write(chunk) {
-      return new Promise((resolve, reject) => {
-        if (socket.destroyed) {
-          reject(new DenoletError("connection closed"));
-          return;
-        }
-        if (socket.write(chunk)) {
-          resolve();
-          return;
-        }
-        const done = () => {
-          socket.off("drain", done);
-          socket.off("close", done);
-          if (socket.destroyed) reject(new DenoletError("connection closed"));
-          else resolve();
-        };
-        socket.on("drain", done);
-        socket.on("close", done);
-      });
-    },
-    close() {
-      socket.end();
-    },
-    abort() {
-      socket.destroy();
-    },
-  });
 }

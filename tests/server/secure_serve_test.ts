@@ -319,3 +319,58 @@ Deno.test("TLS: an upgraded connection is handed over raw and relayed both ways"
     await s.stop();
   }
 });
+
+Deno.test("TLS: a request with Connection: Upgrade that a route answers plainly gets its body streamed", async () => {
+  // A body that never ends (a log being followed, or a file larger than memory): a server that
+  // buffered it before answering would never send a byte.
+  let cancelled = false;
+  const endless: SecureHandler = () => {
+    const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+    return Promise.resolve(
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(c) {
+            c.enqueue(chunk);
+          },
+          cancel() {
+            cancelled = true;
+          },
+        }, { highWaterMark: 0 }),
+        { headers: { "content-type": "text/plain" } },
+      ),
+    );
+  };
+  const s = await start(endless);
+  try {
+    const conn = await Deno.connectTls({
+      hostname: "127.0.0.1",
+      port: s.server.port,
+      caCerts: [s.servingCA],
+    });
+    await conn.write(new TextEncoder().encode(
+      "GET /logs/big.log HTTP/1.1\r\nHost: node-a\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+    ));
+    // The guard only turns a hang into a failure; nothing here measures time.
+    const guard = AbortSignal.timeout(20_000);
+    const buf = new Uint8Array(64 * 1024);
+    let got = "";
+    let bytes = 0;
+    while (bytes < 1024 * 1024 && !guard.aborted) {
+      const n = await Promise.race([
+        conn.read(buf),
+        new Promise<null>((resolve) => guard.addEventListener("abort", () => resolve(null))),
+      ]);
+      if (n === null) break;
+      if (got.length < 200) got += new TextDecoder().decode(buf.subarray(0, n));
+      bytes += n;
+    }
+    assert.ok(bytes >= 1024 * 1024, `only ${bytes} bytes arrived`);
+    assert.match(got, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.match(got, /\r\nconnection: close\r\n/i);
+    conn.close();
+    for (let i = 0; i < 100 && !cancelled; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(cancelled, "the body was not cancelled once the client went away");
+  } finally {
+    await s.stop();
+  }
+});
