@@ -10,15 +10,21 @@
  * a TLS 1.2 connection whose negotiated suite is not listed is closed before any request is
  * read. --tls-min-version maps to `minVersion` (TLS 1.2 is the stack's floor anyway). Measured
  * cost: ~2 MB RSS on top of the node: modules the agent already loads (grpc-js's node:http2).
+ *
+ * Each connection costs memory here (TLS state and JavaScript objects), so their number is
+ * bounded (`maxConnections`, more are closed at accept), and a connection that holds a slot
+ * without using it is closed: a handshake must finish within 10 s and the first request arrive
+ * within 30 s of it (idle keep-alive connections close after the server's keep-alive timeout).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
+import type { Clock } from "../util/clock.ts";
 import { DenoletError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
-import type { PeerCertificate } from "./auth/mod.ts";
 import type { ConnectionInfo, SecureHandler } from "./secure_handler.ts";
 import type { UpgradedConnection } from "./types.ts";
+import type { PeerCertificate } from "./auth/mod.ts";
 import { drainOrClose, readableOf, writableOf } from "./_socket_streams.ts";
 
 export interface ServingCertificate {
@@ -39,6 +45,10 @@ export interface SecureServeOptions {
   minVersion?: "TLSv1.2" | "TLSv1.3";
   /** TLS 1.2 suites allowed (IANA/Go names); empty allows the stack's (all secure) set. */
   cipherSuites?: readonly string[];
+  /** Connections open at once; more are closed at accept. Default `MAX_CONNECTIONS`. */
+  maxConnections?: number;
+  /** Times the deadline for a connection's first request. */
+  clock: Clock;
   logger: Logger;
   /** Aborting stops accepting and closes open connections, then resolves `finished`. */
   signal: AbortSignal;
@@ -49,7 +59,24 @@ export interface SecureServer {
   finished: Promise<void>;
   /** Serves new connections with another certificate (rotation); open ones keep theirs. */
   setCertificate(c: ServingCertificate): void;
+  /**
+   * Verifies the client certificates of new connections against another CA bundle (the client
+   * CA file replaced); open connections keep their verdict. Ignored by a server started
+   * without a client CA (it asks for no certificates).
+   */
+  setClientCA(pem: string): void;
 }
+
+/**
+ * The connections served at once. The API server opens one per log follow or exec session and
+ * reuses a few for the rest; this leaves room for hundreds of those while a flood of idle
+ * connections cannot take the agent's memory.
+ */
+export const MAX_CONNECTIONS = 512;
+/** A TLS handshake takes milliseconds; Node's default of 120 s lets idle sockets hold slots. */
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+/** How long a connection may wait after its handshake before its first request. */
+const FIRST_REQUEST_MS = 30_000;
 
 /** Go's `VersionTLS1x` names to node's; below 1.2 means 1.2, the TLS stack's floor. */
 export function nodeMinVersion(goName: string): "TLSv1.2" | "TLSv1.3" {
@@ -69,21 +96,42 @@ export async function serveSecureNodeApi(
     : `${opts.address}:${opts.port}`;
   // Every secure context is built here: a reload that left out minVersion served TLS 1.2 again.
   let certificate = opts.certificate;
+  let clientCA = opts.clientCA;
   const context = () => ({
     key: certificate.key,
     cert: certificate.cert,
     minVersion: opts.minVersion ?? "TLSv1.2",
-    ...(opts.clientCA ? { ca: opts.clientCA } : {}),
+    ...(clientCA ? { ca: clientCA } : {}),
   });
   const server = https.createServer({
     ...context(),
-    ...(opts.clientCA ? { requestCert: true, rejectUnauthorized: false } : { requestCert: false }),
+    handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+    ...(clientCA ? { requestCert: true, rejectUnauthorized: false } : { requestCert: false }),
   });
+  server.maxConnections = opts.maxConnections ?? MAX_CONNECTIONS;
   const allowed = new Set(opts.cipherSuites ?? []);
   const open = new Set<Socket>();
+  /** Connections still waiting for their first request, and the abort of their deadline. */
+  const waiting = new Map<Socket, AbortController>();
+  const served = (socket: Socket) => {
+    waiting.get(socket)?.abort();
+    waiting.delete(socket);
+  };
   server.on("secureConnection", (socket: TLSSocket) => {
     open.add(socket);
-    socket.once("close", () => open.delete(socket));
+    const deadline = new AbortController();
+    waiting.set(socket, deadline);
+    socket.once("close", () => {
+      open.delete(socket);
+      served(socket);
+    });
+    opts.clock.sleep(FIRST_REQUEST_MS, { signal: deadline.signal }).then(() => {
+      log.debug(3, "No request on a new connection; closing it", { remote: socket.remoteAddress });
+      socket.destroy();
+    }, (err) => {
+      // Aborted: a request came, or the connection closed first.
+      if (!deadline.signal.aborted) log.error("First-request deadline failed", { err });
+    });
     const cipher = socket.getCipher();
     if (allowed.size > 0 && cipher.version === "TLSv1.2" && !allowed.has(cipher.standardName)) {
       log.debug(2, "TLS cipher suite not allowed; closing the connection", {
@@ -97,12 +145,14 @@ export async function serveSecureNodeApi(
     log.debug(3, "TLS handshake failed", { remote: socket.remoteAddress, err: err.message });
   });
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    served(req.socket);
     serveRequest(handler, req, res, log).catch((err) => {
       log.error("node API response failed", { path: req.url, err });
       res.destroy();
     });
   });
   server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Uint8Array) => {
+    served(socket);
     serveUpgrade(handler, req, socket, head, log).catch((err) => {
       log.error("node API upgrade failed", { path: req.url, err });
       socket.destroy();
@@ -138,6 +188,11 @@ export async function serveSecureNodeApi(
         finished,
         setCertificate(c) {
           certificate = c;
+          server.setSecureContext(context());
+        },
+        setClientCA(pem) {
+          if (clientCA === undefined) return;
+          clientCA = pem;
           server.setSecureContext(context());
         },
       });

@@ -12,6 +12,7 @@ import {
 } from "../../src/server/secure_handler.ts";
 import { serveSecureNodeApi } from "../../src/server/secure_serve.ts";
 import { generateSelfSignedPair } from "../../src/server/tls/mod.ts";
+import { type Clock, FakeClock, realClock } from "../../src/util/clock.ts";
 import { createLogger } from "../../src/util/log.ts";
 import { opensslCA, testCA } from "./_certs.ts";
 import { fakeDeps, staticPod } from "./_fakes.ts";
@@ -20,7 +21,13 @@ const logger = createLogger({ verbosity: 0, write: () => {} });
 
 async function start(
   handler: SecureHandler,
-  opts: { clientCA?: string; minVersion?: "TLSv1.2" | "TLSv1.3"; cipherSuites?: string[] } = {},
+  opts: {
+    clientCA?: string;
+    minVersion?: "TLSv1.2" | "TLSv1.3";
+    cipherSuites?: string[];
+    maxConnections?: number;
+    clock?: Clock;
+  } = {},
 ) {
   const pair = await generateSelfSignedPair("node-a", { ips: ["127.0.0.1"], nowMs: Date.now() });
   const ac = new AbortController();
@@ -30,6 +37,7 @@ async function start(
     certificate: { cert: pair.certPem, key: pair.keyPem },
     logger,
     signal: ac.signal,
+    clock: realClock,
     ...opts,
   });
   // The CA is the second certificate of the file, as upstream writes it.
@@ -370,6 +378,93 @@ Deno.test("TLS: a request with Connection: Upgrade that a route answers plainly 
     conn.close();
     for (let i = 0; i < 100 && !cancelled; i++) await new Promise((r) => setTimeout(r, 20));
     assert.ok(cancelled, "the body was not cancelled once the client went away");
+  } finally {
+    await s.stop();
+  }
+});
+
+/** An open TLS connection to `port`, and a promise that resolves when the server closes it. */
+async function hold(port: number, ca: string) {
+  const conn = await Deno.connectTls({ hostname: "127.0.0.1", port, caCerts: [ca] });
+  const closed = (async () => {
+    const buf = new Uint8Array(1024);
+    try {
+      while ((await conn.read(buf)) !== null);
+    } catch (err) {
+      // Reset, or closed by us (a pending read is interrupted): closed either way.
+      const gone = [
+        Deno.errors.BadResource,
+        Deno.errors.ConnectionReset,
+        Deno.errors.Interrupted,
+        Deno.errors.UnexpectedEof,
+      ];
+      if (!gone.some((kind) => err instanceof kind)) throw err;
+    }
+  })();
+  return { conn, closed };
+}
+
+async function answers(url: string, ca: string): Promise<boolean> {
+  try {
+    const res = await get(`${url}/x`, Deno.createHttpClient({ caCerts: [ca] }));
+    await res.body?.cancel();
+    return res.ok;
+  } catch (err) {
+    if (err instanceof TypeError) return false;
+    throw err;
+  }
+}
+
+Deno.test("TLS: connections beyond the limit are closed at accept; a closed one frees its slot", async () => {
+  const s = await start(echoPeer, { maxConnections: 2 });
+  const held: Awaited<ReturnType<typeof hold>>[] = [];
+  try {
+    held.push(await hold(s.server.port, s.servingCA), await hold(s.server.port, s.servingCA));
+    // The handshake of each finished: both hold a slot now.
+    for (const h of held) await h.conn.handshake();
+    assert.equal(await answers(s.url, s.servingCA), false, "a third connection is refused");
+    held.shift()!.conn.close();
+    let ok = false;
+    for (let i = 0; i < 50 && !ok; i++) ok = await answers(s.url, s.servingCA);
+    assert.ok(ok, "a slot freed by a closed connection is served");
+  } finally {
+    for (const h of held) h.conn.close();
+    await s.stop();
+  }
+});
+
+Deno.test("TLS: a connection that sends no request is closed after the first-request deadline", async () => {
+  const clock = new FakeClock(Date.now());
+  const s = await start(echoPeer, { clock });
+  try {
+    const idle = await hold(s.server.port, s.servingCA);
+    await idle.conn.handshake();
+    let closed = false;
+    const watching = idle.closed.then(() => (closed = true));
+    for (let i = 0; i < 100 && !closed; i++) {
+      await clock.advance(1_000);
+      await Promise.race([watching, new Promise((r) => setTimeout(r, 5))]);
+    }
+    assert.ok(closed, "the idle connection was not closed");
+    // A connection that asks in time is served and not cut off by the deadline.
+    assert.equal(await answers(s.url, s.servingCA), true);
+    idle.conn.close();
+  } finally {
+    await s.stop();
+  }
+});
+
+Deno.test("TLS: a replaced client CA verifies the client certificates of new connections", async () => {
+  const before = await testCA("clients-2025");
+  const after = await testCA("clients-2026");
+  const alice = await after.issue({ commonName: "alice", usages: ["clientAuth"] });
+  const s = await start(echoPeer, { clientCA: before.certPem });
+  const as = () =>
+    Deno.createHttpClient({ caCerts: [s.servingCA], cert: alice.certPem, key: alice.keyPem });
+  try {
+    assert.equal((await (await get(`${s.url}/pods`, as())).json()).peer.verified, false);
+    s.server.setClientCA(after.certPem);
+    assert.equal((await (await get(`${s.url}/pods`, as())).json()).peer.verified, true);
   } finally {
     await s.stop();
   }
