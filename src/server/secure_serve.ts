@@ -24,7 +24,7 @@ import { DenoletError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import type { ConnectionInfo, SecureHandler } from "./secure_handler.ts";
 import type { UpgradedConnection } from "./types.ts";
-import type { PeerCertificate } from "./auth/mod.ts";
+import { peerOf, v1Warner } from "./_peer.ts";
 import { drainOrClose, readableOf, writableOf } from "./_socket_streams.ts";
 
 export interface ServingCertificate {
@@ -117,8 +117,10 @@ export async function serveSecureNodeApi(
     waiting.get(socket)?.abort();
     waiting.delete(socket);
   };
+  const warnV1 = v1Warner(log);
   server.on("secureConnection", (socket: TLSSocket) => {
     open.add(socket);
+    if (clientCA !== undefined) warnV1(socket);
     const deadline = new AbortController();
     waiting.set(socket, deadline);
     socket.once("close", () => {
@@ -198,25 +200,6 @@ export async function serveSecureNodeApi(
       });
     });
   });
-}
-
-/** The verified (or not) client certificate of the request's connection. */
-export function peerOf(socket: TLSSocket): PeerCertificate | undefined {
-  const cert = socket.getPeerCertificate?.();
-  if (!cert || !cert.raw) return undefined;
-  // Several CNs: the last one names the user, as Go's pkix.Name (and so the API server and the
-  // upstream kubelet) reads a subject; organizations are all of them, in order.
-  const last = (v: string | string[] | undefined) => (Array.isArray(v) ? v.at(-1) : v) ?? "";
-  const many = (
-    v: string | string[] | undefined,
-  ) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-  const subject = (cert.subject ?? {}) as unknown as Record<string, string | string[] | undefined>;
-  return {
-    verified: socket.authorized === true,
-    error: socket.authorized ? undefined : String(socket.authorizationError ?? "not verified"),
-    commonName: last(subject.CN),
-    organizations: many(subject.O),
-  };
 }
 
 function toRequest(req: IncomingMessage, signal: AbortSignal, withBody: boolean): Request {

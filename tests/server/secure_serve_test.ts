@@ -469,3 +469,70 @@ Deno.test("TLS: a replaced client CA verifies the client certificates of new con
     await s.stop();
   }
 });
+
+Deno.test("TLS: an X.509 v1 client certificate is refused with a reason, and the operator told once", async () => {
+  const ca = await opensslCA();
+  // What `openssl x509 -req` makes without extensions, as hand-made clusters give their API
+  // server: v1. Deno's TLS stack skips the handshake signature check for such a certificate, so
+  // accepting it would let anyone holding the public certificate in.
+  const v1 = await ca.issue("/O=system:masters/CN=kube-apiserver");
+  assert.match(v1.certPem, /^-----BEGIN CERTIFICATE-----/);
+  const lines: string[] = [];
+  const handler = createSecureNodeApiHandler({
+    ...fakeDeps({ pods: () => [staticPod()] }),
+    authenticate: createAuthenticator({ methods: [x509Authenticator()], anonymous: false }),
+    authorizer: alwaysAllow,
+  });
+  const pair = await generateSelfSignedPair("node-a", { ips: ["127.0.0.1"], nowMs: Date.now() });
+  const ac = new AbortController();
+  const server = await serveSecureNodeApi(handler, {
+    address: "127.0.0.1",
+    port: 0,
+    certificate: { cert: pair.certPem, key: pair.keyPem },
+    clientCA: ca.certPem,
+    logger: createLogger({ verbosity: 0, write: (l) => lines.push(l) }),
+    clock: realClock,
+    signal: ac.signal,
+  });
+  const servingCA = pair.certPem.slice(pair.certPem.indexOf("-----END CERTIFICATE-----") + 26);
+  try {
+    // The openssl client presents a v1 certificate (Deno's own client cannot).
+    for (let i = 0; i < 2; i++) {
+      const out = await opensslConnect(server.port, [
+        "-cert",
+        await tempFile(v1.certPem),
+        "-key",
+        await tempFile(v1.keyPem),
+        "-CAfile",
+        await tempFile(servingCA),
+      ]);
+      assert.match(out, /HTTP\/1\.1 401/);
+    }
+    const warnings = lines.filter((l) => l.includes("X.509 v1"));
+    assert.equal(warnings.length, 1, lines.join("\n"));
+    assert.match(warnings[0], /user=kube-apiserver/);
+  } finally {
+    ac.abort();
+    await server.finished;
+  }
+  // The reason reaches the authenticator, which logs it with the 401.
+  const echo = await start(echoPeer, { clientCA: ca.certPem });
+  try {
+    const out = await opensslConnect(echo.server.port, [
+      "-cert",
+      await tempFile(v1.certPem),
+      "-key",
+      await tempFile(v1.keyPem),
+    ]);
+    assert.match(out, /"verified":false/);
+    assert.match(out, /X\.509 v1 certificates are not accepted/);
+  } finally {
+    await echo.stop();
+  }
+});
+
+async function tempFile(text: string): Promise<string> {
+  const path = await Deno.makeTempFile({ prefix: "denolet-tls-" });
+  await Deno.writeTextFile(path, text);
+  return path;
+}
