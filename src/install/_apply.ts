@@ -11,7 +11,7 @@ export async function applyPlan(steps: readonly Step[], prefix: string): Promise
   for (const step of steps) {
     const path = underPrefix(prefix, step.path);
     try {
-      if (await applyStep(step, path)) done.push(`${step.op} ${path}`);
+      if (await applyStep(step, path, prefix)) done.push(`${step.op} ${path}`);
     } catch (err) {
       throw new InstallError(`Cannot ${step.op} ${path}: ${(err as Error).message}`, {
         cause: err,
@@ -22,7 +22,7 @@ export async function applyPlan(steps: readonly Step[], prefix: string): Promise
 }
 
 /** True when something changed on disk (or could have). */
-async function applyStep(step: Step, path: string): Promise<boolean> {
+async function applyStep(step: Step, path: string, prefix: string): Promise<boolean> {
   switch (step.op) {
     case "dir":
       await Deno.mkdir(path, { recursive: true, mode: step.mode });
@@ -31,6 +31,7 @@ async function applyStep(step: Step, path: string): Promise<boolean> {
       return true;
     case "file":
       if (step.keep && await exists(path)) return false;
+      if (step.unlessExists && await exists(underPrefix(prefix, step.unlessExists))) return false;
       await writeAtomically(path, step.mode, (tmp) => Deno.writeTextFile(tmp, step.content));
       return true;
     case "copy":
@@ -94,8 +95,10 @@ export function renderScript(steps: readonly Step[], prefix: string): string {
           `chmod ${mode} ${path}.denolet-new`,
           `mv -f ${path}.denolet-new ${path}`,
         ];
-        if (step.keep) lines.push(`if [ ! -e ${path} ]; then`, ...write, "fi");
-        else lines.push(...write);
+        const guard = step.unlessExists ? quote(underPrefix(prefix, step.unlessExists)) : path;
+        if (step.keep || step.unlessExists) {
+          lines.push(`if [ ! -e ${guard} ]; then`, ...write, "fi");
+        } else lines.push(...write);
         break;
       }
       case "copy":

@@ -48,6 +48,11 @@ async function assertInstalled(root: string, binary: string): Promise<void> {
   assert.equal(await mode(`${root}${LAYOUT.podLogsDir}`), 0o755);
   assert.equal(await mode(`${root}${LAYOUT.configFile}`), MODES.config);
   assert.equal(await mode(`${root}${LAYOUT.unitFile}`), 0o644);
+  // Standalone: the node API's client CA and root's certificate for it, root only.
+  assert.equal(await mode(`${root}${LAYOUT.pkiDir}`), 0o700);
+  for (const f of [LAYOUT.clientCAFile, LAYOUT.adminCertFile, LAYOUT.adminKeyFile]) {
+    assert.equal(await mode(`${root}${f}`), 0o600, f);
+  }
   const config = await Deno.readTextFile(`${root}${LAYOUT.configFile}`);
   assert.match(config, /kind: KubeletConfiguration/);
   assert.match(config, /staticPodPath: \/etc\/kubernetes\/manifests/);
