@@ -6,7 +6,7 @@
  */
 import { posix } from "node:path";
 import { DenoletError } from "../util/errors.ts";
-import { MOUNTINFO, mountPoints, mountsUnder } from "./_mounts.ts";
+import { isMountPoint, MOUNTINFO, mountPoints, mountsUnder } from "./_mounts.ts";
 import { type Step, underPrefix } from "./_plan.ts";
 
 /** An install step that failed; the message names the path and the step. */
@@ -93,13 +93,15 @@ function mountsUnderAny(dirs: readonly string[], points: readonly string[]): str
 /**
  * Deletes `top` and what is below it without following links or entering another mount: a
  * directory on another device than `top`'s, or listed as a mount point now, stops it with an
- * error (what was below already is gone; nothing of the mount is).
+ * error (what was below already is gone; nothing of the mount is). A `top` that is a mount
+ * point itself (a partition of its own) is emptied and kept.
  */
 export async function removeTree(top: string): Promise<void> {
   const root = await Deno.lstat(top);
-  const points = new Set(mountsUnder(physical(top), await readMountPoints()));
   const base = physical(top);
-  const walk = async (path: string, real: string): Promise<void> => {
+  const all = await readMountPoints();
+  const points = new Set(mountsUnder(base, all));
+  const walk = async (path: string, real: string, keep = false): Promise<void> => {
     const info = await Deno.lstat(path);
     if (info.isDirectory) {
       if (info.dev !== root.dev || points.has(real)) {
@@ -109,9 +111,9 @@ export async function removeTree(top: string): Promise<void> {
         await walk(posix.join(path, e.name), posix.join(real, e.name));
       }
     }
-    await Deno.remove(path);
+    if (!keep) await Deno.remove(path);
   };
-  await walk(top, base);
+  await walk(top, base, root.isDirectory && isMountPoint(base, all));
 }
 
 /** Write beside, then rename: a running binary or a unit being read is never half-written. */
@@ -178,7 +180,14 @@ export function renderScript(steps: readonly Step[], prefix: string): string {
         );
         break;
       case "remove":
-        lines.push(`rm -f${step.recursive ? "r" : ""} ${path}`);
+        if (!step.recursive) lines.push(`rm -f ${path}`);
+        // A directory that is a mount point itself (a partition of its own) is emptied.
+        else {
+          lines.push(
+            `if denolet_is_mount ${path}; then rm -fr ${path}/* ${path}/.[!.]* ${path}/..?*; ` +
+              `else rm -fr ${path}; fi`,
+          );
+        }
         break;
     }
   }
@@ -189,10 +198,18 @@ export function renderScript(steps: readonly Step[], prefix: string): string {
 function mountCheck(trees: readonly string[]): string[] {
   return [
     "# A running pod's volume mounts (bind mounts show host files) must not be deleted through.",
-    "denolet_mounts() {",
-    '  d=$(cd "$1" 2>/dev/null && pwd -P) || return 0',
+    "denolet_at() {",
+    '  d=$(cd "$1" 2>/dev/null && pwd -P) || return 1',
     `  d=$(printf '%s' "$d" | sed 's/\\\\/\\\\134/g; s/ /\\\\040/g; s/\t/\\\\011/g')`,
-    `  while read -r _ _ _ _ m _; do case "$m" in "$d" | "$d"/*) printf '%s\\n' "$m" ;; esac; done <${MOUNTINFO}`,
+    "}",
+    "denolet_mounts() {",
+    '  denolet_at "$1" || return 0',
+    `  while read -r _ _ _ _ m _; do case "$m" in "$d"/*) printf '%s\\n' "$m" ;; esac; done <${MOUNTINFO}`,
+    "}",
+    "denolet_is_mount() {",
+    '  denolet_at "$1" || return 1',
+    `  while read -r _ _ _ _ m _; do [ "$m" = "$d" ] && return 0; done <${MOUNTINFO}`,
+    "  return 1",
     "}",
     `left=$(${trees.map((t) => `denolet_mounts ${quote(t)}`).join("; ")})`,
     'if [ -n "$left" ]; then',

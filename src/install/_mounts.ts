@@ -18,10 +18,19 @@ export function mountPoints(mountinfo: string): string[] {
   return out;
 }
 
-/** The mount points at `dir` or below it. */
+/**
+ * The mount points below `dir` (not `dir` itself: a root directory on a partition of its own is
+ * emptied, not refused).
+ */
 export function mountsUnder(dir: string, points: readonly string[]): string[] {
   const base = posix.normalize(dir).replace(/\/+$/, "") || "/";
-  return points.filter((m) => m === base || m.startsWith(base === "/" ? "/" : `${base}/`));
+  return points.filter((m) => m !== base && m.startsWith(base === "/" ? "/" : `${base}/`));
+}
+
+/** Whether `dir` is itself a mount point. */
+export function isMountPoint(dir: string, points: readonly string[]): boolean {
+  const base = posix.normalize(dir).replace(/\/+$/, "") || "/";
+  return points.includes(base);
 }
 
 /** The kernel writes space, tab, newline and backslash in mount paths as `\ooo`. */

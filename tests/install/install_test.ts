@@ -140,7 +140,7 @@ Deno.test("uninstall: removes what a packed binary unpacked, every build of it",
       await Deno.writeTextFile(`${unpacked}/${build}/denolet.js`, "// bundle\n");
     }
     const script = await run("uninstall", ["--prefix", root, "--script"]);
-    assert.match(script.out.join("\n"), /^rm -fr '.*\/var\/cache\/denolet'$/m);
+    assert.match(script.out.join("\n"), /else rm -fr '.*\/var\/cache\/denolet'; fi$/m);
     assert.equal((await run("uninstall", ["--prefix", root])).code, 0);
     await assert.rejects(Deno.stat(unpacked), Deno.errors.NotFound);
     await Deno.stat(`${root}${LAYOUT.configFile}`);

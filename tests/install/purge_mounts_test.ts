@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { LAYOUT, runInstallCommand } from "../../src/install/mod.ts";
 import { MountsLeftError, removeTree } from "../../src/install/_apply.ts";
-import { mountPoints, mountsUnder } from "../../src/install/_mounts.ts";
+import { isMountPoint, mountPoints, mountsUnder } from "../../src/install/_mounts.ts";
 
-Deno.test("mounts: mountinfo's mount points, escapes decoded, only those at or below a directory", () => {
+Deno.test("mounts: mountinfo's mount points, escapes decoded, only those below a directory", () => {
   const info = [
     "22 27 0:21 / /proc rw,relatime - proc proc rw",
     "90 27 0:50 / /var/lib/kubelet/pods/u1/volumes/kubernetes.io~empty-dir/cache rw - tmpfs tmpfs rw",
@@ -22,7 +22,10 @@ Deno.test("mounts: mountinfo's mount points, escapes decoded, only those at or b
     "/var/lib/kubelet/pods/u1/volumes/kubernetes.io~empty-dir/cache",
     "/var/lib/kubelet/pods/u1/volume-subpaths/my vol/web/0",
   ]);
-  assert.deepEqual(mountsUnder("/var/lib/kubelet2/", points), ["/var/lib/kubelet2"]);
+  // The directory itself is not below itself: a partition of its own is emptied, not refused.
+  assert.deepEqual(mountsUnder("/var/lib/kubelet2/", points), []);
+  assert.ok(isMountPoint("/var/lib/kubelet2/", points));
+  assert.ok(!isMountPoint("/var/lib/kubelet", points));
   assert.deepEqual(mountsUnder("/etc/denolet", points), []);
 });
 
@@ -113,5 +116,41 @@ Deno.test("uninstall --purge: the tree walk never enters a mount, even one that 
     assert.equal(await Deno.readTextFile(`${t.host}/precious.txt`), "the host's own file\n");
   } finally {
     await t.cleanUp();
+  }
+});
+
+Deno.test("uninstall --purge: a root directory on a partition of its own is emptied, not refused", async () => {
+  for (const script of [false, true]) {
+    const tmp = await Deno.makeTempDir({ prefix: "denolet-purge-part-" });
+    const root = `${tmp}/root`;
+    await Deno.writeTextFile(`${tmp}/denolet.bin`, "#!/bin/sh\n");
+    const out: string[] = [];
+    const run = (command: "install" | "uninstall", argv: string[]) =>
+      runInstallCommand(command, ["--prefix", root, ...argv], {
+        compiled: true,
+        execPath: () => `${tmp}/denolet.bin`,
+        out: (l) => out.push(l),
+        err: (l) => out.push(l),
+      });
+    const kubelet = `${root}${LAYOUT.rootDir}`;
+    try {
+      assert.equal(await run("install", []), 0, out.join("\n"));
+      assert.ok((await sh("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", kubelet])).success);
+      await Deno.mkdir(`${kubelet}/pods/uid-1`, { recursive: true });
+      await Deno.writeTextFile(`${kubelet}/pods/uid-1/.hidden`, "x");
+      out.length = 0;
+      if (script) {
+        assert.equal(await run("uninstall", ["--purge", "--script"]), 0);
+        const r = await sh("sh", [], out.join("\n"));
+        assert.ok(r.success, new TextDecoder().decode(r.stderr));
+      } else {
+        assert.equal(await run("uninstall", ["--purge"]), 0, out.join("\n"));
+      }
+      assert.deepEqual(await Array.fromAsync(Deno.readDir(kubelet)), [], "emptied");
+      await assert.rejects(Deno.stat(`${root}${LAYOUT.configDir}`), Deno.errors.NotFound);
+    } finally {
+      await sh("umount", [kubelet]);
+      await Deno.remove(tmp, { recursive: true });
+    }
   }
 });
