@@ -66,7 +66,7 @@ const DEBUG_PREFIXES = [
 
 export function createSecureNodeApiHandler(deps: SecureApiDeps): SecureHandler {
   const log = deps.logger.child({ component: "node-api" });
-  const readOnly = createNodeApiHandler(deps);
+  const readOnly = createNodeApiHandler(deps, { authenticated: true });
   return async (req, conn = {}) => {
     const url = new URL(req.url);
     let user: UserInfo | undefined;

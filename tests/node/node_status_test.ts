@@ -117,7 +117,9 @@ Deno.test("the Node has conditions, capacity, allocatable minus hard eviction, a
     assert.equal(notReady?.message, "[container runtime is down, PLEG is not healthy]");
     assert.equal(notReady?.lastTransitionTime?.getTime(), clock.now());
 
-    const handler = createNodeApiHandler(fakeDeps({ node: (o) => provider.node(o) }));
+    const handler = createNodeApiHandler(fakeDeps({ node: (o) => provider.node(o) }), {
+      authenticated: true,
+    });
     const res = await handler(new Request("http://x/node"));
     assert.equal(res.status, 200);
     const body = await res.json();
@@ -269,7 +271,9 @@ Deno.test("a Node without an ephemeral-storage capacity is not Ready, as upstrea
 });
 
 Deno.test("/node is 404 when the node status is not wired", async () => {
-  const res = await createNodeApiHandler(fakeDeps())(new Request("http://x/node"));
+  const res = await createNodeApiHandler(fakeDeps(), { authenticated: true })(
+    new Request("http://x/node"),
+  );
   assert.equal(res.status, 404);
   await res.body?.cancel();
 });

@@ -1,6 +1,7 @@
 /**
  * Just enough ASN.1 DER to write X.509 certificates and PKCS#10 requests: each function returns
- * one encoded element. Nothing here parses; reading certificates goes through node:crypto.
+ * one encoded element. The one reader, `certificateVersion`, looks at a certificate's first
+ * fields; everything else about a certificate is read through node:crypto.
  */
 
 import { concatBytes } from "../../util/bytes.ts";
@@ -101,4 +102,36 @@ export function pem(label: string, der: Uint8Array): string {
   for (const b of der) bin += String.fromCharCode(b);
   const b64 = btoa(bin).replace(/.{64}/g, "$&\n").replace(/\n$/, "");
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
+}
+
+/** The tag, where the content starts and its length, of the element at `at`; undefined if cut. */
+function header(
+  der: Uint8Array,
+  at: number,
+): { tag: number; start: number; length: number } | undefined {
+  if (at + 2 > der.length) return undefined;
+  const first = der[at + 1];
+  if (first < 0x80) return { tag: der[at], start: at + 2, length: first };
+  const n = first & 0x7f;
+  if (n === 0 || n > 4 || at + 2 + n > der.length) return undefined;
+  let length = 0;
+  for (let i = 0; i < n; i++) length = length * 256 + der[at + 2 + i];
+  return { tag: der[at], start: at + 2 + n, length };
+}
+
+/**
+ * The X.509 version of a DER certificate (1, 2 or 3): the TBSCertificate's `[0] EXPLICIT`
+ * version field, absent for v1. Undefined for bytes that are no certificate.
+ */
+export function certificateVersion(der: Uint8Array): number | undefined {
+  const cert = header(der, 0);
+  if (cert?.tag !== 0x30) return undefined;
+  const tbs = header(der, cert.start);
+  if (tbs?.tag !== 0x30) return undefined;
+  const first = header(der, tbs.start);
+  if (first === undefined) return undefined;
+  if (first.tag !== 0xa0) return 1;
+  const int = header(der, first.start);
+  if (int?.tag !== 0x02 || int.length !== 1) return undefined;
+  return der[int.start] + 1;
 }

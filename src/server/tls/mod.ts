@@ -19,4 +19,4 @@ export {
   privateKeyPem,
   type Subject,
 } from "./_x509.ts";
-export { pem } from "./_der.ts";
+export { certificateVersion, pem } from "./_der.ts";
