@@ -5,6 +5,7 @@ import {
   AuthorizationError,
   type Authorizer,
   createAuthenticator,
+  ReviewBudgetError,
   tokenAuthenticator,
   x509Authenticator,
 } from "../../src/server/auth/mod.ts";
@@ -208,6 +209,21 @@ Deno.test("secure API: an authorizer failure is 500 Authorization error", async 
     await res.text(),
     "Authorization error (user=system:anonymous, verb=get, resource=nodes, subresource(s)=[metrics])",
   );
+});
+
+Deno.test("secure API: a review refused by its budget is 429, to be retried", async () => {
+  const { handler } = await harness({
+    authorizer: {
+      authorize: () =>
+        Promise.reject(
+          new AuthorizationError("review", { cause: new ReviewBudgetError("budget spent") }),
+        ),
+    },
+  });
+  const res = await handler(req("/metrics"));
+  assert.equal(res.status, 429);
+  assert.equal(res.headers.get("retry-after"), "1");
+  await res.body?.cancel();
 });
 
 Deno.test("secure API: a bearer token user is authorized as that user", async () => {

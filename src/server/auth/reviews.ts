@@ -14,7 +14,9 @@ import { RateLimiter } from "../../apiclient/_rate_limiter.ts";
 import type { ApiClient } from "../../apiclient/types.ts";
 import { ApiError, ApiUnavailableError } from "../../apiclient/types.ts";
 import type { Clock } from "../../util/clock.ts";
-import { DenoletError } from "../../util/errors.ts";
+import { ReviewBudgetError } from "./types.ts";
+
+export { ReviewBudgetError };
 import type { ReviewToken, TokenReviewStatus } from "./authenticator.ts";
 import type {
   ReviewAccess,
@@ -41,7 +43,6 @@ export interface ReviewBudgetOptions {
 export const DEFAULT_REVIEW_BUDGET: ReviewBudgetOptions = { qps: 10, burst: 20, maxInFlight: 8 };
 
 /** A review was not asked: its budget is spent. Refused at once, never queued. */
-export class ReviewBudgetError extends DenoletError {}
 
 class ReviewBudget {
   readonly #limiter: RateLimiter;
