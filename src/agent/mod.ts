@@ -297,6 +297,19 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     }));
   }
   if (config.port !== 0) {
+    // Upstream's flag defaults, kept for compatibility, open exec and logs to anyone who can
+    // connect; an installed node's older config may still carry them. Said at every start.
+    if (
+      config.anonymousAuth && config.authorizationMode === "AlwaysAllow" &&
+      config.enableDebuggingHandlers
+    ) {
+      logger.warn(
+        "The node API lets anyone who reaches it read logs and run commands in containers " +
+          "(anonymous access with AlwaysAllow); set --anonymous-auth=false with " +
+          "--client-ca-file, or --authorization-mode=Webhook",
+        { address: `${config.address}:${config.port}` },
+      );
+    }
     servers.push(
       await serveAuthenticatedNodeApi({
         config,
