@@ -95,7 +95,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     cgroupsPerQOS: config.cgroupsPerQOS,
     cgroupRoot: config.cgroupRoot,
     cgroupDriver: config.cgroupDriver,
-  }, { logger, clock, rootDir: config.rootDir });
+  }, { logger, clock, rootDir: config.rootDir, podPidsLimit: config.podPidsLimit });
 
   // Parts that need each other (the prober reads the kubelet's statuses and reports to it; the
   // kubelet admits through the eviction manager, which needs the kubelet's pods) meet here.

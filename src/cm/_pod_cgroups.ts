@@ -56,6 +56,8 @@ export interface PodCgroupsDeps {
   nodeAllocatable?: { cpuMilli: number; memoryBytes: number };
   /** --cpu-cfs-quota and its period. */
   resources?: PodResourceOptions;
+  /** --pod-max-pids: pids.max of each new pod cgroup when positive; otherwise none is written. */
+  podPidsLimit?: number;
   /**
    * Where the records of the pod cgroups this agent created are kept (`_ownership.ts`);
    * without one, only the cgroups this process created count as its own.
@@ -128,6 +130,8 @@ class PodCgroupManager implements PodCgroups {
     this.#pods.set(uid, pod);
     if (await this.#tree.exists(name)) return name;
     const config = resourceConfigForPod(pod, this.#deps.resources);
+    const pids = this.#deps.podPidsLimit ?? -1;
+    if (pids > 0) config.pidsLimit = pids;
     await this.#updateBurstable();
     await this.#tree.create(name, config);
     this.#deps.logger.info("Created pod cgroup", { uid, cgroup: name, ...config });

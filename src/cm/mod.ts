@@ -59,6 +59,8 @@ export interface OpenPodCgroupsDeps {
   fs?: CgroupFs;
   nodeAllocatable?: { cpuMilli: number; memoryBytes: number };
   resources?: PodResourceOptions;
+  /** --pod-max-pids: pids.max of each pod cgroup when positive. */
+  podPidsLimit?: number;
   /**
    * --root-dir: the records of the pod cgroups this agent created go to `<rootDir>/pod-cgroups`,
    * so a restarted agent still removes its own orphans and never another's. Without it only
@@ -117,6 +119,7 @@ export async function openPodCgroups(
     cgroupRoot: config.cgroupRoot,
     nodeAllocatable: deps.nodeAllocatable,
     resources: deps.resources,
+    podPidsLimit: deps.podPidsLimit,
     stateDir: deps.rootDir === undefined
       ? undefined
       : `${deps.rootDir.replace(/\/+$/, "")}/${OWNERSHIP_DIR}`,

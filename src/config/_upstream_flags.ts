@@ -50,7 +50,6 @@ const KINDS: Record<string, Kind> = {
   "memory-manager-policy": "string",
   "oom-score-adj": "int32",
   "pod-cidr": "string",
-  "pod-max-pids": "int",
   "pods-per-core": "int32",
   "protect-kernel-defaults": "bool",
   "provider-id": "string",
@@ -74,7 +73,7 @@ const KINDS: Record<string, Kind> = {
   "volume-stats-agg-period": "duration",
 };
 
-/** Go's int64 flags (--max-open-files, --pod-max-pids): any decimal integer. */
+/** Go's int64 flags (--max-open-files): any decimal integer. */
 function parseInt64(raw: string): number {
   if (!/^[+-]?\d+$/.test(raw)) throw new Error(`expected an integer, got ${JSON.stringify(raw)}`);
   return Number(raw);

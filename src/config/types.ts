@@ -116,6 +116,11 @@ export interface AgentConfig {
   cgroupRoot: string;
   /** --cgroup-driver / cgroupDriver: only "cgroupfs" (the default here) is supported. */
   cgroupDriver: string;
+  /**
+   * --pod-max-pids / podPidsLimit, default -1: pids.max of each pod cgroup when positive;
+   * otherwise pods are bounded by the node's pid capacity only.
+   */
+  podPidsLimit: number;
   /** --minimum-container-ttl-duration (flag only), default 0. */
   minimumContainerTTLDurationMs: number;
   /** --maximum-dead-containers-per-container (flag only), default 1. */

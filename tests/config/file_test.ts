@@ -4,6 +4,7 @@ import { loadConfig } from "../../src/config/mod.ts";
 import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
+import { RESOURCE_DEFAULTS } from "./_resource_defaults.ts";
 import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
 import { SERVER_FILE_DEFAULTS } from "./_server_defaults.ts";
 
@@ -78,6 +79,7 @@ defaultPodSysctls:
     defaultPodSysctls: { "net.ipv4.tcp_syncookies": "0" },
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
+    ...RESOURCE_DEFAULTS,
     ...CLUSTER_DEFAULTS,
     ...SERVER_FILE_DEFAULTS,
   });
@@ -171,11 +173,11 @@ Deno.test("known upstream fields denolet ignores are accepted with a warning", a
   const { warnings } = await run(
     CONFIG,
     file(
-      "podPidsLimit: 50\nrotateCertificates: true\nlogging:\n  format: json\n",
+      "eventRecordQPS: 50\nrotateCertificates: true\nlogging:\n  format: json\n",
     ),
   );
   assert.deepEqual(warnings, [
-    "/etc/kubernetes/kubelet.yaml: podPidsLimit: not implemented by denolet; ignored",
+    "/etc/kubernetes/kubelet.yaml: eventRecordQPS: not implemented by denolet; ignored",
     "/etc/kubernetes/kubelet.yaml: rotateCertificates: not implemented by denolet; ignored",
     '/etc/kubernetes/kubelet.yaml: logging.format: only the "text" format is supported; ignored',
   ]);

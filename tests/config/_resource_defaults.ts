@@ -1,0 +1,4 @@
+/** The resource fields of a default AgentConfig, for whole-config tests. */
+export const RESOURCE_DEFAULTS = {
+  podPidsLimit: -1,
+} as const;
