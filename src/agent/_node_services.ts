@@ -9,7 +9,7 @@ import type { Kubelet } from "../kubelet/mod.ts";
 import { podCgroupName } from "../cm/mod.ts";
 import { createEvictionManager, evictionConfigFrom } from "../eviction/mod.ts";
 import { GarbageCollector } from "../gc/mod.ts";
-import { createNodeStatusProvider } from "../node/mod.ts";
+import { createNodeStatusProvider, type MachineInfo } from "../node/mod.ts";
 import { createStatsProvider } from "../stats/mod.ts";
 import { statfs } from "../util/statfs.ts";
 import type { Clock } from "../util/clock.ts";
@@ -19,6 +19,8 @@ import { VERSION } from "./version.ts";
 
 export interface NodeServicesDeps {
   config: AgentConfig;
+  /** The machine facts read at start. */
+  machine?: MachineInfo;
   nodeIP: string;
   cri: CriClient;
   kubelet: Kubelet;
@@ -104,6 +106,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
   const nodeStatus = createNodeStatusProvider({
     nodeName: config.nodeName,
     hostname: config.nodeName,
+    machine: deps.machine,
     nodeIPs: deps.nodeIP ? [deps.nodeIP] : [],
     clock,
     logger,

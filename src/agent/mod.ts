@@ -36,6 +36,7 @@ import { detectNodeIP } from "./_node_ip.ts";
 import { hostAppArmorEnabled, listPodDirs, readResolvConf } from "./_host.ts";
 import { buildSources } from "./_sources.ts";
 import { buildNodeServices } from "./_node_services.ts";
+import { nodeAllocatableSetup } from "./_node_allocatable.ts";
 import { VERSION } from "./version.ts";
 
 export { VERSION };
@@ -91,11 +92,20 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     plugins: [downwardAPIPlugin(downwardAPIValues()), ...(cluster?.volumePlugins ?? [])],
     podMemoryLimitBytes: podMemoryLimit,
   });
+  const allocatable = await nodeAllocatableSetup(config, { logger });
   const podCgroups = await openPodCgroups({
     cgroupsPerQOS: config.cgroupsPerQOS,
     cgroupRoot: config.cgroupRoot,
     cgroupDriver: config.cgroupDriver,
-  }, { logger, clock, rootDir: config.rootDir, podPidsLimit: config.podPidsLimit });
+  }, {
+    logger,
+    clock,
+    rootDir: config.rootDir,
+    podPidsLimit: config.podPidsLimit,
+    nodeAllocatable: allocatable.nodeAllocatable,
+    reserved: allocatable.reserved,
+    nodeEvents: cluster?.events && { events: cluster.events, nodeName: config.nodeName },
+  });
 
   // Parts that need each other (the prober reads the kubelet's statuses and reports to it; the
   // kubelet admits through the eviction manager, which needs the kubelet's pods) meet here.
@@ -211,6 +221,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
 
   const node = buildNodeServices({
     config,
+    machine: allocatable.machine,
     nodeIP,
     cri,
     kubelet,

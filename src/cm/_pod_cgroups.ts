@@ -16,6 +16,14 @@ import { type QOSClass, qosClass } from "../util/qos.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
 import { CgroupOwnership } from "./_ownership.ts";
 import {
+  kubepodsEnforced,
+  type NodeAllocatable,
+  nodeAllocatableConfig,
+  type NodeEvents,
+  nodeRef,
+  REASON_FAILED,
+} from "./_node_allocatable.ts";
+import {
   podCPURequestMilli,
   type PodResourceOptions,
   resourceConfigForPod,
@@ -52,8 +60,13 @@ export interface PodCgroupsDeps {
   logger: Logger;
   /** --cgroup-root; default "/". */
   cgroupRoot?: string;
-  /** What pods may use in total (capacity minus reservations); default this machine's. */
-  nodeAllocatable?: { cpuMilli: number; memoryBytes: number };
+  /**
+   * What the kubepods cgroup is sized to: capacity, less kube- and system-reserved when
+   * --enforce-node-allocatable has `pods`; default this machine's cpus and memory.
+   */
+  nodeAllocatable?: NodeAllocatable;
+  /** Where the node allocatable enforcement events go (API mode). */
+  nodeEvents?: NodeEvents;
   /** --cpu-cfs-quota and its period. */
   resources?: PodResourceOptions;
   /** --pod-max-pids: pids.max of each new pod cgroup when positive; otherwise none is written. */
@@ -68,6 +81,9 @@ export interface PodCgroupsDeps {
 }
 
 export const KUBEPODS = "kubepods";
+/** How long a failed kubepods limit update waits before it is tried again (upstream: 1 min). */
+export const KUBEPODS_RETRY_MS = 60_000;
+
 const QOS_DIRS: Record<QOSClass, string> = {
   Guaranteed: "",
   Burstable: "burstable",
@@ -103,6 +119,8 @@ class PodCgroupManager implements PodCgroups {
   readonly #pods = new Map<string, V1Pod>();
   #qosReady?: Promise<void>;
   #burstableShares = -1;
+  /** When the kubepods limits are to be written again after a failure; undefined once done. */
+  #kubepodsRetryAt?: number;
 
   constructor(deps: PodCgroupsDeps & { tree: CgroupTree }) {
     this.#tree = deps.tree;
@@ -139,15 +157,40 @@ class PodCgroupManager implements PodCgroups {
   }
 
   async #setUpQOS(): Promise<void> {
-    const alloc = this.#deps.nodeAllocatable ??
-      { cpuMilli: cpus().length * 1000, memoryBytes: totalmem() };
-    await this.#tree.create(this.#qosName("Guaranteed"), {
-      cpuShares: milliCPUToShares(alloc.cpuMilli),
-      memoryLimitBytes: alloc.memoryBytes,
-    });
+    await this.#tree.create(this.#qosName("Guaranteed"), {});
+    await this.#enforceKubepods();
     await this.#tree.create(this.#qosName("BestEffort"), { cpuShares: milliCPUToShares(0) });
     await this.#tree.create(this.#qosName("Burstable"), {});
     await this.#updateBurstable();
+  }
+
+  /**
+   * Sizes kubepods to the node allocatable. Pods already running may use more memory than the
+   * new limit allows (the kernel refuses it), so a failure is reported and tried again a minute
+   * later, while pods keep starting (upstream enforceNodeAllocatableCgroups).
+   */
+  async #enforceKubepods(): Promise<void> {
+    const alloc = this.#deps.nodeAllocatable ??
+      { cpuMilli: cpus().length * 1000, memoryBytes: totalmem() };
+    const name = this.#qosName("Guaranteed");
+    const clock = this.#deps.clock ?? realClock;
+    try {
+      await this.#tree.update(name, nodeAllocatableConfig(alloc));
+      this.#kubepodsRetryAt = undefined;
+      this.#deps.logger.info("Node allocatable enforced on the pods' cgroup", {
+        cgroup: name,
+        ...alloc,
+      });
+      kubepodsEnforced(this.#deps.nodeEvents);
+    } catch (err) {
+      this.#kubepodsRetryAt = clock.now() + KUBEPODS_RETRY_MS;
+      const message = `Failed to update Node Allocatable Limits ${JSON.stringify(name)}: ${
+        errorMessage(err)
+      }`;
+      this.#deps.logger.warn(message, { retryInMs: KUBEPODS_RETRY_MS });
+      const node = this.#deps.nodeEvents;
+      node?.events.event(nodeRef(node.nodeName), "Warning", REASON_FAILED, message);
+    }
   }
 
   /** Burstable pods share CPU in proportion to what they asked for (qos UpdateCgroups). */
@@ -184,6 +227,10 @@ class PodCgroupManager implements PodCgroups {
   }
 
   async cleanupOrphans(desired: Set<string>): Promise<string[]> {
+    const retryAt = this.#kubepodsRetryAt;
+    if (retryAt !== undefined && (this.#deps.clock ?? realClock).now() >= retryAt) {
+      await this.#enforceKubepods();
+    }
     const removed: string[] = [];
     for (const uid of await this.#owned.list()) {
       if (desired.has(uid)) continue;

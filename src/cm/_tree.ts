@@ -24,6 +24,16 @@ export interface CgroupTree {
   remove(name: string): Promise<void>;
   /** The absolute directory of `name` for a v1 controller ("memory", "cpu") or in the v2 tree. */
   dir(name: string, controller?: string): string;
+  /**
+   * Throws CgroupError, worded as upstream's cgroup manager Validate, unless `name` exists in
+   * every hierarchy the kubelet needs (v1) or has every controller it needs enabled (v2).
+   */
+  validate(name: string): Promise<void>;
+}
+
+/** The cgroup name as upstream prints a CgroupName with %q: `["system.slice" "kubelet"]`. */
+export function quotedCgroupName(name: string): string {
+  return `[${name.split("/").filter((p) => p !== "").map((p) => JSON.stringify(p)).join(" ")}]`;
 }
 
 /** v2 when the mount root is itself a unified hierarchy (has cgroup.controllers). */
@@ -116,6 +126,20 @@ class V1Tree implements CgroupTree {
     return this.fs.exists(this.dir(name));
   }
 
+  async validate(name: string): Promise<void> {
+    const missing: string[] = [];
+    for (const h of this.hierarchies) {
+      if (!h.split(",").some((c) => V1_VALIDATED.has(c))) continue;
+      const path = join(this.root, h, name);
+      if (!(await this.fs.exists(path))) missing.push(path);
+    }
+    if (missing.length > 0) {
+      throw new CgroupError(
+        `cgroup ${quotedCgroupName(name)} has some missing paths: ${missing.join(", ")}`,
+      );
+    }
+  }
+
   async children(name: string): Promise<string[]> {
     const all = new Set<string>();
     for (const h of this.hierarchies) {
@@ -141,8 +165,13 @@ class V1Tree implements CgroupTree {
   }
 }
 
+/** The v1 hierarchies upstream's Validate requires (hugetlb when it is mounted). */
+const V1_VALIDATED = new Set(["cpu", "cpuacct", "cpuset", "memory", "systemd", "pids", "hugetlb"]);
+
 /** Controllers a pod cgroup needs enabled from its parents (v2 delegates per level). */
 const V2_CONTROLLERS = ["cpu", "cpuset", "memory", "pids", "io", "hugetlb"];
+/** What upstream's v2 Validate requires of a cgroup (getSupportedUnifiedControllers). */
+const V2_VALIDATED = ["cpu", "cpuset", "memory", "hugetlb", "pids"];
 
 class V2Tree implements CgroupTree {
   readonly version = 2;
@@ -192,6 +221,25 @@ class V2Tree implements CgroupTree {
 
   exists(name: string): Promise<boolean> {
     return this.fs.exists(this.dir(name));
+  }
+
+  async validate(name: string): Promise<void> {
+    const enabled = await this.fs.readFile(`${this.dir(name)}/cgroup.controllers`);
+    if (enabled === undefined) {
+      throw new CgroupError(
+        `could not read controllers for cgroup ${quotedCgroupName(name)}: ` +
+          `open ${this.dir(name)}/cgroup.controllers: no such file or directory`,
+      );
+    }
+    // Upstream needs the controllers the root offers among cpu, cpuset, memory, hugetlb, pids.
+    const offered = (await this.fs.readFile(`${this.root}/cgroup.controllers`) ?? "").split(/\s+/);
+    const has = new Set(enabled.split(/\s+/));
+    const missing = V2_VALIDATED.filter((c) => offered.includes(c) && !has.has(c)).sort();
+    if (missing.length > 0) {
+      throw new CgroupError(
+        `cgroup ${quotedCgroupName(name)} has some missing controllers: ${missing.join(", ")}`,
+      );
+    }
   }
 
   children(name: string): Promise<string[]> {

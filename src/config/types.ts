@@ -121,6 +121,16 @@ export interface AgentConfig {
    * otherwise pods are bounded by the node's pid capacity only.
    */
   podPidsLimit: number;
+  /**
+   * --enforce-node-allocatable / enforceNodeAllocatable, default ["pods"]: "pods" sizes kubepods
+   * to capacity less the reservations; "kube-reserved", "system-reserved" (and "-compressible",
+   * cpu only) limit those cgroups to their reservations; "none" or [] enforces nothing.
+   */
+  enforceNodeAllocatable: string[];
+  /** --kube-reserved-cgroup / kubeReservedCgroup: absolute cgroupfs name; "" = none. */
+  kubeReservedCgroup: string;
+  /** --system-reserved-cgroup / systemReservedCgroup: absolute cgroupfs name; "" = none. */
+  systemReservedCgroup: string;
   /** --minimum-container-ttl-duration (flag only), default 0. */
   minimumContainerTTLDurationMs: number;
   /** --maximum-dead-containers-per-container (flag only), default 1. */

@@ -92,6 +92,59 @@ function reservationOf(capacity: Amounts, r: Reservation): Map<string, number> {
   return out;
 }
 
+/** What the pods' top cgroup (kubepods) is sized to. */
+export interface PodsAllocatable {
+  cpuMilli: number;
+  memoryBytes: number;
+  /** The node's task limit less reserved pids; undefined when the limit is unknown. */
+  pids?: number;
+}
+
+/**
+ * The kubepods cgroup's size (upstream getNodeAllocatableInternalAbsolute): capacity, with the
+ * node's task limit as `pid`, less kube- and system-reserved when `enforce` (the `pods` key of
+ * --enforce-node-allocatable), never below zero. Unlike the Node's allocatable, the hard
+ * eviction thresholds stay in, so the eviction manager acts before the kernel's OOM killer.
+ */
+export function podsAllocatable(
+  info: MachineInfo,
+  opts: { enforce: boolean } & Pick<Reservation, "kubeReserved" | "systemReserved">,
+): PodsAllocatable {
+  const left = (name: string, capacity: number, milli = false): number => {
+    if (!opts.enforce) return capacity;
+    let value = capacity;
+    for (const flags of [opts.systemReserved, opts.kubeReserved]) {
+      const q = flags?.[name];
+      if (q !== undefined) value -= milli ? quantityMilliValue(q) : quantityValue(q);
+    }
+    return Math.max(0, value);
+  };
+  return {
+    cpuMilli: left("cpu", info.cpus * 1000, true),
+    memoryBytes: left("memory", info.memoryBytes),
+    pids: info.maxPids > 0 ? left("pid", info.maxPids) : undefined,
+  };
+}
+
+/**
+ * Reservations larger than the capacity (upstream validateNodeAllocatable, which stops the
+ * kubelet at start), as its message: `Resource "memory" has a reservation of 30Gi but capacity
+ * of 24Gi. Expected capacity >= reservation.` Empty when the configuration fits.
+ */
+export function reservationProblems(capacity: Amounts, reservation: Reservation): string[] {
+  const out: string[] = [];
+  for (const [name, reserved] of reservationOf(capacity, reservation)) {
+    const cap = capacity.get(name)!;
+    if (reserved <= cap.value) continue;
+    const print = (value: number) => formatAmounts(new Map([[name, { ...cap, value }]]))[name];
+    out.push(
+      `Resource ${JSON.stringify(name)} has a reservation of ${print(reserved)} but capacity ` +
+        `of ${print(cap.value)}. Expected capacity >= reservation.`,
+    );
+  }
+  return out;
+}
+
 /** The amounts as the API prints quantities (`2`, `1900m`, `2000Mi`, `96636764000`). */
 export function formatAmounts(amounts: Amounts): Record<string, string> {
   const out: Record<string, string> = {};

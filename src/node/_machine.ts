@@ -18,6 +18,8 @@ export interface MachineRoots {
 export interface MachineInfo {
   cpus: number;
   memoryBytes: number;
+  /** The task limit: the smaller of kernel.pid_max and kernel.threads-max; 0 when unknown. */
+  maxPids: number;
   /** Huge page size in KiB -> total bytes reserved (`hugepages-2Mi`: nr * size). */
   hugePages: Array<{ sizeKiB: number; bytes: number }>;
   machineID: string;
@@ -48,18 +50,22 @@ export async function readMachineInfo(
       return "";
     }
   };
-  const [cpuinfo, meminfo, machineID, uuid, bootID, release, osRelease] = await Promise.all([
-    read(`${proc}/cpuinfo`),
-    read(`${proc}/meminfo`),
-    read(`${etc}/machine-id`),
-    read(`${sys}/class/dmi/id/product_uuid`),
-    read(`${proc}/sys/kernel/random/boot_id`),
-    read(`${proc}/sys/kernel/osrelease`),
-    read(`${etc}/os-release`),
-  ]);
+  const [cpuinfo, meminfo, machineID, uuid, bootID, release, osRelease, pidMax, threadsMax] =
+    await Promise.all([
+      read(`${proc}/cpuinfo`),
+      read(`${proc}/meminfo`),
+      read(`${etc}/machine-id`),
+      read(`${sys}/class/dmi/id/product_uuid`),
+      read(`${proc}/sys/kernel/random/boot_id`),
+      read(`${proc}/sys/kernel/osrelease`),
+      read(`${etc}/os-release`),
+      read(`${proc}/sys/kernel/pid_max`),
+      read(`${proc}/sys/kernel/threads-max`),
+    ]);
   return {
     cpus: countProcessors(cpuinfo),
     memoryBytes: memTotalBytes(meminfo),
+    maxPids: taskMax(pidMax, threadsMax),
     hugePages: await readHugePages(`${sys}/kernel/mm/hugepages`, read, readDir),
     machineID: machineID.trim(),
     systemUUID: uuid.trim(),
@@ -72,6 +78,12 @@ export async function readMachineInfo(
 export function countProcessors(cpuinfo: string): number {
   return cpuinfo.split("\n").filter((l) => /^processor\s*:/.test(l)).length ||
     navigator.hardwareConcurrency;
+}
+
+/** Upstream pidlimit.Stats: the smaller of the two system-wide task limits that are known. */
+export function taskMax(...limits: string[]): number {
+  const known = limits.map((l) => Number(l.trim())).filter((n) => Number.isSafeInteger(n) && n > 0);
+  return known.length ? Math.min(...known) : 0;
 }
 
 export function memTotalBytes(meminfo: string): number {

@@ -62,6 +62,8 @@ export interface NodeStatusDeps {
   maxImages?: number;
   /** Where /proc, /sys and /etc are (tests). */
   roots?: MachineRoots;
+  /** The machine facts when already read (at start); otherwise read on the first `node()`. */
+  machine?: MachineInfo;
 }
 
 export interface NodeStatusProvider {
@@ -81,7 +83,7 @@ const ARCH: Record<string, string> = { x86_64: "amd64", aarch64: "arm64" };
 
 export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvider {
   const created = new Date(deps.clock.now());
-  let machine: Promise<MachineInfo> | undefined;
+  let machine: Promise<MachineInfo> | undefined = deps.machine && Promise.resolve(deps.machine);
   let runtimeVersion = "";
   let ready: { on: boolean; since: number } | undefined;
   let images: { at: number; list: V1ContainerImage[] } | undefined;

@@ -1,4 +1,7 @@
 /** The resource fields of a default AgentConfig, for whole-config tests. */
 export const RESOURCE_DEFAULTS = {
   podPidsLimit: -1,
+  enforceNodeAllocatable: ["pods"],
+  kubeReservedCgroup: "",
+  systemReservedCgroup: "",
 } as const;

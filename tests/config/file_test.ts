@@ -299,7 +299,10 @@ Deno.test("errors are ConfigError instances the caller can find in a cause chain
 });
 
 Deno.test("the config file is YAML 1.1, as the kubelet reads it: no and yes are booleans", async () => {
-  const { config } = await run(CONFIG, file("cgroupsPerQOS: no\nserverTLSBootstrap: yes\n"));
+  const { config } = await run(
+    CONFIG,
+    file("cgroupsPerQOS: no\nenforceNodeAllocatable: []\nserverTLSBootstrap: yes\n"),
+  );
   assert.equal(config.cgroupsPerQOS, false);
   assert.equal(config.serverTLSBootstrap, true);
   await fails(

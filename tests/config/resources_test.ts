@@ -25,3 +25,76 @@ Deno.test("--pod-max-pids / podPidsLimit: default -1, from the file, the flag wi
     [FILE]: HEAD + 'podPidsLimit: "100"\n',
   });
 });
+
+Deno.test("--enforce-node-allocatable and the reserved cgroups: defaults, flags and file", async () => {
+  const { config } = await run([]);
+  assert.deepEqual(config.enforceNodeAllocatable, ["pods"]);
+  assert.equal(config.kubeReservedCgroup, "");
+  assert.equal(config.systemReservedCgroup, "");
+  const flagged = await run([
+    "--enforce-node-allocatable=pods,kube-reserved",
+    "--enforce-node-allocatable",
+    "system-reserved-compressible",
+    "--kube-reserved-cgroup=/kube.slice",
+    "--system-reserved-cgroup",
+    "/system.slice",
+  ]);
+  assert.deepEqual(flagged.config.enforceNodeAllocatable, [
+    "pods",
+    "kube-reserved",
+    "system-reserved-compressible",
+  ]);
+  assert.equal(flagged.config.kubeReservedCgroup, "/kube.slice");
+  assert.equal(flagged.config.systemReservedCgroup, "/system.slice");
+  assert.deepEqual(flagged.warnings, []);
+  const files = {
+    [FILE]: HEAD +
+      "enforceNodeAllocatable: [pods, system-reserved]\nsystemReservedCgroup: /system.slice\n",
+  };
+  const fromFile = await run(["--config", FILE], files);
+  assert.deepEqual(fromFile.config.enforceNodeAllocatable, ["pods", "system-reserved"]);
+  assert.equal(fromFile.config.systemReservedCgroup, "/system.slice");
+  assert.deepEqual(fromFile.warnings, []);
+  // An empty list given is kept: nothing is enforced.
+  const none = await run(["--config", FILE], { [FILE]: HEAD + "enforceNodeAllocatable: []\n" });
+  assert.deepEqual(none.config.enforceNodeAllocatable, []);
+  assert.deepEqual((await run(["--enforce-node-allocatable="])).config.enforceNodeAllocatable, []);
+});
+
+Deno.test("--enforce-node-allocatable is checked as upstream validates it", async () => {
+  const flag = "--enforce-node-allocatable";
+  await fails(
+    [`${flag}=pods,cpu`],
+    flag,
+    /invalid configuration: option "cpu" specified for enforceNodeAllocatable \(--enforce-node-allocatable\)\. Valid options are "pods", "system-reserved", "system-reserved-compressible", "kube-reserved", "kube-reserved-compressible" or "none"/,
+  );
+  await fails([`${flag}=pods,pods`], flag, /duplicated enforcements "pods"/);
+  await fails([`${flag}=none,pods`], flag, /may not contain additional enforcements when "none"/);
+  await fails(
+    [`${flag}=kube-reserved,kube-reserved-compressible`, "--kube-reserved-cgroup=/k"],
+    flag,
+    /both "kube-reserved" and "kube-reserved-compressible" cannot be specified together/,
+  );
+  await fails(
+    [`${flag}=system-reserved`],
+    "systemReservedCgroup",
+    /systemReservedCgroup \(--system-reserved-cgroup\) must be specified when "system-reserved" or "system-reserved-compressible" included/,
+  );
+  await fails(
+    [`${flag}=kube-reserved-compressible`],
+    "kubeReservedCgroup",
+    /kubeReservedCgroup \(--kube-reserved-cgroup\) must be specified/,
+  );
+  // The default "pods" needs pod cgroups, as upstream: --cgroups-per-qos=false alone is refused.
+  await fails(
+    ["--cgroups-per-qos=false"],
+    "--cgroups-per-qos",
+    /cgroupsPerQOS \(--cgroups-per-qos\) must be set to true when "pods" contained in enforceNodeAllocatable/,
+  );
+  await run(["--cgroups-per-qos=false", `${flag}=none`]);
+  await fails(
+    [`${flag}=kube-reserved`, "--kube-reserved-cgroup=kube"],
+    "--kube-reserved-cgroup",
+    /must be an absolute cgroup name/,
+  );
+});

@@ -1,8 +1,11 @@
 /**
  * What pods may use, enforced in cgroups on the real containerd through a real agent: the pod's
- * pids.max (--pod-max-pids). cgroup v1 files (this machine); v2 paths have unit tests.
+ * pids.max (--pod-max-pids), kubepods sized to the node allocatable and the reserved cgroups
+ * limited (--enforce-node-allocatable). cgroup v1 files (this machine); v2 paths have unit tests.
  */
 import assert from "node:assert/strict";
+import { cpus, totalmem } from "node:os";
+import { startAgent } from "../support/agent.ts";
 import { E2E_TEST, isRunning, pathExists, setupE2E, shellPod } from "./_helpers.ts";
 
 const CG = "/sys/fs/cgroup";
@@ -29,6 +32,95 @@ Deno.test({
       await e2e.waitLog(pod, "main", ["can't fork"]);
     } finally {
       await e2e.close();
+    }
+  },
+});
+
+const MI = 2 ** 20;
+const PAGE = 4096;
+
+/** The node's task limit, as upstream's pidlimit.Stats reads it. */
+async function taskMax(): Promise<number> {
+  const [a, b] = await Promise.all(
+    ["pid_max", "threads-max"].map((f) => read(`/proc/sys/kernel/${f}`).then(Number)),
+  );
+  return Math.min(a, b);
+}
+
+Deno.test({
+  name: "kubepods is sized to capacity less --kube-reserved and --system-reserved",
+  ...E2E_TEST,
+  ignore: V2,
+  async fn() {
+    const e2e = await setupE2E({
+      extraArgs: [
+        "--kube-reserved=cpu=500m,memory=1Gi,pid=100",
+        "--system-reserved=memory=512Mi",
+      ],
+    });
+    try {
+      await e2e.writePod("alloc.yaml", shellPod("alloc", "sleep 3600"));
+      await e2e.waitPod("alloc", isRunning, { what: "pod alloc to run" });
+      const kubepods = `denolet-e2e/${e2e.agent.hostname}/kubepods`;
+      const memory = totalmem() - 1536 * MI;
+      assert.equal(
+        Number(await read(`${CG}/memory/${kubepods}/memory.limit_in_bytes`)),
+        Math.floor(memory / PAGE) * PAGE,
+      );
+      assert.equal(
+        await read(`${CG}/cpu/${kubepods}/cpu.shares`),
+        `${Math.floor((cpus().length * 1000 - 500) * 1024 / 1000)}`,
+      );
+      assert.equal(Number(await read(`${CG}/pids/${kubepods}/pids.max`)), await taskMax() - 100);
+    } finally {
+      await e2e.close();
+    }
+  },
+});
+
+/** The v1 hierarchies upstream's Validate looks at. */
+const RESERVED_HIERARCHIES = ["cpu", "cpuacct", "cpuset", "memory", "systemd", "pids"];
+
+Deno.test({
+  name:
+    "--enforce-node-allocatable=kube-reserved limits --kube-reserved-cgroup; a missing one stops the start",
+  ...E2E_TEST,
+  ignore: V2,
+  async fn() {
+    const name = `/denolet-e2e-kube-reserved-${crypto.randomUUID().slice(0, 8)}`;
+    const args = [
+      "--enforce-node-allocatable=pods,kube-reserved",
+      `--kube-reserved-cgroup=${name}`,
+      "--kube-reserved=cpu=200m,memory=300Mi,pid=500",
+    ];
+    // Without the cgroup the agent stops, as the kubelet does, saying why.
+    const failing = await startAgent({ extraArgs: args });
+    try {
+      const status = await failing.exited;
+      assert.equal(status.code, 1);
+      const log = (await failing.logTail()).replaceAll('\\"', '"'); // the log escapes quotes
+      const cgroupName = `["${name.slice(1)}"]`;
+      const expected = `Failed to enforce Kube Reserved Cgroup Limits on "${name}": cgroup ` +
+        `${cgroupName} has some missing paths: ${CG}/cpu${name}, `;
+      assert.ok(log.includes(expected), log);
+    } finally {
+      await failing[Symbol.asyncDispose]();
+    }
+
+    for (const h of RESERVED_HIERARCHIES) await Deno.mkdir(`${CG}/${h}${name}`);
+    try {
+      const e2e = await setupE2E({ extraArgs: args });
+      try {
+        assert.equal(await read(`${CG}/cpu${name}/cpu.shares`), "204");
+        assert.equal(await read(`${CG}/memory${name}/memory.limit_in_bytes`), `${300 * MI}`);
+        assert.equal(await read(`${CG}/pids${name}/pids.max`), "500");
+      } finally {
+        await e2e.close();
+      }
+    } finally {
+      for (const h of RESERVED_HIERARCHIES) {
+        await Deno.remove(`${CG}/${h}${name}`).catch((err) => console.error(err));
+      }
     }
   },
 });

@@ -18,6 +18,8 @@ async function fixtureRoot(): Promise<string> {
     "proc/meminfo": "MemTotal:        2048000 kB\nMemFree:  100 kB\n",
     "proc/sys/kernel/random/boot_id": "b00t-1\n",
     "proc/sys/kernel/osrelease": "6.1.0-test\n",
+    "proc/sys/kernel/pid_max": "4194304\n",
+    "proc/sys/kernel/threads-max": "95000\n",
     "etc/machine-id": "m4ch1ne\n",
     "etc/os-release": 'NAME="Debian"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n',
     "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages": "4\n",
@@ -40,6 +42,7 @@ Deno.test("machine info is read from /proc, /sys and /etc; missing files leave b
     assert.deepEqual(info, {
       cpus: 2,
       memoryBytes: 2048000 * 1024,
+      maxPids: 95000,
       hugePages: [{ sizeKiB: 2048, bytes: 4 * 2048 * 1024 }, { sizeKiB: 1048576, bytes: 0 }],
       machineID: "m4ch1ne",
       systemUUID: "",
