@@ -15,6 +15,7 @@ import {
 } from "../runtime/mod.ts";
 import { qosClass } from "../util/qos.ts";
 import { isRestartableInit } from "../util/sidecar.ts";
+import { podLevelList, podLevelRequestsSet, podLevelResourcesSet } from "../util/pod_level.ts";
 import { quantityMilliValue, quantityValue } from "../util/quantity.ts";
 
 /** What a cgroup is set to; an absent field is left as the kernel (or the parent) has it. */
@@ -86,6 +87,25 @@ function podAmounts(pod: V1Pod, of: (c: V1Container) => Amounts): Amounts {
   return max(total, initMax);
 }
 
+/**
+ * The pod-level amounts that replace the containers' (applyPodLevelResources): requests when
+ * the pod sets pod-level requests, limits when it sets pod-level resources at all.
+ */
+function withPodLevel(pod: V1Pod, kind: "requests" | "limits", containers: Amounts): Amounts {
+  const set = kind === "requests" ? podLevelRequestsSet(pod) : podLevelResourcesSet(pod);
+  if (!set) return containers;
+  const list = podLevelList(pod, kind);
+  const field = `spec.resources.${kind}`;
+  return {
+    cpuMilli: list.cpu === undefined
+      ? containers.cpuMilli
+      : quantityMilliValue(list.cpu, { field: `${field}.cpu` }),
+    memory: list.memory === undefined
+      ? containers.memory
+      : quantityValue(list.memory, { field: `${field}.memory` }),
+  };
+}
+
 function overhead(pod: V1Pod): Amounts {
   const o = pod.spec?.overhead as Record<string, string | number> | undefined;
   return {
@@ -99,18 +119,20 @@ function overhead(pod: V1Pod): Amounts {
 /**
  * The pod cgroup's values: cpu shares from the summed requests (at least 2); CFS quota and
  * memory limit from the summed limits, but only when every container (init ones included)
- * declares that limit, since one unlimited container makes the pod unlimited. Guaranteed pods
- * always get all three; BestEffort only the minimum shares. Throws ConfigError for quantities
- * that do not parse.
+ * declares that limit, since one unlimited container makes the pod unlimited. Pod-level
+ * resources replace the sums they name, and a pod-level limit declares that limit. Guaranteed
+ * pods always get all three; BestEffort only the minimum shares. Throws ConfigError for
+ * quantities that do not parse.
  */
 export function resourceConfigForPod(pod: V1Pod, opts: PodResourceOptions = {}): ResourceConfig {
   const period = opts.cpuPeriod ?? QUOTA_PERIOD_US;
   const all = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-  const cpuLimitsDeclared = all.every((c) => cpuLimitMilli(c) > 0);
-  const memoryLimitsDeclared = all.every((c) => memoryLimitBytes(c) > 0);
   const extra = overhead(pod);
-  const requests = add(podAmounts(pod, requestsOf), extra);
-  const limits = podAmounts(pod, limitsOf);
+  const requests = add(withPodLevel(pod, "requests", podAmounts(pod, requestsOf)), extra);
+  const limits = withPodLevel(pod, "limits", podAmounts(pod, limitsOf));
+  const podLimits = podLevelResourcesSet(pod) ? withPodLevel(pod, "limits", ZERO) : ZERO;
+  const cpuLimitsDeclared = podLimits.cpuMilli > 0 || all.every((c) => cpuLimitMilli(c) > 0);
+  const memoryLimitsDeclared = podLimits.memory > 0 || all.every((c) => memoryLimitBytes(c) > 0);
   // Overhead only raises limits that exist (PodLimits).
   if (limits.cpuMilli > 0) limits.cpuMilli += extra.cpuMilli;
   if (limits.memory > 0) limits.memory += extra.memory;
@@ -131,9 +153,10 @@ export function resourceConfigForPod(pod: V1Pod, opts: PodResourceOptions = {}):
   }
 }
 
-/** The summed cpu request of a pod in millicores (for the burstable QoS cgroup's shares). */
+/** The pod's cpu request in millicores (for the burstable QoS cgroup's shares). */
 export function podCPURequestMilli(pod: V1Pod): number {
-  return podAmounts(pod, requestsOf).cpuMilli + overhead(pod).cpuMilli;
+  return withPodLevel(pod, "requests", podAmounts(pod, requestsOf)).cpuMilli +
+    overhead(pod).cpuMilli;
 }
 
 /**

@@ -170,3 +170,12 @@ Deno.test("field table: a memory-backed emptyDir's sizeLimit is honoured, a disk
   assert.deepEqual(admission()(vol("Memory")), { admit: true });
   assert.match(admission()(vol("")).message!, /spec\.volumes\[0\]\.emptyDir\.sizeLimit/);
 });
+
+Deno.test("field table: pod-level cpu and memory resources are honoured", () => {
+  const whole = { cpu: "1", memory: "1Gi" };
+  assert.deepEqual(admission()(pod({ resources: { requests: whole, limits: whole } })), {
+    admit: true,
+  });
+  const claims = admission()(pod({ resources: { claims: [{ name: "gpu" }] } }));
+  assert.match(claims.message!, /spec\.resources\.claims/);
+});

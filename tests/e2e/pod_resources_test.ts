@@ -124,3 +124,54 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "pod-level resources: the pod's cgroup, its containers' limits and the QoS class",
+  ...E2E_TEST,
+  ignore: V2,
+  async fn() {
+    const e2e = await setupE2E();
+    try {
+      await e2e.writePod(
+        "plr-b.yaml",
+        shellPod("plr-b", "sleep 3600", {
+          resources: {
+            requests: { cpu: "250m", memory: "64Mi" },
+            limits: { cpu: "500m", memory: "128Mi" },
+          },
+        }),
+      );
+      const whole = { cpu: "100m", memory: "32Mi" };
+      await e2e.writePod(
+        "plr-g.yaml",
+        shellPod("plr-g", "sleep 3600", { resources: { requests: whole, limits: whole } }),
+      );
+      const burstable = await e2e.waitPod("plr-b", isRunning, { what: "pod plr-b to run" });
+      const guaranteed = await e2e.waitPod("plr-g", isRunning, { what: "pod plr-g to run" });
+      assert.equal(burstable.status?.qosClass, "Burstable");
+      assert.equal(guaranteed.status?.qosClass, "Guaranteed");
+
+      const kubepods = `denolet-e2e/${e2e.agent.hostname}/kubepods`;
+      const podB = `${kubepods}/burstable/pod${burstable.metadata!.uid}`;
+      assert.equal(await read(`${CG}/cpu/${podB}/cpu.shares`), "256");
+      assert.equal(await read(`${CG}/cpu/${podB}/cpu.cfs_quota_us`), "50000");
+      assert.equal(await read(`${CG}/memory/${podB}/memory.limit_in_bytes`), `${128 * MI}`);
+      // The container, without limits of its own, runs with the pod's.
+      const [ctr] = await e2e.cri.runtime.listContainers({
+        labelSelector: { "io.kubernetes.pod.uid": burstable.metadata!.uid! },
+      });
+      assert.equal(
+        await read(`${CG}/memory/${podB}/${ctr.id}/memory.limit_in_bytes`),
+        `${128 * MI}`,
+      );
+      assert.equal(await read(`${CG}/cpu/${podB}/${ctr.id}/cpu.cfs_quota_us`), "50000");
+      assert.equal(await read(`${CG}/cpu/${podB}/${ctr.id}/cpu.shares`), "512");
+
+      const podG = `${kubepods}/pod${guaranteed.metadata!.uid}`;
+      assert.equal(await read(`${CG}/memory/${podG}/memory.limit_in_bytes`), `${32 * MI}`);
+      assert.equal(await read(`${CG}/cpu/${podG}/cpu.cfs_quota_us`), "10000");
+    } finally {
+      await e2e.close();
+    }
+  },
+});
