@@ -8,6 +8,7 @@ import { ENFORCE_PODS, type NodeAllocatable, type ReservedCgroupsConfig } from "
 import { evictionConfigFrom } from "../eviction/mod.ts";
 import {
   capacityOf,
+  hugePageSizes,
   type MachineInfo,
   podsAllocatable,
   readMachineInfo,
@@ -22,6 +23,8 @@ export interface NodeAllocatableSetup {
   machine: MachineInfo;
   /** What kubepods is sized to. */
   nodeAllocatable: NodeAllocatable;
+  /** The host's huge page sizes ("2MB", "1GB") for hugetlb limits. */
+  hugePageSizes: string[];
   /** The reserved cgroups to limit, when --enforce-node-allocatable names them. */
   reserved?: ReservedCgroupsConfig;
 }
@@ -56,6 +59,7 @@ export async function nodeAllocatableSetup(
   const reservedEnforced = enforce.some((k) => k !== ENFORCE_PODS && k !== "none");
   return {
     machine,
+    hugePageSizes: hugePageSizes(machine),
     nodeAllocatable: podsAllocatable(machine, {
       enforce: config.cgroupsPerQOS && enforce.includes(ENFORCE_PODS),
       kubeReserved: config.kubeReserved,

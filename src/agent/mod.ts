@@ -97,6 +97,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     cgroupsPerQOS: config.cgroupsPerQOS,
     cgroupRoot: config.cgroupRoot,
     cgroupDriver: config.cgroupDriver,
+    hugePageSizes: allocatable.hugePageSizes,
   }, {
     logger,
     clock,
@@ -122,7 +123,11 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
   const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
   const runtime = createRuntimeManager({
-    node: { cgroupVersion, seccompDefault: config.seccompDefault },
+    node: {
+      cgroupVersion,
+      seccompDefault: config.seccompDefault,
+      hugePageSizes: allocatable.hugePageSizes,
+    },
     runtime: cri.runtime,
     image: cri.image,
     events: cluster?.events,

@@ -18,6 +18,8 @@ export interface NodeAllocatable {
   memoryBytes: number;
   /** The node's task limit (min of pid_max and threads-max) less reserved pids. */
   pids?: number;
+  /** Huge pages by cgroup page size ("2MB"): bytes the node has of each. */
+  hugePages?: Record<string, number>;
 }
 
 /** The `enforceNodeAllocatable` keys upstream accepts. */
@@ -35,6 +37,7 @@ export function nodeAllocatableConfig(alloc: NodeAllocatable): ResourceConfig {
     memoryLimitBytes: alloc.memoryBytes,
   };
   if (alloc.pids !== undefined) out.pidsLimit = alloc.pids;
+  if (alloc.hugePages !== undefined) out.hugePageLimits = { ...alloc.hugePages };
   return out;
 }
 
@@ -55,6 +58,8 @@ export function reservedConfig(
   if (compressibleOnly) return out;
   if (reserved.memory !== undefined) out.memoryLimitBytes = quantityValue(reserved.memory);
   if (reserved.pid !== undefined) out.pidsLimit = quantityValue(reserved.pid);
+  // Nothing reserves huge pages: every size is limited to 0, as upstream's maybeSetHugetlb.
+  out.hugePageLimits = {};
   return out;
 }
 

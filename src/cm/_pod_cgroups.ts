@@ -25,6 +25,7 @@ import {
 } from "./_node_allocatable.ts";
 import {
   podCPURequestMilli,
+  podHugePageLimits,
   type PodResourceOptions,
   resourceConfigForPod,
 } from "./_resource_config.ts";
@@ -71,6 +72,8 @@ export interface PodCgroupsDeps {
   resources?: PodResourceOptions;
   /** --pod-max-pids: pids.max of each new pod cgroup when positive; otherwise none is written. */
   podPidsLimit?: number;
+  /** The host's huge page sizes ("2MB"): the QoS cgroups leave each unbounded. */
+  hugePageSizes?: readonly string[];
   /**
    * Where the records of the pod cgroups this agent created are kept (`_ownership.ts`);
    * without one, only the cgroups this process created count as its own.
@@ -81,6 +84,9 @@ export interface PodCgroupsDeps {
 }
 
 export const KUBEPODS = "kubepods";
+/** upstream's `1 << 62`: a hugetlb limit no node reaches. */
+const HUGETLB_UNBOUNDED = 2 ** 62;
+
 /** How long a failed kubepods limit update waits before it is tried again (upstream: 1 min). */
 export const KUBEPODS_RETRY_MS = 60_000;
 
@@ -148,6 +154,7 @@ class PodCgroupManager implements PodCgroups {
     this.#pods.set(uid, pod);
     if (await this.#tree.exists(name)) return name;
     const config = resourceConfigForPod(pod, this.#deps.resources);
+    config.hugePageLimits = podHugePageLimits(pod);
     const pids = this.#deps.podPidsLimit ?? -1;
     if (pids > 0) config.pidsLimit = pids;
     await this.#updateBurstable();
@@ -159,8 +166,15 @@ class PodCgroupManager implements PodCgroups {
   async #setUpQOS(): Promise<void> {
     await this.#tree.create(this.#qosName("Guaranteed"), {});
     await this.#enforceKubepods();
-    await this.#tree.create(this.#qosName("BestEffort"), { cpuShares: milliCPUToShares(0) });
-    await this.#tree.create(this.#qosName("Burstable"), {});
+    // The QoS levels leave huge pages to the pod cgroups below them (setHugePagesUnbounded).
+    const unbounded = Object.fromEntries(
+      (this.#deps.hugePageSizes ?? []).map((size) => [size, HUGETLB_UNBOUNDED]),
+    );
+    await this.#tree.create(this.#qosName("BestEffort"), {
+      cpuShares: milliCPUToShares(0),
+      hugePageLimits: unbounded,
+    });
+    await this.#tree.create(this.#qosName("Burstable"), { hugePageLimits: unbounded });
     await this.#updateBurstable();
   }
 

@@ -12,10 +12,17 @@ import {
   milliCPUToQuota,
   milliCPUToShares,
   QUOTA_PERIOD_US,
+  resourceBytes,
 } from "../runtime/mod.ts";
+import { hugePageLimits, HUGEPAGES_PREFIX } from "../util/hugepages.ts";
 import { qosClass } from "../util/qos.ts";
 import { isRestartableInit } from "../util/sidecar.ts";
-import { podLevelList, podLevelRequestsSet, podLevelResourcesSet } from "../util/pod_level.ts";
+import {
+  aggregateContainers,
+  podLevelList,
+  podLevelRequestsSet,
+  podLevelResourcesSet,
+} from "../util/pod_level.ts";
 import { quantityMilliValue, quantityValue } from "../util/quantity.ts";
 
 /** What a cgroup is set to; an absent field is left as the kernel (or the parent) has it. */
@@ -30,6 +37,11 @@ export interface ResourceConfig {
   memoryLimitBytes?: number;
   /** pids.max; -1 means unlimited. */
   pidsLimit?: number;
+  /**
+   * hugetlb limits in bytes by page size ("2MB"). Given, every page size of the host is
+   * written: those named here with their value, the others 0 (upstream maybeSetHugetlb).
+   */
+  hugePageLimits?: Record<string, number>;
 }
 
 export interface PodResourceOptions {
@@ -151,6 +163,31 @@ export function resourceConfigForPod(pod: V1Pod, opts: PodResourceOptions = {}):
     case "BestEffort":
       return { cpuShares: milliCPUToShares(0) };
   }
+}
+
+/**
+ * The pod cgroup's hugetlb limits (ResourceConfigForPod's HugePageLimits of the pod requests):
+ * each hugepages-<size> request summed over the containers as the pod needs them, the
+ * pod-level request instead where the pod sets one; keyed by cgroup page size ("2MB").
+ */
+export function podHugePageLimits(pod: V1Pod): Record<string, number> {
+  const requested: Record<string, number> = {};
+  const all = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])];
+  const names = new Set(
+    all.flatMap((c) => [
+      ...Object.keys(c.resources?.requests ?? {}),
+      ...Object.keys(c.resources?.limits ?? {}),
+    ]).filter((n) => n.startsWith(HUGEPAGES_PREFIX)),
+  );
+  for (const name of names) {
+    requested[name] = aggregateContainers(pod, (c) => resourceBytes(c, "requests", name));
+  }
+  if (podLevelRequestsSet(pod)) {
+    for (const [name, q] of Object.entries(podLevelList(pod, "requests"))) {
+      if (name.startsWith(HUGEPAGES_PREFIX)) requested[name] = quantityValue(q);
+    }
+  }
+  return hugePageLimits(requested);
 }
 
 /** The pod's cpu request in millicores (for the burstable QoS cgroup's shares). */

@@ -46,16 +46,56 @@ export async function detectCgroupVersion(
 
 export async function openCgroupTree(
   fs: CgroupFs,
-  opts: { mountRoot: string; version: CgroupVersion },
+  opts: {
+    mountRoot: string;
+    version: CgroupVersion;
+    /** The host's huge page sizes ("2MB", "1GB"), for hugetlb limits; default none. */
+    hugePageSizes?: readonly string[];
+  },
 ): Promise<CgroupTree> {
-  if (opts.version === 2) return new V2Tree(fs, opts.mountRoot);
+  const sizes = opts.hugePageSizes ?? [];
+  if (opts.version === 2) {
+    const offered = (await fs.readFile(`${opts.mountRoot}/cgroup.controllers`)) ?? "";
+    return new V2Tree(fs, opts.mountRoot, offered.split(/\s+/).includes("hugetlb") ? sizes : []);
+  }
   // Each real directory is a hierarchy ("cpu,cpuacct", "memory", "systemd", "unified", ...);
   // the "cpu" -> "cpu,cpuacct" symlinks are skipped so a hierarchy is visited once.
   const hierarchies = await fs.listDirs(opts.mountRoot);
   if (!hierarchies.some((h) => h.split(",").includes("memory"))) {
     throw new CgroupError(`No cgroup v1 memory hierarchy under ${opts.mountRoot}`);
   }
-  return new V1Tree(fs, opts.mountRoot, hierarchies);
+  const hugetlb = hierarchies.some((h) => h.split(",").includes("hugetlb"));
+  return new V1Tree(fs, opts.mountRoot, hierarchies, hugetlb ? sizes : []);
+}
+
+/**
+ * The hugetlb writes for `limits`: the sizes it names, then 0 for the host's other sizes; none
+ * when the host has no hugetlb controller (an empty `sizes`).
+ */
+function hugetlbWrites(
+  limits: Record<string, number> | undefined,
+  sizes: readonly string[],
+): Array<[string, number]> {
+  if (limits === undefined || sizes.length === 0) return [];
+  const out = Object.entries(limits);
+  for (const size of sizes) if (!(size in limits)) out.push([size, 0]);
+  return out;
+}
+
+/**
+ * Writes one hugetlb limit and, where the kernel has it, the same reservation limit (runc's
+ * hugetlb Set: `.rsvd` files exist from Linux 5.7).
+ */
+async function writeHugetlb(
+  fs: CgroupFs,
+  dir: string,
+  files: { limit: string; rsvd: string },
+  value: number,
+): Promise<void> {
+  await fs.writeFile(`${dir}/${files.limit}`, `${value}`);
+  if (await fs.exists(`${dir}/${files.rsvd}`)) {
+    await fs.writeFile(`${dir}/${files.rsvd}`, `${value}`);
+  }
 }
 
 function join(...parts: string[]): string {
@@ -73,6 +113,8 @@ class V1Tree implements CgroupTree {
     private readonly fs: CgroupFs,
     private readonly root: string,
     private readonly hierarchies: string[],
+    /** The host's huge page sizes when a hugetlb hierarchy is mounted, else none. */
+    private readonly hugePageSizes: readonly string[],
   ) {}
 
   #hierarchy(controller: string): string | undefined {
@@ -119,6 +161,12 @@ class V1Tree implements CgroupTree {
     if (c.pidsLimit !== undefined && this.#hierarchy("pids")) {
       const v = c.pidsLimit < 0 ? "max" : `${c.pidsLimit}`;
       await this.fs.writeFile(`${this.dir(name, "pids")}/pids.max`, v);
+    }
+    for (const [size, bytes] of hugetlbWrites(c.hugePageLimits, this.hugePageSizes)) {
+      await writeHugetlb(this.fs, this.dir(name, "hugetlb"), {
+        limit: `hugetlb.${size}.limit_in_bytes`,
+        rsvd: `hugetlb.${size}.rsvd.limit_in_bytes`,
+      }, bytes);
     }
   }
 
@@ -175,7 +223,12 @@ const V2_VALIDATED = ["cpu", "cpuset", "memory", "hugetlb", "pids"];
 
 class V2Tree implements CgroupTree {
   readonly version = 2;
-  constructor(private readonly fs: CgroupFs, private readonly root: string) {}
+  constructor(
+    private readonly fs: CgroupFs,
+    private readonly root: string,
+    /** The host's huge page sizes when the root offers hugetlb, else none. */
+    private readonly hugePageSizes: readonly string[],
+  ) {}
 
   dir(name: string): string {
     return join(this.root, name);
@@ -216,6 +269,12 @@ class V2Tree implements CgroupTree {
     }
     if (c.pidsLimit !== undefined) {
       await this.fs.writeFile(`${dir}/pids.max`, c.pidsLimit < 0 ? "max" : `${c.pidsLimit}`);
+    }
+    for (const [size, bytes] of hugetlbWrites(c.hugePageLimits, this.hugePageSizes)) {
+      await writeHugetlb(this.fs, dir, {
+        limit: `hugetlb.${size}.max`,
+        rsvd: `hugetlb.${size}.rsvd.max`,
+      }, bytes);
     }
   }
 

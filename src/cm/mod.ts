@@ -32,6 +32,7 @@ export {
 export {
   cpuMax,
   podCPURequestMilli,
+  podHugePageLimits,
   type PodResourceOptions,
   type ResourceConfig,
   resourceConfigForPod,
@@ -65,6 +66,8 @@ export interface PodCgroupsConfig {
   mountRoot?: string;
   /** Forces the cgroup version instead of detecting it. */
   version?: CgroupVersion;
+  /** The host's huge page sizes ("2MB", "1GB") for the hugetlb limits; default none. */
+  hugePageSizes?: readonly string[];
 }
 
 export interface OpenPodCgroupsDeps {
@@ -130,7 +133,11 @@ export async function openPodCgroups(
   const fs = deps.fs ?? dirCgroupFs();
   const mountRoot = config.mountRoot ?? DEFAULT_CGROUP_MOUNT;
   const version = config.version ?? await detectCgroupVersion(fs, mountRoot);
-  const tree = await openCgroupTree(fs, { mountRoot, version });
+  const tree = await openCgroupTree(fs, {
+    mountRoot,
+    version,
+    hugePageSizes: config.hugePageSizes,
+  });
   deps.logger.info("Pod cgroups enabled", {
     version,
     mountRoot,
@@ -146,6 +153,7 @@ export async function openPodCgroups(
     nodeEvents: deps.nodeEvents,
     resources: deps.resources,
     podPidsLimit: deps.podPidsLimit,
+    hugePageSizes: config.hugePageSizes,
     stateDir: deps.rootDir === undefined
       ? undefined
       : `${deps.rootDir.replace(/\/+$/, "")}/${OWNERSHIP_DIR}`,

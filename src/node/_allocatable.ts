@@ -13,6 +13,7 @@ import {
 import type { Threshold } from "../eviction/mod.ts";
 import { thresholdQuantity } from "../eviction/mod.ts";
 import type { MachineInfo } from "./_machine.ts";
+import { hugePageSizeName } from "../util/hugepages.ts";
 
 /** An amount of one resource: bytes or counts, except cpu, which is in thousandths of a core. */
 export interface Amount {
@@ -98,6 +99,8 @@ export interface PodsAllocatable {
   memoryBytes: number;
   /** The node's task limit less reserved pids; undefined when the limit is unknown. */
   pids?: number;
+  /** Huge pages by cgroup page size ("2MB"), all of them: nothing reserves huge pages. */
+  hugePages: Record<string, number>;
 }
 
 /**
@@ -123,7 +126,18 @@ export function podsAllocatable(
     cpuMilli: left("cpu", info.cpus * 1000, true),
     memoryBytes: left("memory", info.memoryBytes),
     pids: info.maxPids > 0 ? left("pid", info.maxPids) : undefined,
+    hugePages: Object.fromEntries(
+      info.hugePages.flatMap((h) => {
+        const size = hugePageSizeName(h.sizeKiB * 1024);
+        return size ? [[size, h.bytes]] : [];
+      }),
+    ),
   };
+}
+
+/** The host's huge page sizes as the hugetlb cgroup names them ("2MB", "1GB"). */
+export function hugePageSizes(info: MachineInfo): string[] {
+  return info.hugePages.flatMap((h) => hugePageSizeName(h.sizeKiB * 1024) ?? []);
 }
 
 /**

@@ -16,6 +16,7 @@ export {
   type Amounts,
   capacityOf,
   formatAmounts,
+  hugePageSizes,
   type PodsAllocatable,
   podsAllocatable,
   reservationProblems,

@@ -58,6 +58,8 @@ export interface ContainerConfigOptions {
   cgroupVersion?: LinuxResourcesOptions["cgroupVersion"];
   /** --single-process-oom-kill; default false. */
   singleProcessOOMKill?: boolean;
+  /** The host's huge page sizes, for the containers' hugetlb limits; unknown sends none. */
+  hugePageSizes?: LinuxResourcesOptions["hugePageSizes"];
   /** --seccomp-default; default false (Unconfined when the spec names no profile). */
   seccompDefault?: boolean;
   /** <rootDir>/seccomp for Localhost profiles; default /var/lib/kubelet/seccomp. */
@@ -298,6 +300,7 @@ export async function buildContainerConfig(
       memoryCapacityBytes: opts.memoryCapacityBytes,
       cgroupVersion: opts.cgroupVersion,
       singleProcessOOMKill: opts.singleProcessOOMKill,
+      hugePageSizes: opts.hugePageSizes,
     }),
     securityContext: containerSecurityContext(pod, container, {
       imageUser: opts.imageUser,

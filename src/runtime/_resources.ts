@@ -4,7 +4,8 @@
  */
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import { totalmem } from "node:os";
-import type { LinuxContainerResources } from "../cri/types.ts";
+import type { HugepageLimit, LinuxContainerResources } from "../cri/types.ts";
+import { hugePageLimits } from "../util/hugepages.ts";
 import { ConfigError } from "../util/errors.ts";
 import { qosClass } from "../util/qos.ts";
 import { isSidecar } from "../util/sidecar.ts";
@@ -175,6 +176,11 @@ export interface LinuxResourcesOptions {
   cgroupVersion?: 1 | 2;
   /** --single-process-oom-kill: keep the kernel's one-process OOM kill on v2; default false. */
   singleProcessOOMKill?: boolean;
+  /**
+   * The host's huge page sizes ("2MB", "1GB"): each gets a hugetlb limit, 0 unless the
+   * container (or its pod, at pod level) has a hugepages-<size> limit. Unknown: none is sent.
+   */
+  hugePageSizes?: readonly string[];
 }
 
 /**
@@ -206,5 +212,25 @@ export function linuxResources(
   if (opts.cgroupVersion === 2 && !opts.singleProcessOOMKill) {
     out.unified = { "memory.oom.group": "1" };
   }
+  const hugePages = containerHugePageLimits(container, opts);
+  if (hugePages) out.hugepageLimits = hugePages;
   return out;
+}
+
+/**
+ * GetHugepageLimitsFromResources: every host page size, limited to the container's
+ * hugepages-<size> limit, else the pod-level one, else 0 (huge pages are never overcommitted).
+ */
+function containerHugePageLimits(
+  container: V1Container,
+  opts: LinuxResourcesOptions,
+): HugepageLimit[] | undefined {
+  if (!opts.hugePageSizes?.length) return undefined;
+  const wanted = {
+    ...(opts.pod && podLevelResourcesSet(opts.pod)
+      ? hugePageLimits(podLevelList(opts.pod, "limits"))
+      : {}),
+    ...hugePageLimits(container.resources?.limits),
+  };
+  return opts.hugePageSizes.map((pageSize) => ({ pageSize, limit: wanted[pageSize] ?? 0 }));
 }

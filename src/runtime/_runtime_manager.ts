@@ -65,6 +65,7 @@ export interface RuntimeManagerDeps {
     | "cgroupVersion"
     | "singleProcessOOMKill"
     | "seccompDefault"
+    | "hugePageSizes"
   >;
   /** Liveness/startup verdicts by container id (the prober's results); none by default. */
   probeFailure?: (containerId: string) => ProbeFailure | undefined;

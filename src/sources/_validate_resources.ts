@@ -6,6 +6,7 @@
 import type { V1Container, V1PodSpec } from "@kubernetes/client-node";
 import { formatQuantity, tryParseQuantity } from "../util/quantity.ts";
 import { aggregateContainers, isPodLevelResource } from "../util/pod_level.ts";
+import { hugePageSizeOf } from "../util/hugepages.ts";
 import { dns1123Subdomain, type FieldErrors, qualifiedName } from "./_fields.ts";
 
 type ResourceList = { [name: string]: unknown };
@@ -79,6 +80,14 @@ export function validateResourceList(
     }
     const value = tryParseQuantity(raw);
     if (value === undefined) continue;
+    const page = name.startsWith(HUGEPAGES) ? hugePageSizeOf(name) : undefined;
+    if (name.startsWith(HUGEPAGES) && (page === undefined || value % page !== 0)) {
+      errs.invalid(
+        field,
+        String(raw),
+        `${String(raw)} is not positive integer multiple of ${name}`,
+      );
+    }
     if (value < 0) errs.invalid(field, raw, "must be greater than or equal to 0");
     else if (isExtended(name) && !Number.isInteger(value)) {
       errs.invalid(field, raw, "must be an integer");

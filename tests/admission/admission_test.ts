@@ -179,3 +179,10 @@ Deno.test("field table: pod-level cpu and memory resources are honoured", () => 
   const claims = admission()(pod({ resources: { claims: [{ name: "gpu" }] } }));
   assert.match(claims.message!, /spec\.resources\.claims/);
 });
+
+Deno.test("field table: hugepages requests and limits are honoured, at container and pod level", () => {
+  const huge = { "hugepages-2Mi": "4Mi", memory: "64Mi" };
+  const containers = [{ name: "c", image: "busybox", resources: { requests: huge, limits: huge } }];
+  assert.deepEqual(admission()(pod({ containers })), { admit: true });
+  assert.deepEqual(admission()(pod({ resources: { limits: huge } })), { admit: true });
+});

@@ -243,3 +243,95 @@ Deno.test("cgroup v2: a reserved cgroup needs its controllers enabled", async ()
     await Deno.remove(root, { recursive: true });
   }
 });
+
+const SIZES = ["2MB", "1GB"];
+const UNBOUNDED = `${2 ** 62}`;
+
+function hugePod(uid: string, podLevel?: object): V1Pod {
+  return pod(uid, {
+    ...(podLevel ? { resources: podLevel } : {}),
+    containers: [{
+      name: "c",
+      resources: {
+        requests: { memory: "64Mi", "hugepages-2Mi": "4Mi" },
+        limits: { memory: "64Mi", "hugepages-2Mi": "4Mi" },
+      },
+    }],
+  });
+}
+
+Deno.test("hugetlb v1: pod limits from requests, 0 for other sizes, QoS levels unbounded, kubepods the node's", async () => {
+  const root = await v1Fixture();
+  try {
+    await Deno.mkdir(`${root}/hugetlb`);
+    const cg = await openPodCgroups(
+      { ...CONFIG, mountRoot: root, hugePageSizes: SIZES },
+      {
+        logger: nullLogger,
+        fs,
+        nodeAllocatable: { ...ALLOC, hugePages: { "2MB": 64 * 2 ** 20, "1GB": 0 } },
+      },
+    );
+    // The kernel has reservation files from Linux 5.7: they get the same limits.
+    await Deno.mkdir(`${root}/hugetlb/kubepods/burstable/podh1`, { recursive: true });
+    await Deno.writeTextFile(
+      `${root}/hugetlb/kubepods/burstable/podh1/hugetlb.2MB.rsvd.limit_in_bytes`,
+      "",
+    );
+    await cg.ensure(hugePod("h1"));
+    const dir = `${root}/hugetlb/kubepods`;
+    assert.equal(await read(`${dir}/hugetlb.2MB.limit_in_bytes`), `${64 * 2 ** 20}`);
+    assert.equal(await read(`${dir}/hugetlb.1GB.limit_in_bytes`), "0");
+    for (const qos of ["burstable", "besteffort"]) {
+      assert.equal(await read(`${dir}/${qos}/hugetlb.2MB.limit_in_bytes`), UNBOUNDED, qos);
+      assert.equal(await read(`${dir}/${qos}/hugetlb.1GB.limit_in_bytes`), UNBOUNDED, qos);
+    }
+    assert.equal(await read(`${dir}/burstable/podh1/hugetlb.2MB.limit_in_bytes`), `${4 * 2 ** 20}`);
+    assert.equal(
+      await read(`${dir}/burstable/podh1/hugetlb.2MB.rsvd.limit_in_bytes`),
+      `${4 * 2 ** 20}`,
+    );
+    assert.equal(await read(`${dir}/burstable/podh1/hugetlb.1GB.limit_in_bytes`), "0");
+    assert.ok(!(await exists(`${dir}/burstable/podh1/hugetlb.1GB.rsvd.limit_in_bytes`)));
+    // A pod without huge pages may use none.
+    await cg.ensure(pod("none"));
+    assert.equal(await read(`${dir}/besteffort/podnone/hugetlb.2MB.limit_in_bytes`), "0");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("hugetlb v2: hugetlb.<size>.max; a pod-level request replaces the containers'", async () => {
+  const root = await v2Fixture();
+  try {
+    const cg = await openPodCgroups(
+      { ...CONFIG, mountRoot: root, hugePageSizes: SIZES },
+      { logger: nullLogger, fs: v2fs, nodeAllocatable: ALLOC },
+    );
+    await cg.ensure(hugePod("h2", { requests: { memory: "64Mi", "hugepages-2Mi": "8Mi" } }));
+    assert.equal(await read(`${root}/kubepods/burstable/podh2/hugetlb.2MB.max`), `${8 * 2 ** 20}`);
+    assert.equal(await read(`${root}/kubepods/burstable/podh2/hugetlb.1GB.max`), "0");
+    assert.equal(await read(`${root}/kubepods/burstable/hugetlb.1GB.max`), UNBOUNDED);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("no hugetlb controller (v1 hybrid hosts): no hugetlb file is written", async () => {
+  const root = await v1Fixture(); // no hugetlb hierarchy
+  try {
+    const cg = await openPodCgroups(
+      { ...CONFIG, mountRoot: root, hugePageSizes: SIZES },
+      { logger: nullLogger, fs, nodeAllocatable: ALLOC },
+    );
+    await cg.ensure(hugePod("h3"));
+    for (const h of ["memory", "unified"]) {
+      const files = [...Deno.readDirSync(`${root}/${h}/kubepods/burstable/podh3`)].map((e) =>
+        e.name
+      );
+      assert.ok(!files.some((f) => f.startsWith("hugetlb.")), `${h}: ${files}`);
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

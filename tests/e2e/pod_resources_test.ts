@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { cpus, totalmem } from "node:os";
+import type { V1Node } from "@kubernetes/client-node";
 import { startAgent } from "../support/agent.ts";
+import { quantityValue } from "../../src/util/quantity.ts";
 import { E2E_TEST, isRunning, pathExists, setupE2E, shellPod } from "./_helpers.ts";
 
 const CG = "/sys/fs/cgroup";
@@ -172,6 +174,51 @@ Deno.test({
       assert.equal(await read(`${CG}/cpu/${podG}/cpu.cfs_quota_us`), "10000");
     } finally {
       await e2e.close();
+    }
+  },
+});
+
+const NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages";
+
+// The dev containerd runs with disable_hugetlb_controller (its default) on a host whose v1
+// hierarchies have no hugetlb, so the CRI hugepage limits stop there: unit tests check them.
+Deno.test({
+  name:
+    "hugepages: node capacity from /sys, taken off allocatable memory; a pod asking for them runs",
+  ...E2E_TEST,
+  ignore: V2,
+  async fn() {
+    // Two 2 MiB pages for the test's lifetime, given back after (other agents may read them).
+    const before = await read(NR_HUGEPAGES);
+    await Deno.writeTextFile(NR_HUGEPAGES, `${Number(before) + 2}`);
+    try {
+      const pages = Number(await read(`/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages`));
+      const e2e = await setupE2E();
+      try {
+        const node = await (await e2e.agent.get("/node")).json() as V1Node;
+        assert.equal(node.status?.capacity?.["hugepages-2Mi"], `${pages * 2}Mi`);
+        assert.equal(node.status?.allocatable?.["hugepages-2Mi"], `${pages * 2}Mi`);
+        assert.equal(node.status?.capacity?.["hugepages-1Gi"], "0");
+        // Less the default hard eviction threshold (100Mi) and the pages set aside.
+        assert.equal(
+          quantityValue(node.status!.allocatable!.memory),
+          quantityValue(node.status!.capacity!.memory) - 100 * MI - pages * 2 * MI,
+        );
+
+        const huge = { memory: "64Mi", "hugepages-2Mi": "2Mi" };
+        await e2e.writePod(
+          "huge.yaml",
+          shellPod("huge", "sleep 3600", {
+            resources: { requests: { cpu: "100m", ...huge }, limits: huge },
+          }),
+        );
+        const pod = await e2e.waitPod("huge", isRunning, { what: "pod huge to run" });
+        assert.equal(pod.status?.qosClass, "Burstable");
+      } finally {
+        await e2e.close();
+      }
+    } finally {
+      await Deno.writeTextFile(NR_HUGEPAGES, before);
     }
   },
 });

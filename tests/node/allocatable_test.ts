@@ -29,6 +29,7 @@ Deno.test("kubepods' size: capacity less kube- and system-reserved, hard evictio
     cpuMilli: 3250,
     memoryBytes: 8 * 2 ** 30 - 1.5 * 2 ** 30,
     pids: 31768,
+    hugePages: { "2MB": 64 * 2 ** 20 },
   });
 });
 
@@ -37,6 +38,7 @@ Deno.test("without the pods enforcement kubepods gets the whole machine", () => 
     cpuMilli: 4000,
     memoryBytes: 8 * 2 ** 30,
     pids: 32768,
+    hugePages: { "2MB": 64 * 2 ** 20 },
   });
   assert.equal(podsAllocatable({ ...MACHINE, maxPids: 0 }, { enforce: true }).pids, undefined);
   // Never below zero.

@@ -421,6 +421,14 @@ const MALFORMED: Array<[string, (p: Json) => void, string]> = [
     'spec.resources.containers[0][memory].limits: Invalid value: "64Mi": must be less than or equal to pod limits of 32Mi',
   ],
   [
+    "hugepages that are not whole pages",
+    (p) => {
+      set(p, `${c0}.resources.limits.hugepages-2Mi`, "3Mi");
+      set(p, `${c0}.resources.requests.hugepages-2Mi`, "3Mi");
+    },
+    `${c0}.resources.limits[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not positive integer multiple of hugepages-2Mi`,
+  ],
+  [
     "a negative runAsUser",
     (p) => set(p, `${c0}.securityContext.runAsUser`, -1),
     `${c0}.securityContext.runAsUser: Invalid value: -1`,
