@@ -110,22 +110,13 @@ export const HTTP_GET_ACTION = {
   scheme: "ok",
 } satisfies Rules<V1HTTPGetAction, "protocol">;
 
-const EPHEMERAL_STORAGE = "ephemeral-storage";
-
 export const RESOURCE_REQUIREMENTS = {
   claims: { refuse: "dynamic resource allocation (resource claims)" },
-  // hugepages-<size> limits reach the runtime and the pod cgroup's hugetlb limits.
-  limits: {
-    refuse: "resource limits",
-    when: (v) => limitsAsked(v as Record<string, unknown>),
-  },
+  // hugepages-<size> limits reach the runtime and the pod cgroup's hugetlb limits;
+  // ephemeral-storage limits are enforced by eviction (localStorageCapacityIsolation).
+  limits: "ok",
   requests: "ok",
 } satisfies Rules<V1ResourceRequirements>;
-
-function limitsAsked(limits: Record<string, unknown>): boolean | string {
-  if (Object.keys(limits).includes(EPHEMERAL_STORAGE)) return "an ephemeral-storage limit";
-  return false;
-}
 
 export const SECURITY_CONTEXT = {
   allowPrivilegeEscalation: "ok",

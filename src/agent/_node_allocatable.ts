@@ -40,7 +40,10 @@ export async function nodeAllocatableSetup(
   const machine = await readMachineInfo({}, { logger: opts.logger });
   let nodeFsBytes: number | undefined;
   try {
-    nodeFsBytes = (await statfs(config.rootDir)).capacityBytes;
+    // Without local storage isolation the node has no ephemeral-storage capacity to check.
+    if (config.localStorageCapacityIsolation) {
+      nodeFsBytes = (await statfs(config.rootDir)).capacityBytes;
+    }
   } catch (err) {
     opts.logger.debug(2, "Cannot read the node filesystem's capacity", { err: errorMessage(err) });
   }

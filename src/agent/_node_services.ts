@@ -107,6 +107,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     nodeName: config.nodeName,
     hostname: config.nodeName,
     machine: deps.machine,
+    localStorageCapacityIsolation: config.localStorageCapacityIsolation,
     nodeIPs: deps.nodeIP ? [deps.nodeIP] : [],
     clock,
     logger,

@@ -1,19 +1,21 @@
 /**
  * The flags and file fields of what pods may use beyond cpu and memory requests (kept apart from
  * the main table to keep it short), with their defaults and checks. Upstream: --pod-max-pids /
- * podPidsLimit, --enforce-node-allocatable, --kube-reserved-cgroup, --system-reserved-cgroup.
+ * podPidsLimit, --enforce-node-allocatable, --kube-reserved-cgroup, --system-reserved-cgroup,
+ * --local-storage-capacity-isolation.
  */
 import { ConfigError } from "../util/errors.ts";
 import { field, scalar } from "./_flag_kit.ts";
 import type { FlagDef } from "./_flag_kit.ts";
-import { parseList } from "./_values.ts";
+import { parseBool, parseList } from "./_values.ts";
 import type { AgentConfig } from "./types.ts";
 
 export type ResourceKey =
   | "podPidsLimit"
   | "enforceNodeAllocatable"
   | "kubeReservedCgroup"
-  | "systemReservedCgroup";
+  | "systemReservedCgroup"
+  | "localStorageCapacityIsolation";
 
 /** The defaults (upstream's v1beta1 defaults; the flag defaults are the same). */
 export function resourceDefaults(): Pick<AgentConfig, ResourceKey> {
@@ -22,6 +24,7 @@ export function resourceDefaults(): Pick<AgentConfig, ResourceKey> {
     enforceNodeAllocatable: ["pods"],
     kubeReservedCgroup: "",
     systemReservedCgroup: "",
+    localStorageCapacityIsolation: true,
   };
 }
 
@@ -85,6 +88,14 @@ export const RESOURCE_FLAGS: readonly FlagDef[] = [
     "Absolute name of the existing cgroup of the system daemons (e.g. /system.slice), limited " +
       "to --system-reserved when --enforce-node-allocatable has system-reserved.",
     (raw) => raw,
+  ),
+  scalar(
+    "local-storage-capacity-isolation",
+    "localStorageCapacityIsolation",
+    undefined,
+    "Evict pods that outgrow an emptyDir sizeLimit or their ephemeral-storage limits, and " +
+      "report the node's ephemeral-storage capacity. false: neither.",
+    parseBool,
   ),
 ];
 
@@ -178,6 +189,7 @@ type KeyOf<T> = { [K in ResourceKey]: AgentConfig[K] extends T ? K : never }[Res
 /** What the config-file reader lends to the readers below (no import cycle). */
 export interface ResourceFileKit<Ctx> {
   int64(key: KeyOf<number>): FieldReader<Ctx>;
+  bool(key: KeyOf<boolean>): FieldReader<Ctx>;
   str(key: KeyOf<string>): FieldReader<Ctx>;
   stringList(key: KeyOf<string[]>): FieldReader<Ctx>;
 }
@@ -193,5 +205,6 @@ export function resourceFileFields<Ctx>(
     enforceNodeAllocatable: k.stringList("enforceNodeAllocatable"),
     kubeReservedCgroup: k.str("kubeReservedCgroup"),
     systemReservedCgroup: k.str("systemReservedCgroup"),
+    localStorageCapacityIsolation: k.bool("localStorageCapacityIsolation"),
   };
 }

@@ -37,7 +37,6 @@ const KINDS: Record<string, Kind> = {
   "kernel-memcg-notification": "bool",
   "kube-api-content-type": "string",
   "kubelet-cgroups": "string",
-  "local-storage-capacity-isolation": "bool",
   "lock-file": "string",
   "log-flush-frequency": "duration",
   "log-text-info-buffer-size": "string",

@@ -131,6 +131,12 @@ export interface AgentConfig {
   kubeReservedCgroup: string;
   /** --system-reserved-cgroup / systemReservedCgroup: absolute cgroupfs name; "" = none. */
   systemReservedCgroup: string;
+  /**
+   * --local-storage-capacity-isolation / localStorageCapacityIsolation, default true: pods over
+   * their emptyDir sizeLimit or ephemeral-storage limits are evicted, and the Node reports its
+   * ephemeral-storage capacity (needed for Ready).
+   */
+  localStorageCapacityIsolation: boolean;
   /** --minimum-container-ttl-duration (flag only), default 0. */
   minimumContainerTTLDurationMs: number;
   /** --maximum-dead-containers-per-container (flag only), default 1. */

@@ -64,6 +64,11 @@ export interface NodeStatusDeps {
   roots?: MachineRoots;
   /** The machine facts when already read (at start); otherwise read on the first `node()`. */
   machine?: MachineInfo;
+  /**
+   * localStorageCapacityIsolation (default true): ephemeral-storage is reported and needed for
+   * Ready; false leaves it out of the Node.
+   */
+  localStorageCapacityIsolation?: boolean;
 }
 
 export interface NodeStatusProvider {
@@ -92,7 +97,10 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
 
   const readyCondition = (now: number, capacity: Amounts): V1NodeCondition => {
     const errors = [...deps.readinessErrors()];
-    const missing = REQUIRED_CAPACITY.filter((r) => !capacity.has(r));
+    const missing = REQUIRED_CAPACITY.filter((r) =>
+      !capacity.has(r) &&
+      (r !== "ephemeral-storage" || deps.localStorageCapacityIsolation !== false)
+    );
     if (missing.length > 0) {
       errors.push(`missing node capacity for resources: ${missing.join(", ")}`);
     }
@@ -132,6 +140,7 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
   };
 
   const nodeFsBytes = async (signal?: AbortSignal): Promise<number | undefined> => {
+    if (deps.localStorageCapacityIsolation === false) return undefined;
     try {
       return await deps.nodeFsCapacityBytes?.({ signal });
     } catch (err) {

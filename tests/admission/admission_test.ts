@@ -164,11 +164,17 @@ Deno.test("field table: refusals list the fields in order, five at most", () => 
   );
 });
 
-Deno.test("field table: a memory-backed emptyDir's sizeLimit is honoured, a disk one's is not", () => {
+Deno.test("field table: an emptyDir's sizeLimit is honoured, in memory (tmpfs size) and on disk (eviction)", () => {
   const vol = (medium: string) =>
     pod({ volumes: [{ name: "v", emptyDir: { medium, sizeLimit: "64Mi" } }] });
   assert.deepEqual(admission()(vol("Memory")), { admit: true });
-  assert.match(admission()(vol("")).message!, /spec\.volumes\[0\]\.emptyDir\.sizeLimit/);
+  assert.deepEqual(admission()(vol("")), { admit: true });
+});
+
+Deno.test("field table: ephemeral-storage limits are honoured (eviction)", () => {
+  const storage = { "ephemeral-storage": "1Gi" };
+  const containers = [{ name: "c", image: "busybox", resources: { limits: storage } }];
+  assert.deepEqual(admission()(pod({ containers })), { admit: true });
 });
 
 Deno.test("field table: pod-level cpu and memory resources are honoured", () => {

@@ -4,4 +4,5 @@ export const RESOURCE_DEFAULTS = {
   enforceNodeAllocatable: ["pods"],
   kubeReservedCgroup: "",
   systemReservedCgroup: "",
+  localStorageCapacityIsolation: true,
 } as const;

@@ -98,3 +98,14 @@ Deno.test("--enforce-node-allocatable is checked as upstream validates it", asyn
     /must be an absolute cgroup name/,
   );
 });
+
+Deno.test("--local-storage-capacity-isolation / localStorageCapacityIsolation: default true", async () => {
+  assert.equal((await run([])).config.localStorageCapacityIsolation, true);
+  const flagged = await run(["--local-storage-capacity-isolation=false"]);
+  assert.equal(flagged.config.localStorageCapacityIsolation, false);
+  assert.deepEqual(flagged.warnings, []);
+  const files = { [FILE]: HEAD + "localStorageCapacityIsolation: false\n" };
+  const fromFile = await run(["--config", FILE], files);
+  assert.equal(fromFile.config.localStorageCapacityIsolation, false);
+  assert.deepEqual(fromFile.warnings, []);
+});

@@ -274,3 +274,16 @@ Deno.test("/node is 404 when the node status is not wired", async () => {
   assert.equal(res.status, 404);
   await res.body?.cancel();
 });
+
+Deno.test("without local storage isolation the Node reports no ephemeral-storage and is still Ready", async () => {
+  const root = await fixtureRoot();
+  try {
+    const node = await provider(root, { localStorageCapacityIsolation: false }).node();
+    assert.equal(node.status?.capacity?.["ephemeral-storage"], undefined);
+    assert.equal(node.status?.allocatable?.["ephemeral-storage"], undefined);
+    const ready = node.status?.conditions?.find((c) => c.type === "Ready");
+    assert.equal(ready?.status, "True", ready?.message);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
