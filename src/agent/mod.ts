@@ -37,6 +37,7 @@ import { hostAppArmorEnabled, listPodDirs, readResolvConf } from "./_host.ts";
 import { buildSources } from "./_sources.ts";
 import { buildNodeServices } from "./_node_services.ts";
 import { nodeAllocatableSetup } from "./_node_allocatable.ts";
+import { swapSetup } from "./_swap.ts";
 import { VERSION } from "./version.ts";
 
 export { VERSION };
@@ -93,6 +94,9 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     podMemoryLimitBytes: podMemoryLimit,
   });
   const allocatable = await nodeAllocatableSetup(config, { logger });
+  // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
+  const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
+  const swap = await swapSetup(config, { cgroupVersion, machine: allocatable.machine, logger });
   const podCgroups = await openPodCgroups({
     cgroupsPerQOS: config.cgroupsPerQOS,
     cgroupRoot: config.cgroupRoot,
@@ -120,13 +124,12 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     metrics: registry,
     events: cluster?.events,
   });
-  // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
-  const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
   const runtime = createRuntimeManager({
     node: {
       cgroupVersion,
       seccompDefault: config.seccompDefault,
       hugePageSizes: allocatable.hugePageSizes,
+      swap,
     },
     runtime: cri.runtime,
     image: cri.image,

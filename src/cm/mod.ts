@@ -46,6 +46,7 @@ export {
   type ReservedCgroupsConfig,
   reservedConfig,
 } from "./_node_allocatable.ts";
+export { checkSwap, type SwapCheck, swapControllerFile, swapOn } from "./_swap.ts";
 export {
   type CgroupTree,
   type CgroupVersion,

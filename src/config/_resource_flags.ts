@@ -2,7 +2,7 @@
  * The flags and file fields of what pods may use beyond cpu and memory requests (kept apart from
  * the main table to keep it short), with their defaults and checks. Upstream: --pod-max-pids /
  * podPidsLimit, --enforce-node-allocatable, --kube-reserved-cgroup, --system-reserved-cgroup,
- * --local-storage-capacity-isolation.
+ * --local-storage-capacity-isolation, --fail-swap-on / failSwapOn, memorySwap.swapBehavior.
  */
 import { ConfigError } from "../util/errors.ts";
 import { field, scalar } from "./_flag_kit.ts";
@@ -15,7 +15,9 @@ export type ResourceKey =
   | "enforceNodeAllocatable"
   | "kubeReservedCgroup"
   | "systemReservedCgroup"
-  | "localStorageCapacityIsolation";
+  | "localStorageCapacityIsolation"
+  | "failSwapOn"
+  | "memorySwapBehavior";
 
 /** The defaults (upstream's v1beta1 defaults; the flag defaults are the same). */
 export function resourceDefaults(): Pick<AgentConfig, ResourceKey> {
@@ -25,6 +27,8 @@ export function resourceDefaults(): Pick<AgentConfig, ResourceKey> {
     kubeReservedCgroup: "",
     systemReservedCgroup: "",
     localStorageCapacityIsolation: true,
+    failSwapOn: true,
+    memorySwapBehavior: "",
   };
 }
 
@@ -97,7 +101,18 @@ export const RESOURCE_FLAGS: readonly FlagDef[] = [
       "report the node's ephemeral-storage capacity. false: neither.",
     parseBool,
   ),
+  scalar(
+    "fail-swap-on",
+    "failSwapOn",
+    undefined,
+    "Refuse to start while swap is on. false: start anyway; containers then get swap as " +
+      "memorySwap.swapBehavior says (NoSwap by default).",
+    parseBool,
+  ),
 ];
+
+/** memorySwap.swapBehavior values upstream accepts ("" means NoSwap). */
+export const SWAP_BEHAVIORS = ["", "LimitedSwap", "NoSwap"] as const;
 
 /**
  * Checks the values upstream's ValidateKubeletConfiguration rejects, in its words; `where` names
@@ -172,6 +187,13 @@ export function validateResources(
       );
     }
   }
+  if (!(SWAP_BEHAVIORS as readonly string[]).includes(cfg.memorySwapBehavior)) {
+    bad(
+      "memorySwapBehavior",
+      `memorySwap.swapBehavior ${JSON.stringify(cfg.memorySwapBehavior)} must be one of: "", ` +
+        `"LimitedSwap" or "NoSwap"`,
+    );
+  }
   for (const key of ["kubeReservedCgroup", "systemReservedCgroup"] as const) {
     if (cfg[key] !== "" && !cfg[key].startsWith("/")) {
       bad(
@@ -190,6 +212,7 @@ type KeyOf<T> = { [K in ResourceKey]: AgentConfig[K] extends T ? K : never }[Res
 export interface ResourceFileKit<Ctx> {
   int64(key: KeyOf<number>): FieldReader<Ctx>;
   bool(key: KeyOf<boolean>): FieldReader<Ctx>;
+  struct(members: Record<string, FieldReader<Ctx>>): FieldReader<Ctx>;
   str(key: KeyOf<string>): FieldReader<Ctx>;
   stringList(key: KeyOf<string[]>): FieldReader<Ctx>;
 }
@@ -206,5 +229,7 @@ export function resourceFileFields<Ctx>(
     kubeReservedCgroup: k.str("kubeReservedCgroup"),
     systemReservedCgroup: k.str("systemReservedCgroup"),
     localStorageCapacityIsolation: k.bool("localStorageCapacityIsolation"),
+    failSwapOn: k.bool("failSwapOn"),
+    memorySwap: k.struct({ swapBehavior: k.str("memorySwapBehavior") }),
   };
 }

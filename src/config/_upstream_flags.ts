@@ -30,7 +30,6 @@ const KINDS: Record<string, Kind> = {
   "experimental-allocatable-ignore-eviction": "bool",
   "experimental-mounter-path": "string",
   "fail-cgroupv1": "bool",
-  "fail-swap-on": "bool",
   "hairpin-mode": "string",
   "image-credential-provider-bin-dir": "string",
   "image-credential-provider-config": "string",

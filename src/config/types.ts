@@ -137,6 +137,14 @@ export interface AgentConfig {
    * ephemeral-storage capacity (needed for Ready).
    */
   localStorageCapacityIsolation: boolean;
+  /** --fail-swap-on / failSwapOn, default true: the agent refuses to start while swap is on. */
+  failSwapOn: boolean;
+  /**
+   * memorySwap.swapBehavior (file only): "" or "NoSwap" (containers get no swap),
+   * "LimitedSwap" (Burstable containers get swap in proportion to their memory request,
+   * cgroup v2 only).
+   */
+  memorySwapBehavior: string;
   /** --minimum-container-ttl-duration (flag only), default 0. */
   minimumContainerTTLDurationMs: number;
   /** --maximum-dead-containers-per-container (flag only), default 1. */

@@ -18,6 +18,8 @@ export interface MachineRoots {
 export interface MachineInfo {
   cpus: number;
   memoryBytes: number;
+  /** SwapTotal: the swap the node has (0 when none is on). */
+  swapBytes: number;
   /** The task limit: the smaller of kernel.pid_max and kernel.threads-max; 0 when unknown. */
   maxPids: number;
   /** Huge page size in KiB -> total bytes reserved (`hugepages-2Mi`: nr * size). */
@@ -65,6 +67,7 @@ export async function readMachineInfo(
   return {
     cpus: countProcessors(cpuinfo),
     memoryBytes: memTotalBytes(meminfo),
+    swapBytes: meminfoBytes(meminfo, "SwapTotal"),
     maxPids: taskMax(pidMax, threadsMax),
     hugePages: await readHugePages(`${sys}/kernel/mm/hugepages`, read, readDir),
     machineID: machineID.trim(),
@@ -87,7 +90,12 @@ export function taskMax(...limits: string[]): number {
 }
 
 export function memTotalBytes(meminfo: string): number {
-  const m = /^MemTotal:\s+(\d+)\s*kB/m.exec(meminfo);
+  return meminfoBytes(meminfo, "MemTotal");
+}
+
+/** One `<key>: <n> kB` line of /proc/meminfo in bytes; 0 when absent. */
+export function meminfoBytes(meminfo: string, key: string): number {
+  const m = new RegExp(`^${key}:\\s+(\\d+)\\s*kB`, "m").exec(meminfo);
   return m ? Number(m[1]) * 1024 : 0;
 }
 

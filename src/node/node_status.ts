@@ -219,6 +219,8 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
             kubeProxyVersion: "",
             operatingSystem: "linux",
             architecture: arch,
+            // NodeSwap: the swap the node has, when it has any.
+            ...(info.swapBytes > 0 ? { swap: { capacity: info.swapBytes } } : {}),
           },
           images: nodeImageList,
         },

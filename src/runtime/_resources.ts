@@ -9,6 +9,7 @@ import { hugePageLimits } from "../util/hugepages.ts";
 import { ConfigError } from "../util/errors.ts";
 import { qosClass } from "../util/qos.ts";
 import { isSidecar } from "../util/sidecar.ts";
+import { isCriticalPod } from "../util/static_pod.ts";
 import {
   aggregateContainers,
   podLevelList,
@@ -181,6 +182,20 @@ export interface LinuxResourcesOptions {
    * container (or its pod, at pod level) has a hugepages-<size> limit. Unknown: none is sent.
    */
   hugePageSizes?: readonly string[];
+  /** The node's swap settings; without them (or without a swap controller) none are sent. */
+  swap?: SwapSettings;
+}
+
+/** How containers get swap (memorySwap.swapBehavior), and what the node has of it. */
+export interface SwapSettings {
+  /** "" and "NoSwap": none; "LimitedSwap": Burstable containers' share, on cgroup v2. */
+  behavior: string;
+  /** The cgroup swap controller exists (memory.memsw.* on v1, memory.swap.max on v2). */
+  controller: boolean;
+  /** SwapTotal of the node. */
+  capacityBytes: number;
+  /** MemTotal of the node. */
+  memoryBytes: number;
 }
 
 /**
@@ -214,7 +229,46 @@ export function linuxResources(
   }
   const hugePages = containerHugePageLimits(container, opts);
   if (hugePages) out.hugepageLimits = hugePages;
+  if (opts.swap?.controller) configureSwap(out, container, opts);
   return out;
+}
+
+/**
+ * configureContainerSwapResources: no swap (v1: the memory+swap limit equals the memory
+ * limit; v2: memory.swap.max=0), or for LimitedSwap on v2 the container's share of the node's
+ * swap in proportion to its memory request.
+ */
+function configureSwap(
+  out: LinuxContainerResources,
+  container: V1Container,
+  opts: LinuxResourcesOptions & { swap?: SwapSettings },
+): void {
+  const swap = opts.swap!;
+  if (opts.cgroupVersion !== 2) {
+    // Some swapping is still possible; with no memory limit (0) none is sent either.
+    if (out.memoryLimitInBytes) out.memorySwapLimitInBytes = out.memoryLimitInBytes;
+    return;
+  }
+  let bytes = 0;
+  if (swap.behavior === "LimitedSwap" && opts.pod && limitedSwapApplies(opts.pod, container)) {
+    const request = memoryRequestBytes(container);
+    // calcSwapForBurstablePods: a request above the node's memory gets none.
+    if (swap.memoryBytes > 0 && request <= swap.memoryBytes) {
+      bytes = Math.trunc((request / swap.memoryBytes) * swap.capacityBytes);
+    }
+  }
+  out.unified = { ...out.unified, "memory.swap.max": `${bytes}` };
+}
+
+/**
+ * GetContainerSwapBehavior's LimitedSwap conditions: a Burstable pod that is not critical, and
+ * a container that asks for memory with a request below its limit.
+ */
+function limitedSwapApplies(pod: V1Pod, container: V1Container): boolean {
+  if (isCriticalPod(pod) || qosClass(pod) !== "Burstable") return false;
+  const request = memoryRequestBytes(container);
+  const limit = memoryLimitBytes(container);
+  return (request !== 0 || limit !== 0) && request !== limit;
 }
 
 /**

@@ -66,6 +66,7 @@ export interface RuntimeManagerDeps {
     | "singleProcessOOMKill"
     | "seccompDefault"
     | "hugePageSizes"
+    | "swap"
   >;
   /** Liveness/startup verdicts by container id (the prober's results); none by default. */
   probeFailure?: (containerId: string) => ProbeFailure | undefined;

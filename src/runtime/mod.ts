@@ -42,6 +42,7 @@ export {
   milliCPUToShares,
   QUOTA_PERIOD_US,
   resourceBytes,
+  type SwapSettings,
 } from "./_resources.ts";
 // Kept for importers of the runtime's surface; the implementations live in util.
 export { type QOSClass, qosClass as podQOS } from "../util/qos.ts";

@@ -5,4 +5,6 @@ export const RESOURCE_DEFAULTS = {
   kubeReservedCgroup: "",
   systemReservedCgroup: "",
   localStorageCapacityIsolation: true,
+  failSwapOn: true,
+  memorySwapBehavior: "",
 } as const;

@@ -109,3 +109,28 @@ Deno.test("--local-storage-capacity-isolation / localStorageCapacityIsolation: d
   assert.equal(fromFile.config.localStorageCapacityIsolation, false);
   assert.deepEqual(fromFile.warnings, []);
 });
+
+Deno.test("--fail-swap-on / failSwapOn (default true) and memorySwap.swapBehavior", async () => {
+  const { config } = await run([]);
+  assert.equal(config.failSwapOn, true);
+  assert.equal(config.memorySwapBehavior, "");
+  const flagged = await run(["--fail-swap-on=false"]);
+  assert.equal(flagged.config.failSwapOn, false);
+  assert.deepEqual(flagged.warnings, [], "implemented, so no longer an ignored upstream flag");
+  const files = {
+    [FILE]: HEAD + "failSwapOn: false\nmemorySwap:\n  swapBehavior: LimitedSwap\n",
+  };
+  const fromFile = await run(["--config", FILE], files);
+  assert.equal(fromFile.config.failSwapOn, false);
+  assert.equal(fromFile.config.memorySwapBehavior, "LimitedSwap");
+  assert.deepEqual(fromFile.warnings, []);
+  await fails(
+    ["--config", FILE],
+    `${FILE}: memorySwap.swapBehavior`,
+    /invalid configuration: memorySwap\.swapBehavior "UnlimitedSwap" must be one of: "", "LimitedSwap" or "NoSwap"/,
+    { [FILE]: HEAD + "memorySwap:\n  swapBehavior: UnlimitedSwap\n" },
+  );
+  await fails(["--config", FILE], `${FILE}: memorySwap.swapMax`, /unknown field/, {
+    [FILE]: HEAD + "memorySwap:\n  swapMax: 1\n",
+  });
+});

@@ -222,3 +222,38 @@ Deno.test({
     }
   },
 });
+
+// containerd makes the same default itself (swap = limit when the CRI names none), so this
+// guards the outcome rather than telling the agent's value apart; unit tests check the value.
+Deno.test({
+  name: "swap: NoSwap on cgroup v1 ties a container's memory+swap limit to its memory limit",
+  ...E2E_TEST,
+  ignore: V2 || !(await pathExists(`${CG}/memory/memory.memsw.limit_in_bytes`)),
+  async fn() {
+    const e2e = await setupE2E();
+    try {
+      await e2e.writePod(
+        "noswap.yaml",
+        shellPod("noswap", "sleep 3600", {
+          containers: [{
+            name: "main",
+            image: "denolet.test/busybox:1.35",
+            command: ["sleep", "3600"],
+            resources: { requests: { memory: "32Mi" }, limits: { memory: "64Mi" } },
+          }],
+        }),
+      );
+      const pod = await e2e.waitPod("noswap", isRunning, { what: "pod noswap to run" });
+      const [ctr] = await e2e.cri.runtime.listContainers({
+        labelSelector: { "io.kubernetes.pod.uid": pod.metadata!.uid! },
+      });
+      const dir = `${CG}/memory/denolet-e2e/${e2e.agent.hostname}/kubepods/burstable/pod${
+        pod.metadata!.uid
+      }/${ctr.id}`;
+      assert.equal(await read(`${dir}/memory.limit_in_bytes`), `${64 * MI}`);
+      assert.equal(await read(`${dir}/memory.memsw.limit_in_bytes`), `${64 * MI}`);
+    } finally {
+      await e2e.close();
+    }
+  },
+});

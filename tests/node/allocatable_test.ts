@@ -11,6 +11,7 @@ import { taskMax } from "../../src/node/_machine.ts";
 const MACHINE: MachineInfo = {
   cpus: 4,
   memoryBytes: 8 * 2 ** 30,
+  swapBytes: 0,
   maxPids: 32768,
   hugePages: [{ sizeKiB: 2048, bytes: 64 * 2 ** 20 }],
   machineID: "",

@@ -42,6 +42,7 @@ Deno.test("machine info is read from /proc, /sys and /etc; missing files leave b
     assert.deepEqual(info, {
       cpus: 2,
       memoryBytes: 2048000 * 1024,
+      swapBytes: 0,
       maxPids: 95000,
       hugePages: [{ sizeKiB: 2048, bytes: 4 * 2048 * 1024 }, { sizeKiB: 1048576, bytes: 0 }],
       machineID: "m4ch1ne",
@@ -283,6 +284,22 @@ Deno.test("without local storage isolation the Node reports no ephemeral-storage
     assert.equal(node.status?.allocatable?.["ephemeral-storage"], undefined);
     const ready = node.status?.conditions?.find((c) => c.type === "Ready");
     assert.equal(ready?.status, "True", ready?.message);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a node with swap reports its capacity in nodeInfo.swap (NodeSwap); one without, none", async () => {
+  const root = await fixtureRoot();
+  try {
+    const none = await provider(root).node();
+    assert.equal(none.status?.nodeInfo?.swap, undefined);
+    await Deno.writeTextFile(
+      `${root}/proc/meminfo`,
+      "MemTotal:        2048000 kB\nSwapTotal:       1048572 kB\n",
+    );
+    const node = await provider(root).node();
+    assert.deepEqual(node.status?.nodeInfo?.swap, { capacity: 1048572 * 1024 });
   } finally {
     await Deno.remove(root, { recursive: true });
   }
