@@ -59,7 +59,8 @@ export const VOLUME = {
 const FILE_OWNER: Rule = { refuse: "file owners in configMap, secret and projected volumes" };
 
 export const EMPTY_DIR = {
-  medium: { refuse: "hugepages-backed emptyDir volumes", when: (v) => v === "HugePages" },
+  // "Memory" is a tmpfs, "HugePages[-<size>]" a hugetlbfs of the pod's huge pages.
+  medium: "ok",
   mode: { refuse: "an emptyDir mode" },
   // A Memory emptyDir is a tmpfs of that size; on disk, eviction enforces the limit.
   sizeLimit: "ok",

@@ -170,6 +170,7 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
         const { medium } = await setUpEmptyDir(v.name, dir, v.emptyDir, {
           mounter,
           memory: memoryBounds(pod),
+          pod,
           signal: opts.signal,
         });
         out.set(v.name, {

@@ -192,3 +192,13 @@ Deno.test("field table: hugepages requests and limits are honoured, at container
   assert.deepEqual(admission()(pod({ containers })), { admit: true });
   assert.deepEqual(admission()(pod({ resources: { limits: huge } })), { admit: true });
 });
+
+Deno.test("field table: a HugePages emptyDir is honoured", () => {
+  for (const medium of ["HugePages", "HugePages-2Mi"]) {
+    assert.deepEqual(
+      admission()(pod({ volumes: [{ name: "h", emptyDir: { medium } }] })),
+      { admit: true },
+      medium,
+    );
+  }
+});

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { cpus, totalmem } from "node:os";
 import type { V1Node } from "@kubernetes/client-node";
-import { startAgent } from "../support/agent.ts";
+import { startAgent, waitFor } from "../support/agent.ts";
 import { quantityValue } from "../../src/util/quantity.ts";
 import { E2E_TEST, isRunning, pathExists, setupE2E, shellPod } from "./_helpers.ts";
 
@@ -206,14 +206,24 @@ Deno.test({
         );
 
         const huge = { memory: "64Mi", "hugepages-2Mi": "2Mi" };
-        await e2e.writePod(
-          "huge.yaml",
-          shellPod("huge", "sleep 3600", {
-            resources: { requests: { cpu: "100m", ...huge }, limits: huge },
-          }),
-        );
+        const hugePod = shellPod("huge", "grep ' /hp ' /proc/mounts; sleep 3600", {
+          resources: { requests: { cpu: "100m", ...huge }, limits: huge },
+          volumes: [{ name: "hp", emptyDir: { medium: "HugePages" } }],
+        });
+        hugePod.spec!.containers[0].volumeMounts = [{ name: "hp", mountPath: "/hp" }];
+        await e2e.writePod("huge.yaml", hugePod);
         const pod = await e2e.waitPod("huge", isRunning, { what: "pod huge to run" });
         assert.equal(pod.status?.qosClass, "Burstable");
+        // The emptyDir is a hugetlbfs of the pod's page size.
+        const mounts = await e2e.waitLog(pod, "main", ["hugetlbfs"]);
+        assert.match(mounts, /nodev \/hp hugetlbfs [^ ]*pagesize=2M/);
+        // Gone with the pod: the agent unmounts it (a stopped agent leaves pods' mounts).
+        await e2e.removeManifest("huge.yaml");
+        const mountOf = pod.metadata!.uid!;
+        await waitFor(
+          async () => !(await Deno.readTextFile("/proc/mounts")).includes(mountOf) || undefined,
+          { timeoutMs: 60_000, what: "the pod's hugetlbfs to be unmounted" },
+        );
       } finally {
         await e2e.close();
       }
