@@ -23,7 +23,8 @@ Deno.test({
     try {
       await e2e.writePod(
         "pids.yaml",
-        shellPod("pids", "for i in $(seq 40); do sleep 3600 & done; sleep 3600"),
+        // The forks run in a subshell: the one that fails ends it, not the container.
+        shellPod("pids", "(for i in $(seq 40); do sleep 3600 & done); sleep 3600"),
       );
       const pod = await e2e.waitPod("pids", isRunning, { what: "pod pids to run" });
       const dir = `${CG}/pids/denolet-e2e/${e2e.agent.hostname}/kubepods/besteffort/pod${
@@ -32,6 +33,9 @@ Deno.test({
       assert.equal(await read(`${dir}/pids.max`), "16");
       // 40 forks fit the node, not the pod (the pause process counts too): the shell says so.
       await e2e.waitLog(pod, "main", ["can't fork"]);
+      // The sleeps that did start stay: well over ten of the 40, never more than the limit.
+      const current = Number(await read(`${dir}/pids.current`));
+      assert.ok(current > 10 && current <= 16, `pids.current ${current}`);
     } finally {
       await e2e.close();
     }
