@@ -40,9 +40,29 @@ export interface ApiClientOptions {
   pingTimeoutMs?: number;
   readFile?: (path: string) => Promise<string>;
   runPlugin?: (plugin: ExecPlugin, env: Record<string, string>) => Promise<string>;
+  /**
+   * Called once per request and once per watch as it ends, with what crossed the wire in
+   * bodies (headers and TLS not counted): where the uplink's bytes go. Must be cheap.
+   */
+  observe?: (r: RequestRecord) => void;
+}
+
+/**
+ * One request's account: `code` 0 when no answer came. A watch reports each chunk as it comes
+ * (`partial`, only its bytes), then itself once when it ends.
+ */
+export interface RequestRecord {
+  method: string;
+  path: string;
+  watch: boolean;
+  code: number;
+  sentBytes: number;
+  receivedBytes: number;
+  partial?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+const DECODER = new TextDecoder();
 
 export function createApiClient(conn: Connection, opts: ApiClientOptions): ApiClient {
   return new FetchApiClient(conn, opts);
@@ -95,9 +115,13 @@ class FetchApiClient implements ApiClient {
         new ApiUnavailableError(`${req.method} ${req.path}: no answer in ${timeoutMs} ms`),
     });
     const end = this.#probe.begin();
+    const record = this.#record(req, false);
     try {
       const res = await this.#send(req, deadline.signal);
-      const text = await res.text();
+      record.code = res.status;
+      const bytes = await res.bytes();
+      record.receivedBytes = bytes.byteLength;
+      const text = DECODER.decode(bytes);
       if (!res.ok) throw apiError(req, res.status, text);
       return (text === "" ? undefined : JSON.parse(text)) as T;
     } catch (e) {
@@ -105,23 +129,39 @@ class FetchApiClient implements ApiClient {
     } finally {
       end();
       deadline.cancel();
+      this.#opts.observe?.(record);
     }
+  }
+
+  #record(req: ApiRequest, watch: boolean): RequestRecord {
+    // The body is serialized again by #fetch; its length is what matters here, and a
+    // request body is small (a patch, a lease).
+    const sentBytes = req.body === undefined || !this.#opts.observe
+      ? 0
+      : JSON.stringify(req.body).length;
+    return { method: req.method, path: req.path, watch, code: 0, sentBytes, receivedBytes: 0 };
   }
 
   async *watch<T>(path: string, opts: WatchOptions): AsyncIterable<WatchEvent<T>> {
     const req: ApiRequest = { method: "GET", path, query: { ...opts.query, watch: true } };
     const end = this.#probe.begin();
+    const record = this.#record(req, true);
     try {
       let res: Response;
       try {
         res = await this.#send(req, opts.signal);
+        record.code = res.status;
         if (!res.ok) throw apiError(req, res.status, await res.text());
       } catch (e) {
         if (opts.signal.aborted) return;
         throw this.#wrap(req, e, opts.signal, opts.signal);
       }
       try {
-        const read = () => this.#probe.read();
+        const observe = this.#opts.observe;
+        const read = (n: number) => {
+          observe?.({ ...record, sentBytes: 0, receivedBytes: n, partial: true });
+          this.#probe.read();
+        };
         for await (const event of decodeWatchStream<T>(res.body!, { onChunk: read })) yield event;
       } catch (e) {
         if (opts.signal.aborted) return;
@@ -132,6 +172,7 @@ class FetchApiClient implements ApiClient {
       }
     } finally {
       end();
+      this.#opts.observe?.(record);
     }
   }
 

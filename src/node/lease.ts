@@ -174,9 +174,12 @@ class LeaseController implements NodeLeaseController {
 
   /** A copy of `lease` renewed now, with the Node as owner once the Node can be read. */
   async #renewed(lease: V1Lease, signal: AbortSignal): Promise<V1Lease> {
+    // managedFields left out: the API server keeps the live ones for an update without them,
+    // and they are half of what a renewal would send every 10 s on a metered uplink.
+    const { managedFields: _, ...metadata } = lease.metadata ?? {};
     const out: V1Lease = {
       ...lease,
-      metadata: { ...lease.metadata },
+      metadata,
       spec: { ...lease.spec, renewTime: microTime(this.#deps.clock.now()) as unknown as Date },
     };
     if (!out.metadata?.ownerReferences?.length) {
