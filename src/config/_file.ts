@@ -260,6 +260,7 @@ const FIELDS: Record<string, Reader> = {
   maxPods: int32("maxPods", { zeroIsUnset: true }),
   registerNode: bool("registerNode"),
   registerWithTaints: readTaints,
+  providerID: str("providerID"),
   nodeStatusUpdateFrequency: duration("nodeStatusUpdateFrequencyMs"),
   nodeStatusReportFrequency: duration("nodeStatusReportFrequencyMs"),
   nodeLeaseDurationSeconds: int32("nodeLeaseDurationSeconds", { zeroIsUnset: true }),

@@ -15,7 +15,6 @@ type Kind = "bool" | "string" | "int32" | "int" | "duration";
 
 const KINDS: Record<string, Kind> = {
   "bootstrap-kubeconfig": "string",
-  "cloud-provider": "string",
   "config-dir": "string",
   "contention-profiling": "bool",
   "cpu-cfs-quota": "bool",
@@ -57,7 +56,6 @@ const KINDS: Record<string, Kind> = {
   "pod-max-pids": "int",
   "pods-per-core": "int32",
   "protect-kernel-defaults": "bool",
-  "provider-id": "string",
   "qos-reserved": "string",
   "registry-burst": "int32",
   "registry-qps": "int32",

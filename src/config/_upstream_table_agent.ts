@@ -240,14 +240,6 @@ export const AGENT_SETTINGS: readonly Setting[] = [
     why: "denolet's systemd unit (denolet install) sets LimitNOFILE=1000000, upstream's value",
   },
   {
-    field: "providerID",
-    flag: "provider-id",
-    type: "string",
-    upstream: '""',
-    rule: only([""], "setting the Node's spec.providerID"),
-    why: "none: the cloud controller manager sets it, as upstream with none set",
-  },
-  {
     field: "rotateCertificates",
     flag: "rotate-certificates",
     type: "bool",

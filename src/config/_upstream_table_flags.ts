@@ -39,13 +39,6 @@ export const FLAG_SETTINGS: readonly Setting[] = [
     why: "left as it was until that work lands",
   },
   {
-    flag: "cloud-provider",
-    type: "string",
-    upstream: '"" (no cloud provider); "external" is the only other value v1.37 accepts',
-    rule: only([""], "cloud providers (external)"),
-    why: "none: the Node is registered without a cloud provider's taint or annotations",
-  },
-  {
     flag: "lock-file",
     type: "string",
     upstream: '""',

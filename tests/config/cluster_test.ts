@@ -169,3 +169,23 @@ Deno.test("--node-status-max-images sets nodeStatusMaxImages", async () => {
   assert.equal((await run(["--node-status-max-images=-1"])).config.nodeStatusMaxImages, -1);
   await fails(["--node-status-max-images=-2"], "--node-status-max-images", /-1 \(no limit\)/);
 });
+
+Deno.test("--cloud-provider takes external or nothing, as v1.37; --provider-id and providerID", async () => {
+  const { config } = await run([
+    "--cloud-provider=external",
+    "--provider-id=aws:///eu-west-1a/i-0abc",
+  ]);
+  assert.equal(config.cloudProvider, "external");
+  assert.equal(config.providerID, "aws:///eu-west-1a/i-0abc");
+  assert.equal((await run([])).config.cloudProvider, "");
+  await fails(
+    ["--cloud-provider=aws"],
+    "--cloud-provider",
+    /cloud provider "aws" was specified, but built-in cloud providers are disabled/,
+  );
+  const fromFile = await run(["--config", "/etc/kubernetes/kubelet.yaml"], {
+    "/etc/kubernetes/kubelet.yaml":
+      "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nproviderID: x://1\n",
+  });
+  assert.equal(fromFile.config.providerID, "x://1");
+});

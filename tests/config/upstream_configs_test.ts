@@ -4,7 +4,7 @@
  * implement is either upstream's default (accepted) or left for issue 26 (warned, ignored).
  */
 import assert from "node:assert/strict";
-import { KUBEADM_ARGS, KUBEADM_CONFIG } from "./_kubeadm_v1_37.ts";
+import { K3S_ARGS, KUBEADM_ARGS, KUBEADM_CONFIG } from "./_kubeadm_v1_37.ts";
 import { fails, run } from "./_helpers.ts";
 
 const PATH = "/var/lib/kubelet/config.yaml";
@@ -45,4 +45,20 @@ Deno.test("kubeadm's config with a setting changed from the default is refused, 
     /^\/var\/lib\/kubelet\/config.yaml: shutdownGracePeriod: 30s: denolet does not implement graceful node shutdown; only the default 0s is accepted$/,
     { [PATH]: text },
   );
+});
+Deno.test("k3s's kubelet arguments load; what is pending is warned, --runtime-cgroups noted", async () => {
+  const { config, warnings } = await run(K3S_ARGS);
+  assert.equal(config.nodeName, "edge-1");
+  assert.equal(config.readOnlyPort, 0);
+  assert.deepEqual(warnings, [
+    ignored("--config-dir"),
+    ignored("--image-credential-provider-bin-dir"),
+    ignored("--image-credential-provider-config"),
+    "--runtime-cgroups: \"/k3s\": the runtime system container's stats come from the runtime's " +
+    "process, not from this cgroup; accepted, as it changes no pod or node",
+  ]);
+});
+
+Deno.test("k3s's rootless gate is accepted: it is upstream's default", async () => {
+  await run([...K3S_ARGS, "--feature-gates=KubeletInUserNamespace=true"]);
 });
