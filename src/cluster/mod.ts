@@ -114,6 +114,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
         ...node,
         node: (o) => parts.nodeStatus.node(o),
         register: config.registerNode,
+        externalCloudProvider: config.cloudProvider === "external",
         updateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
         reportFrequencyMs: config.nodeStatusReportFrequencyMs,
         recorder: events,

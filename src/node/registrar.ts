@@ -59,6 +59,11 @@ export interface NodeRegistrarDeps {
   reportFrequencyMs: number;
   /** Node events (NodeReady, NodeHasSufficientMemory, ...); none when absent. */
   recorder?: EventRecorder;
+  /**
+   * --cloud-provider=external: addresses the server's Node already has are the cloud
+   * controller's and are not overwritten.
+   */
+  externalCloudProvider?: boolean;
   /** [0, 1) for the loop's jitter; tests pass `() => 0`. */
   random?: () => number;
   /** A status update failed again: as the lease's (the kubelet closes every connection). */
@@ -226,7 +231,9 @@ class Registrar implements NodeRegistrar {
     }, { signal });
     this.#serverNode = server;
     const ours = await this.#deps.node({ signal });
-    const update = statusUpdate(server, ours, clock.now());
+    const update = statusUpdate(server, ours, clock.now(), {
+      keepServerAddresses: this.#deps.externalCloudProvider,
+    });
     if (!update.changed && clock.monotonic() - this.#lastReport < this.#deps.reportFrequencyMs) {
       return;
     }

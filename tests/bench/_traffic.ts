@@ -29,7 +29,8 @@ export interface TrafficResult {
   windows: TrafficWindow[];
 }
 
-const BODY_BYTES = /^denolet_api_body_bytes_total\{direction="(\w+)",verb="(\w+)",resource="([^"]+)"\} (\S+)$/;
+const BODY_BYTES =
+  /^denolet_api_body_bytes_total\{direction="(\w+)",verb="(\w+)",resource="([^"]+)"\} (\S+)$/;
 
 async function bodyBytes(c: ClusterE2E): Promise<Map<string, number>> {
   const text = await c.agent.get("/metrics").then((r) => r.text()).catch(() => "");
@@ -87,9 +88,7 @@ export async function trafficBench(opts: {
       if (pods > 0) {
         opts.progress(`traffic: ${pods} pods`);
         const names = Array.from({ length: pods }, (_, i) => `traffic-${i}`);
-        await c.apply(...names.map((n) =>
-          busyboxPod(n, "exec sleep 3600", { node: c.nodeName })
-        ));
+        await c.apply(...names.map((n) => busyboxPod(n, "exec sleep 3600", { node: c.nodeName })));
         await waitFor(async () => {
           const list = await c.getJson<{ items: { status?: { phase?: string } }[] }>([
             "pods",
