@@ -8,6 +8,7 @@
  * its KubeConfig alone costs about 74 MB of resident memory here, three times the API mode's
  * whole budget (README, Performance).
  */
+import { decodeObject, decodeStatus, encodeEnvelope, PROTOBUF_CONTENT_TYPE } from "./protobuf.ts";
 import { type Clock, deadlineSignal } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { errorMessage } from "../util/log.ts";
@@ -121,6 +122,10 @@ class FetchApiClient implements ApiClient {
       record.code = res.status;
       const bytes = await res.bytes();
       record.receivedBytes = bytes.byteLength;
+      if (req.protobuf && res.headers.get("content-type")?.startsWith(PROTOBUF_CONTENT_TYPE)) {
+        if (!res.ok) throw protobufApiError(req, res.status, bytes);
+        return decodeObject(req.protobuf, bytes) as T;
+      }
       const text = DECODER.decode(bytes);
       if (!res.ok) throw apiError(req, res.status, text);
       return (text === "" ? undefined : JSON.parse(text)) as T;
@@ -138,6 +143,8 @@ class FetchApiClient implements ApiClient {
     // request body is small (a patch, a lease).
     const sentBytes = req.body === undefined || !this.#opts.observe
       ? 0
+      : req.protobuf && req.method !== "PATCH"
+      ? encodeEnvelope(req.protobuf, req.body).byteLength
       : JSON.stringify(req.body).length;
     return { method: req.method, path: req.path, watch, code: 0, sentBytes, receivedBytes: 0 };
   }
@@ -228,12 +235,15 @@ class FetchApiClient implements ApiClient {
       if (v !== undefined) url.searchParams.set(k, String(v));
     }
     const headers = new Headers({
-      "Accept": "application/json",
+      "Accept": req.protobuf ? `${PROTOBUF_CONTENT_TYPE}, application/json` : "application/json",
       "User-Agent": this.#opts.userAgent,
     });
     if (creds.authorization) headers.set("Authorization", creds.authorization);
-    let body: string | undefined;
-    if (req.body !== undefined) {
+    let body: string | Uint8Array<ArrayBuffer> | undefined;
+    if (req.body !== undefined && req.protobuf && req.method !== "PATCH") {
+      body = encodeEnvelope(req.protobuf, req.body);
+      headers.set("Content-Type", PROTOBUF_CONTENT_TYPE);
+    } else if (req.body !== undefined) {
       body = JSON.stringify(req.body);
       headers.set(
         "Content-Type",
@@ -276,6 +286,18 @@ class FetchApiClient implements ApiClient {
       cause: e,
     });
   }
+}
+
+/** A protobuf `Status` answer as an ApiError. */
+function protobufApiError(req: ApiRequest, status: number, bytes: Uint8Array): ApiError {
+  let reason = "";
+  let message = "";
+  try {
+    ({ reason, message } = decodeStatus(bytes));
+  } catch {
+    message = "(an undecodable protobuf answer)";
+  }
+  return new ApiError(status, reason, `${req.method} ${req.path}: ${status} ${reason}: ${message}`);
 }
 
 /** The API server's `Status` body, if it sent one, as an ApiError. */
