@@ -1,16 +1,15 @@
 /**
- * X.509 certificates and PKCS#10 requests built with WebCrypto keys and the DER writer: what
- * client-go's certutil does for the kubelet (a self-signed serving pair) and what its
- * certificate manager sends (a CSR for `system:node:<name>`).
+ * X.509 certificates built with WebCrypto keys and the DER writer: what client-go's certutil
+ * does for the kubelet (a self-signed serving pair) and `denolet install` for its local
+ * administrator. Certificate requests (API mode) are written by @peculiar/x509 instead
+ * (src/certificate).
  */
 import { isIP } from "node:net";
 import {
   bitString,
   boolean,
-  concat,
   type Der,
   explicit,
-  implicitConstructed,
   implicitPrimitive,
   namedBits,
   nullValue,
@@ -38,7 +37,6 @@ const OID = {
   authorityKeyIdentifier: "2.5.29.35",
   serverAuth: "1.3.6.1.5.5.7.3.1",
   clientAuth: "1.3.6.1.5.5.7.3.2",
-  extensionRequest: "1.2.840.113549.1.9.14",
 };
 
 /** RFC 5280 key usage bit numbers. */
@@ -195,25 +193,4 @@ export async function createCertificate(spec: CertificateSpec): Promise<Der> {
   );
   const signature = await sign(spec.issuer.key, tbs);
   return sequence(tbs, algorithm(spec.issuer.key.kind), bitString(signature));
-}
-
-/** A PKCS#10 request for `subject` with the SANs in an extensionRequest attribute. */
-export async function createCertificateRequest(
-  key: KeyPair,
-  opts: { subject: Subject; hosts: readonly string[] },
-): Promise<Der> {
-  const attributes = opts.hosts.length === 0 ? [] : [
-    sequence(
-      objectId(OID.extensionRequest),
-      set(sequence(extension(OID.subjectAltName, false, subjectAltNames(opts.hosts)))),
-    ),
-  ];
-  const info = sequence(
-    smallInteger(0),
-    name(opts.subject),
-    key.spki,
-    implicitConstructed(0, concat(attributes)),
-  );
-  const signature = await sign(key, info);
-  return sequence(info, algorithm(key.kind), bitString(signature));
 }
