@@ -55,7 +55,11 @@ export interface RunAgentOptions {
 type Admit = (pod: V1Pod) => { admit: boolean; reason?: string; message?: string };
 
 export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Promise<void> {
-  const { signal, logger } = opts;
+  const { logger } = opts;
+  // A part that cannot go on (no client certificate) stops the agent as a signal would, then
+  // runAgent throws its error.
+  const failed = new AbortController();
+  const signal = AbortSignal.any([opts.signal, failed.signal]);
   const offsetFile = Deno.env.get("DENOLET_TEST_WALL_OFFSET_FILE");
   const clock = opts.clock ?? (offsetFile ? offsetWallClock(offsetFile) : realClock);
   const nodeIP = config.nodeIP || detectNodeIP() || "";
@@ -79,6 +83,11 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       logger,
       nodeIP,
       version: VERSION,
+      signal,
+      fail: (err) => {
+        logger.error("Stopping the agent", { err: errorMessage(err) });
+        failed.abort(err);
+      },
     })
     : undefined;
 
@@ -344,6 +353,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     cluster?.close();
     logger.info("denolet stopped; containers keep running");
   }
+  if (failed.signal.aborted) throw failed.signal.reason;
 }
 
 /** The pod cgroup's memory limit, which caps its Memory-medium volumes; undefined for none. */

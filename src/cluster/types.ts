@@ -21,6 +21,10 @@ export interface ClusterDeps {
   nodeIP: string;
   /** The agent's version, for the User-Agent. */
   version: string;
+  /** Ends waits at start (the bootstrap CSR may take an hour). */
+  signal: AbortSignal;
+  /** Stops the agent with `err` (no client certificate could be had, as upstream exits). */
+  fail: (err: Error) => void;
 }
 
 /** The agent's parts the cluster side needs once they are built (they need it first). */

@@ -272,6 +272,7 @@ const FIELDS: Record<string, Reader> = {
   runtimeRequestTimeout: duration("runtimeRequestTimeoutMs"),
   maxPods: int32("maxPods", { zeroIsUnset: true }),
   registerNode: bool("registerNode"),
+  rotateCertificates: bool("rotateCertificates"),
   registerWithTaints: readTaints,
   nodeStatusUpdateFrequency: duration("nodeStatusUpdateFrequencyMs"),
   nodeStatusReportFrequency: duration("nodeStatusReportFrequencyMs"),

@@ -128,6 +128,10 @@ export function validateConfig(
   validateEviction(cfg, where);
   validateGC(cfg, where);
   validateCluster(cfg, where);
+  // Upstream ignores it too: without --kubeconfig the kubelet is standalone.
+  if (cfg.bootstrapKubeconfig !== "" && cfg.kubeconfig === "") {
+    warnings.push(`${where("bootstrapKubeconfig")}: has no effect without --kubeconfig`);
+  }
   warnings.push(...validateServer(cfg, where));
   warnings.push(...unknownGateWarnings(cfg.featureGates));
 

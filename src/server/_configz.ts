@@ -27,6 +27,7 @@ export function configzView(c: AgentConfig): Record<string, unknown> {
     tlsCipherSuites: c.tlsCipherSuites,
     tlsMinVersion: c.tlsMinVersion,
     serverTLSBootstrap: c.serverTLSBootstrap,
+    rotateCertificates: c.rotateCertificates,
     authentication: {
       x509: { clientCAFile: c.clientCAFile },
       webhook: {

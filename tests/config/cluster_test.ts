@@ -15,7 +15,11 @@ Deno.test("API-mode flags set their fields with upstream syntax", async () => {
     "--system-reserved=memory=128Mi,pid=500",
     "--kube-api-qps=10",
     "--kube-api-burst=20",
+    "--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf",
+    "--rotate-certificates",
   ]);
+  assert.equal(config.bootstrapKubeconfig, "/etc/kubernetes/bootstrap-kubelet.conf");
+  assert.equal(config.rotateCertificates, true);
   assert.equal(config.kubeconfig, "/etc/kubernetes/kubelet.conf");
   assert.equal(config.registerNode, false);
   assert.deepEqual(config.nodeLabels, { zone: "a", "example.com/role": "edge", extra: "1" });
@@ -46,8 +50,10 @@ kubeReserved: {cpu: 200m}
 systemReserved: {memory: 1Gi}
 kubeAPIQPS: 5
 kubeAPIBurst: 10
+rotateCertificates: true
 `,
   });
+  assert.equal(config.rotateCertificates, true);
   assert.equal(config.registerNode, false);
   assert.deepEqual(config.registerWithTaints, [
     { key: "dedicated", value: "db", effect: "NoSchedule" },
@@ -182,4 +188,10 @@ Deno.test("--api-checkpoint-secrets is on by default, turns off with =false, and
     /unknown field "apiCheckpointSecrets"/,
     { "/k.yaml": HEAD + "apiCheckpointSecrets: false\n" },
   );
+});
+
+Deno.test("--bootstrap-kubeconfig without --kubeconfig is standalone, with a warning", async () => {
+  const { config, warnings } = await run(["--bootstrap-kubeconfig=/b.conf"]);
+  assert.equal(config.kubeconfig, "");
+  assert.deepEqual(warnings, ["--bootstrap-kubeconfig: has no effect without --kubeconfig"]);
 });

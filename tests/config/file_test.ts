@@ -174,12 +174,12 @@ Deno.test("known upstream fields denolet ignores are accepted with a warning", a
   const { warnings } = await run(
     CONFIG,
     file(
-      "podPidsLimit: 50\nrotateCertificates: true\nlogging:\n  format: json\n",
+      "podPidsLimit: 50\nenableControllerAttachDetach: true\nlogging:\n  format: json\n",
     ),
   );
   assert.deepEqual(warnings, [
     "/etc/kubernetes/kubelet.yaml: podPidsLimit: not implemented by denolet; ignored",
-    "/etc/kubernetes/kubelet.yaml: rotateCertificates: not implemented by denolet; ignored",
+    "/etc/kubernetes/kubelet.yaml: enableControllerAttachDetach: not implemented by denolet; ignored",
     '/etc/kubernetes/kubelet.yaml: logging.format: only the "text" format is supported; ignored',
   ]);
 });

@@ -6,15 +6,16 @@ import { fails, run } from "./_helpers.ts";
 const HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n";
 const ignored = (flag: string) => `${flag}: not implemented by denolet; ignored`;
 
-Deno.test("a kubeadm-style command line starts, ignoring --bootstrap-kubeconfig with a warning", async () => {
+Deno.test("a kubeadm-style command line starts, with --bootstrap-kubeconfig honoured", async () => {
   const { config, warnings } = await run([
     "--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf",
     "--kubeconfig=/etc/kubernetes/kubelet.conf",
     "--config=/var/lib/kubelet/config.yaml",
   ], { "/var/lib/kubelet/config.yaml": HEAD + "syncFrequency: 30s\n" });
   assert.equal(config.kubeconfig, "/etc/kubernetes/kubelet.conf");
+  assert.equal(config.bootstrapKubeconfig, "/etc/kubernetes/bootstrap-kubelet.conf");
   assert.equal(config.syncFrequencyMs, 30_000);
-  assert.deepEqual(warnings, [ignored("--bootstrap-kubeconfig")]);
+  assert.deepEqual(warnings, []);
 });
 
 Deno.test("an ignored flag with a value consumes it in either form", async () => {
@@ -42,7 +43,7 @@ Deno.test("an ignored flag with a value consumes it in either form", async () =>
 
 Deno.test("an ignored boolean flag takes --x or --x=value only, as pflag's bools", async () => {
   for (
-    const argv of [["--fail-swap-on"], ["--fail-swap-on=false"], ["--rotate-certificates=true"]]
+    const argv of [["--fail-swap-on"], ["--fail-swap-on=false"], ["--runonce=true"]]
   ) {
     const { warnings } = await run(argv);
     assert.deepEqual(warnings, [ignored(argv[0].split("=")[0])], argv.join(" "));
