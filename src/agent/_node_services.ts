@@ -33,6 +33,8 @@ export interface NodeServicesDeps {
   runtime?: () => RuntimeCapabilities;
   /** The /var/log/containers links, for garbage collection. */
   logLinks?: LogLinks;
+  /** Why the node is not ready (the runtime's conditions, the PLEG); empty when it is. */
+  readiness: () => string[];
 }
 
 export function buildNodeServices(deps: NodeServicesDeps) {
@@ -117,8 +119,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     maxPods: config.maxPods,
     port: config.port,
     pressureConditions: () => eviction.conditions(),
-    readinessErrors: () =>
-      k.healthChecks().filter((c) => !c.ok).map((c) => c.message ?? `${c.name} is not healthy`),
+    readinessErrors: deps.readiness,
     runtimeVersion: async ({ signal }) => {
       const v = await cri.runtime.version({ signal });
       return `${v.runtimeName}://${v.runtimeVersion}`;

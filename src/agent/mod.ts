@@ -129,7 +129,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
   const logLinks = createLogLinks(CONTAINER_LOGS_DIR, logger);
   // What the runtime can do (CRI Status, RuntimeConfig), refreshed by housekeeping.
-  const runtimeState = new RuntimeState();
+  const runtimeState = new RuntimeState({ clock });
   // Read at start, as upstream: a `kubelet` user whose subordinate IDs cannot serve maxPods
   // pods stops the agent here.
   let statusRead = false;
@@ -267,6 +267,8 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     signal,
     events: cluster?.events,
     runtime: () => runtimeState.capabilities,
+    // Upstream's runtime health checks: the runtime's own conditions and the PLEG's.
+    readiness: () => runtimeState.readinessErrors([{ name: "PLEG", ...pleg.healthy() }]),
     logLinks,
   });
   late.admit = (pod) => node.eviction.admit(pod);

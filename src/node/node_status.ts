@@ -101,7 +101,8 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
   const arch = ARCH[Deno.build.arch] ?? Deno.build.arch;
 
   const readyCondition = (now: number, capacity: Amounts): V1NodeCondition => {
-    const errors = [...deps.readinessErrors()];
+    // utilerrors.NewAggregate drops repeated messages.
+    const errors = [...new Set(deps.readinessErrors())];
     const missing = REQUIRED_CAPACITY.filter((r) => !capacity.has(r));
     if (missing.length > 0) {
       errors.push(`missing node capacity for resources: ${missing.join(", ")}`);
