@@ -16,7 +16,8 @@ import { statfs } from "../util/statfs.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import type { MetricsRegistry } from "../util/metrics.ts";
-import { VERSION } from "./version.ts";
+import { KUBELET_VERSION } from "./version.ts";
+import { declaredFeatures } from "../node/mod.ts";
 
 export interface NodeServicesDeps {
   config: AgentConfig;
@@ -115,7 +116,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     nodeIPs: deps.nodeIP ? [deps.nodeIP] : [],
     clock,
     logger,
-    agentVersion: VERSION,
+    agentVersion: KUBELET_VERSION,
     maxPods: config.maxPods,
     port: config.port,
     pressureConditions: () => eviction.conditions(),
@@ -136,6 +137,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     listImages: ({ signal }) => cri.image.listImages({ signal }),
     maxImages: config.nodeStatusMaxImages,
     runtime: deps.runtime,
+    declaredFeatures: () => declaredFeatures(config.featureGates, deps.runtime?.().features),
   });
   return {
     stats,

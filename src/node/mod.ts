@@ -14,3 +14,4 @@ export {
 export { allocatable, type Amounts, capacityOf, formatAmounts } from "./_allocatable.ts";
 export { DEFAULT_MAX_IMAGES, nodeImages } from "./_images.ts";
 export { type MachineInfo, type MachineRoots, readMachineInfo } from "./_machine.ts";
+export { declaredFeatures } from "./_declared_features.ts";

@@ -39,7 +39,7 @@ export interface NodeStatusDeps {
   nodeIPs: string[];
   clock: Clock;
   logger: Logger;
-  /** The agent's version, reported as kubeletVersion (`v` is prefixed when missing). */
+  /** kubeletVersion (`v1.37.2+denolet.0.1.0`; `v` is prefixed when missing). */
   agentVersion: string;
   /** The port the node API listens on (daemonEndpoints.kubeletEndpoint). */
   port: number;
@@ -74,6 +74,8 @@ export interface NodeStatusDeps {
    * status.features; both left out while the runtime has not said. Cheap, never blocks.
    */
   runtime?: () => Pick<RuntimeCapabilities, "handlers" | "handlersReported" | "features">;
+  /** status.declaredFeatures (NodeDeclaredFeatures); left out when empty, as upstream's. */
+  declaredFeatures?: () => string[];
 }
 
 export interface NodeStatusProvider {
@@ -224,11 +226,19 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
           },
           images: nodeImageList,
           ...runtimeStatus(deps.runtime?.()),
+          ...declared(deps.declaredFeatures?.() ?? []),
         },
       };
       return last;
     },
   };
+}
+
+/** V1NodeStatus of client-node 1.4 predates the field. */
+export type NodeStatusWithDeclared = V1NodeStatus & { declaredFeatures?: string[] };
+
+function declared(features: string[]): Pick<NodeStatusWithDeclared, "declaredFeatures"> {
+  return features.length ? { declaredFeatures: [...features] } : {};
 }
 
 /** status.runtimeHandlers and status.features, as upstream's RuntimeHandlers and NodeFeatures. */

@@ -2,12 +2,14 @@
  * The Node's Ready condition follows the runtime's CRI Status (issue 26): on a private containerd
  * whose CNI config is taken away (a node before its CNI is installed), containerd reports
  * NetworkReady=false and the Node is NotReady with upstream's message; once the config is back
- * the Node turns Ready. The shared dev containerd is not touched.
+ * the Node turns Ready, reporting kubeletVersion v1.37.2+denolet.<version>. The shared dev
+ * containerd is not touched.
  */
 import assert from "node:assert/strict";
 import { ensureContainerd, stopContainerd } from "../support/containerd.ts";
 import { startControlPlane } from "../support/control_plane.ts";
 import { waitFor } from "../support/wait.ts";
+import { KUBELET_VERSION } from "../../src/agent/version.ts";
 import { E2E_TEST, setupCluster } from "./_cluster.ts";
 
 interface Condition {
@@ -61,6 +63,20 @@ Deno.test({
       }, { timeoutMs: 60_000, intervalMs: 1000, what: "the Node Ready once the CNI is there" });
       assert.equal(r.reason, "KubeletReady");
       assert.equal(r.message, "kubelet is posting ready status");
+      // The version kubectl and skew checks read: the Kubernetes release, denolet's as metadata.
+      const info = await c.getJson<{ status: { nodeInfo: { kubeletVersion: string } } }>([
+        "node",
+        c.nodeName,
+      ]);
+      assert.equal(info?.status.nodeInfo.kubeletVersion, KUBELET_VERSION);
+      assert.match(KUBELET_VERSION, /^v1\.37\.2\+denolet\./);
+      const wide = await c.kubectl(["get", "node", c.nodeName, "--no-headers"]);
+      assert.match(
+        wide,
+        new RegExp(
+          `Ready\\s.*\\s${KUBELET_VERSION.replaceAll(".", "\\.").replace("+", "\\+")}\\s*$`,
+        ),
+      );
     } finally {
       await c?.close();
       await cp.stop();
