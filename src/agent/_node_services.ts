@@ -21,7 +21,8 @@ import { declaredFeatures } from "../node/mod.ts";
 
 export interface NodeServicesDeps {
   config: AgentConfig;
-  nodeIP: string;
+  /** The node's IPs, primary first (InternalIP addresses). */
+  nodeIPs: string[];
   cri: CriClient;
   kubelet: Kubelet;
   clock: Clock;
@@ -113,7 +114,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
   const nodeStatus = createNodeStatusProvider({
     nodeName: config.nodeName,
     hostname: config.nodeName,
-    nodeIPs: deps.nodeIP ? [deps.nodeIP] : [],
+    nodeIPs: deps.nodeIPs,
     clock,
     logger,
     agentVersion: KUBELET_VERSION,

@@ -38,7 +38,7 @@ import {
   serveNodeApi,
 } from "../server/mod.ts";
 import { createAgentObservers } from "./_metrics.ts";
-import { detectNodeIP } from "./_node_ip.ts";
+import { nodeIPsFrom } from "./_node_ip.ts";
 import { hostAppArmorEnabled, listPodDirs, readResolvConf } from "./_host.ts";
 import { buildSources } from "./_sources.ts";
 import { buildNodeServices } from "./_node_services.ts";
@@ -62,11 +62,13 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   const signal = AbortSignal.any([opts.signal, failed.signal]);
   const offsetFile = Deno.env.get("DENOLET_TEST_WALL_OFFSET_FILE");
   const clock = opts.clock ?? (offsetFile ? offsetWallClock(offsetFile) : realClock);
-  const nodeIP = config.nodeIP || detectNodeIP() || "";
+  // --node-ip as upstream: one address or a dual-stack pair (primary first), else detected.
+  const nodeIPs = nodeIPsFrom(config.nodeIP);
+  const nodeIP = nodeIPs[0] ?? "";
   logger.info("Starting denolet", {
     version: VERSION,
     node: config.nodeName,
-    nodeIP,
+    nodeIP: nodeIPs.join(","),
     runtime: config.containerRuntimeEndpoint,
     staticPodPath: config.staticPodPath || undefined,
     staticPodURL: config.staticPodURL || undefined,
@@ -175,7 +177,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       clusterDomain: config.clusterDomain,
       hostDNS,
       resolvConf: config.resolvConf,
-      nodeIPs: nodeIP ? [nodeIP] : [],
+      nodeIPs,
       defaultPodSysctls: featureEnabled(config, "DefaultPodSysctls")
         ? config.defaultPodSysctls
         : undefined,
@@ -238,6 +240,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     syncFrequencyMs: config.syncFrequencyMs,
     maxPods: config.maxPods,
     nodeIP: nodeIP || undefined,
+    nodeIPs,
     podCgroups,
     podDirs: {
       list: () => Promise.resolve(listPodDirs(config.rootDir)),
@@ -258,7 +261,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
 
   const node = buildNodeServices({
     config,
-    nodeIP,
+    nodeIPs,
     cri,
     kubelet,
     clock,
@@ -324,7 +327,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     servers.push(
       await serveAuthenticatedNodeApi({
         config,
-        nodeIPs: nodeIP ? [nodeIP] : [],
+        nodeIPs,
         api,
         cri,
         clock,

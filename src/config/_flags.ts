@@ -21,6 +21,8 @@ export interface ParsedArgs {
   /** Flags that set configuration, in command-line order. */
   flags: ParsedFlag[];
   configPath?: string;
+  /** --config-dir: the drop-in directory. */
+  configDir?: string;
   help: boolean;
   version: boolean;
   /** One per upstream flag given that denolet accepts and ignores. */
@@ -45,6 +47,7 @@ export function parseArgv(argv: readonly string[]): ParsedArgs {
       );
     }
     if (def.name === "config") out.configPath = value as string;
+    else if (def.name === "config-dir") out.configDir = value as string;
     else if (def.name === "help") out.help = value as boolean;
     else if (def.name === "version") out.version = value as boolean;
     else out.flags.push({ def, spelled, value });

@@ -14,7 +14,6 @@ type Kind = "bool" | "string" | "int32" | "int" | "duration";
 
 const KINDS: Record<string, Kind> = {
   "cloud-provider": "string",
-  "config-dir": "string",
   "contention-profiling": "bool",
   "cpu-cfs-quota": "bool",
   "cpu-cfs-quota-period": "duration",

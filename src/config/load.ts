@@ -3,6 +3,7 @@ import { ConfigError } from "../util/errors.ts";
 import { errorMessage } from "../util/log.ts";
 import { defaultConfig } from "./_defaults.ts";
 import { applyConfigFile } from "./_file.ts";
+import { applyDropins, type DropinFs } from "./_dropins.ts";
 import { applyFlags, parseArgv } from "./_flags.ts";
 import { validateConfig } from "./_validate.ts";
 import { helpText, versionText } from "./help.ts";
@@ -28,6 +29,8 @@ export interface LoadDeps {
   hostname?: () => string;
   /** Resolves a relative --config path (and the relative paths inside it); defaults to Deno.cwd. */
   cwd?: () => string;
+  /** Lists a --config-dir directory; defaults to Deno.readDir. */
+  readDir?: DropinFs["readDir"];
 }
 
 /**
@@ -61,6 +64,18 @@ export async function loadConfig(
     }
     const dir = posix.dirname(posix.resolve(cwd, file));
     warnings.push(...applyConfigFile(cfg, origin, { text, file, dir }));
+  }
+
+  if (args.configDir) {
+    const cwd = (deps.cwd ?? Deno.cwd)();
+    warnings.push(
+      ...await applyDropins(cfg, origin, {
+        dir: posix.resolve(cwd, args.configDir),
+        cwd,
+        defaults: defaultConfig({ withConfigFile: hasFile }),
+        fs: { readFile: deps.readFile ?? Deno.readTextFile, readDir: deps.readDir ?? Deno.readDir },
+      }),
+    );
   }
 
   applyFlags(cfg, args.flags, origin);
