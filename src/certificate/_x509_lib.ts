@@ -1,9 +1,10 @@
 /**
  * @peculiar/x509, the X.509 and PKCS#10 library on WebCrypto that writes denolet's certificate
- * requests. Loaded on the first request, not with the module: it costs several MB of resident
- * memory once loaded (README, API-server mode), and a node makes a request only to join and then
- * once per certificate lifetime. Its dependency tsyringe needs the Reflect metadata polyfill
- * installed first (a global, as the library documents).
+ * requests. Loaded on the first request, not with the module: once loaded it stays, and costs
+ * +6–7 MB of idle RSS in the single file (+9 MB from source; tests/bench/join_footprint.ts,
+ * README), so a node with a ready-made kubeconfig never pays it, one that joins or rotates does.
+ * Its dependency tsyringe needs the Reflect metadata polyfill installed first (a global, as the
+ * library documents).
  */
 type X509 = typeof import("@peculiar/x509");
 

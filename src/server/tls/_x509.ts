@@ -2,7 +2,8 @@
  * X.509 certificates built with WebCrypto keys and the DER writer: what client-go's certutil
  * does for the kubelet (a self-signed serving pair) and `denolet install` for its local
  * administrator. Certificate requests (API mode) are written by @peculiar/x509 instead
- * (src/certificate).
+ * (src/certificate); these two stay here because the standalone agent makes them too, and the
+ * library would cost it 6–9 MB of RSS for good after a first start (tests/bench/join_footprint.ts).
  */
 import { isIP } from "node:net";
 import {
