@@ -16,13 +16,15 @@ import { statfs } from "../util/statfs.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import type { MetricsRegistry } from "../util/metrics.ts";
-import { VERSION } from "./version.ts";
+import { KUBELET_VERSION } from "./version.ts";
+import { declaredFeatures } from "../node/mod.ts";
 
 export interface NodeServicesDeps {
   config: AgentConfig;
   /** The machine facts read at start. */
   machine?: MachineInfo;
-  nodeIP: string;
+  /** The node's IPs, primary first (InternalIP addresses). */
+  nodeIPs: string[];
   cri: CriClient;
   kubelet: Kubelet;
   clock: Clock;
@@ -35,6 +37,8 @@ export interface NodeServicesDeps {
   runtime?: () => RuntimeCapabilities;
   /** The /var/log/containers links, for garbage collection. */
   logLinks?: LogLinks;
+  /** Why the node is not ready (the runtime's conditions, the PLEG); empty when it is. */
+  readiness: () => string[];
 }
 
 export function buildNodeServices(deps: NodeServicesDeps) {
@@ -117,18 +121,18 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     hostname: config.nodeName,
     machine: deps.machine,
     localStorageCapacityIsolation: config.localStorageCapacityIsolation,
-    nodeIPs: deps.nodeIP && !(external && config.nodeIP === "") ? [deps.nodeIP] : [],
+    // An external cloud provider sets the addresses itself unless --node-ip says them.
+    nodeIPs: external && config.nodeIP === "" ? [] : deps.nodeIPs,
     externalCloudProvider: external,
     providedNodeIP: config.nodeIP.split(",").map((s) => s.trim()).filter(Boolean).join(","),
     providerID: config.providerID,
     clock,
     logger,
-    agentVersion: VERSION,
+    agentVersion: KUBELET_VERSION,
     maxPods: config.maxPods,
     port: config.port,
     pressureConditions: () => eviction.conditions(),
-    readinessErrors: () =>
-      k.healthChecks().filter((c) => !c.ok).map((c) => c.message ?? `${c.name} is not healthy`),
+    readinessErrors: deps.readiness,
     runtimeVersion: async ({ signal }) => {
       const v = await cri.runtime.version({ signal });
       return `${v.runtimeName}://${v.runtimeVersion}`;
@@ -145,6 +149,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     listImages: ({ signal }) => cri.image.listImages({ signal }),
     maxImages: config.nodeStatusMaxImages,
     runtime: deps.runtime,
+    declaredFeatures: () => declaredFeatures(config.featureGates, deps.runtime?.().features),
   });
   return {
     stats,

@@ -38,7 +38,7 @@ import {
   serveNodeApi,
 } from "../server/mod.ts";
 import { createAgentObservers } from "./_metrics.ts";
-import { detectNodeIP } from "./_node_ip.ts";
+import { nodeIPsFrom } from "./_node_ip.ts";
 import { hostAppArmorEnabled, listPodDirs, readResolvConf } from "./_host.ts";
 import { buildSources } from "./_sources.ts";
 import { buildNodeServices } from "./_node_services.ts";
@@ -57,15 +57,21 @@ export interface RunAgentOptions {
 type Admit = (pod: V1Pod) => { admit: boolean; reason?: string; message?: string };
 
 export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Promise<void> {
-  const { signal, logger } = opts;
+  const { logger } = opts;
+  // A part that cannot go on (no client certificate) stops the agent as a signal would, then
+  // runAgent throws its error.
+  const failed = new AbortController();
+  const signal = AbortSignal.any([opts.signal, failed.signal]);
   const offsetFile = Deno.env.get("DENOLET_TEST_WALL_OFFSET_FILE");
   const clock = opts.clock ?? (offsetFile ? offsetWallClock(offsetFile) : realClock);
-  const nodeIP = config.nodeIP || detectNodeIP() || "";
+  // --node-ip as upstream: one address or a dual-stack pair (primary first), else detected.
+  const nodeIPs = nodeIPsFrom(config.nodeIP);
+  const nodeIP = nodeIPs[0] ?? "";
   logger.info("Starting denolet", {
     sinceStartMs: processUptimeMs(),
     version: VERSION,
     node: config.nodeName,
-    nodeIP,
+    nodeIP: nodeIPs.join(","),
     runtime: config.containerRuntimeEndpoint,
     staticPodPath: config.staticPodPath || undefined,
     staticPodURL: config.staticPodURL || undefined,
@@ -84,6 +90,11 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       nodeIP,
       version: VERSION,
       registry,
+      signal,
+      fail: (err) => {
+        logger.error("Stopping the agent", { err: errorMessage(err) });
+        failed.abort(err);
+      },
     })
     : undefined;
 
@@ -135,7 +146,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   });
   const logLinks = createLogLinks(CONTAINER_LOGS_DIR, logger);
   // What the runtime can do (CRI Status, RuntimeConfig), refreshed by housekeeping.
-  const runtimeState = new RuntimeState();
+  const runtimeState = new RuntimeState({ clock });
   // Read at start, as upstream: a `kubelet` user whose subordinate IDs cannot serve maxPods
   // pods stops the agent here.
   let statusRead = false;
@@ -186,7 +197,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       clusterDomain: config.clusterDomain,
       hostDNS,
       resolvConf: config.resolvConf,
-      nodeIPs: nodeIP ? [nodeIP] : [],
+      nodeIPs,
       defaultPodSysctls: featureEnabled(config, "DefaultPodSysctls")
         ? config.defaultPodSysctls
         : undefined,
@@ -249,6 +260,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     syncFrequencyMs: config.syncFrequencyMs,
     maxPods: config.maxPods,
     nodeIP: nodeIP || undefined,
+    nodeIPs,
     podCgroups,
     podDirs: {
       list: () => Promise.resolve(listPodDirs(config.rootDir)),
@@ -270,7 +282,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   const node = buildNodeServices({
     config,
     machine: allocatable.machine,
-    nodeIP,
+    nodeIPs,
     cri,
     kubelet,
     clock,
@@ -279,6 +291,8 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     signal,
     events: cluster?.events,
     runtime: () => runtimeState.capabilities,
+    // Upstream's runtime health checks: the runtime's own conditions and the PLEG's.
+    readiness: () => runtimeState.readinessErrors([{ name: "PLEG", ...pleg.healthy() }]),
     logLinks,
   });
   late.admit = (pod) => node.eviction.admit(pod);
@@ -334,7 +348,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     servers.push(
       await serveAuthenticatedNodeApi({
         config,
-        nodeIPs: nodeIP ? [nodeIP] : [],
+        nodeIPs,
         api,
         cri,
         clock,
@@ -366,6 +380,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     cluster?.close();
     logger.info("denolet stopped; containers keep running");
   }
+  if (failed.signal.aborted) throw failed.signal.reason;
 }
 
 /** The pod cgroup's memory limit, which caps its Memory-medium volumes; undefined for none. */

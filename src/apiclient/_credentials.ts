@@ -51,10 +51,20 @@ export class CredentialSource {
   async get(): Promise<Credentials> {
     const { clock } = this.#deps;
     const c = this.#cached;
-    if (c && clock.monotonic() < c.refreshAt && clock.now() < c.expiresAt) return c.creds;
+    if (c && clock.monotonic() < c.refreshAt && clock.now() < c.expiresAt) {
+      return this.#managed(c.creds);
+    }
     const fresh = await this.#load(clock.monotonic());
     this.#cached = fresh;
-    return fresh.creds;
+    return this.#managed(fresh.creds);
+  }
+
+  /** A certificate manager's pair, when there is one, is the one used, read every time. */
+  #managed(creds: Credentials): Credentials {
+    const provide = this.#conn.certificate;
+    if (!provide) return creds;
+    const pair = provide();
+    return { ...creds, cert: pair?.cert, key: pair?.key };
   }
 
   /** Forgets cached credentials (after the server answered 401). */

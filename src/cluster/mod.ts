@@ -5,7 +5,6 @@
 import {
   type ApiClientOptions,
   createApiClient,
-  loadKubeconfig,
   requestMetrics,
   runReflector,
 } from "../apiclient/mod.ts";
@@ -29,6 +28,7 @@ import { createServiceCache } from "./services.ts";
 import { createRuntimeClasses } from "./runtime_classes.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
 import { createStatusWriter } from "./status_writer.ts";
+import { clientIdentity } from "./_client_identity.ts";
 import type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
 
 export type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
@@ -37,10 +37,12 @@ const ARCH: Record<string, string> = { x86_64: "amd64", aarch64: "arm64" };
 /** After closing every connection, further heartbeat failures close nothing for this long. */
 const CLOSE_ALL_QUIET_MS = 5_000;
 
-/** Loads the kubeconfig and builds the cluster parts. Throws KubeconfigError naming the field. */
+/**
+ * Loads the kubeconfig (bootstrapping the client certificate first where asked) and builds the
+ * cluster parts. Throws KubeconfigError or BootstrapError naming the file or field.
+ */
 export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> {
   const { config, clock, logger } = deps;
-  const connection = await loadKubeconfig(config.kubeconfig);
   const arch = ARCH[Deno.build.arch] ?? Deno.build.arch;
   const common: ApiClientOptions = {
     clock,
@@ -48,8 +50,17 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     qps: config.kubeAPIQPS,
     burst: config.kubeAPIBurst,
     userAgent: `denolet/v${deps.version} (linux/${arch})`,
-    observe: deps.registry ? requestMetrics(deps.registry, connection.server) : undefined,
   };
+  const identity = await clientIdentity({
+    config,
+    clock,
+    logger,
+    clientOptions: common,
+    signal: deps.signal,
+  });
+  const { connection } = identity;
+  // rest_client_* counts the clients below (the certificate requests above are rare).
+  if (deps.registry) common.observe = requestMetrics(deps.registry, connection.server);
   // Pods, their statuses, watches, events, objects: the --kube-api-qps budget.
   const client = createApiClient(connection, common);
   // The Lease and the Node status, as upstream's heartbeat client: connections of their own, no
@@ -83,6 +94,11 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   };
   logger.info("API-server mode", { server: connection.server, node: config.nodeName });
   const loops: Array<(parts: AgentParts, signal: AbortSignal) => Promise<void>> = [];
+  // The client certificate's rotation: every client moves to each new certificate.
+  const { run: keepIdentity } = identity;
+  if (keepIdentity) {
+    loops.push((_parts, signal) => keepIdentity(clients, { signal, fail: deps.fail }));
+  }
   // Edge autonomy: the desired state as last seen, to start from while the API server is away.
   const dir = checkpointDir(config.rootDir);
   let checkpoint: Checkpoint | undefined;
@@ -212,6 +228,9 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     async run(parts, { signal }) {
       await Promise.all(loops.map((loop) => loop(parts, signal)));
     },
-    close: () => clients.forEach((c) => c.close()),
+    close: () => {
+      clients.forEach((c) => c.close());
+      identity.close();
+    },
   };
 }

@@ -24,6 +24,10 @@ export interface ClusterDeps {
   version: string;
   /** The agent's /metrics: the API clients' request and byte counts go there. */
   registry?: MetricsRegistry;
+  /** Ends waits at start (the bootstrap CSR may take an hour). */
+  signal: AbortSignal;
+  /** Stops the agent with `err` (no client certificate could be had, as upstream exits). */
+  fail: (err: Error) => void;
 }
 
 /** The agent's parts the cluster side needs once they are built (they need it first). */

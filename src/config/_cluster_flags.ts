@@ -51,6 +51,16 @@ export const CLUSTER_FLAGS: readonly FlagDef[] = [
     (raw) => raw,
   ),
   scalar(
+    "bootstrap-kubeconfig",
+    "bootstrapKubeconfig",
+    "string",
+    "kubeconfig whose credentials (a bootstrap token) ask for the client certificate when the " +
+      "--kubeconfig file does not exist or its certificate has expired: the key and the issued " +
+      "certificate go to --cert-dir (kubelet-client-current.pem), and --kubeconfig is written " +
+      "to use them.",
+    (raw) => raw,
+  ),
+  scalar(
     "kube-api-burst",
     "kubeAPIBurst",
     "int32",
@@ -117,6 +127,14 @@ export const CLUSTER_FLAGS: readonly FlagDef[] = [
     "string",
     "Taints the node registers with, as key=value:Effect (comma-separated).",
     parseTaints,
+  ),
+  scalar(
+    "rotate-certificates",
+    "rotateCertificates",
+    undefined,
+    "Renew the client certificate by asking the API server for a new one (a " +
+      "kubernetes.io/kube-apiserver-client-kubelet CSR) as its expiry approaches.",
+    parseBool,
   ),
   pairsFlag(
     "system-reserved",

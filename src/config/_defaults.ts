@@ -37,6 +37,8 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     runtimeRequestTimeoutMs: 120_000,
     maxPods: 110,
     kubeconfig: "",
+    bootstrapKubeconfig: "",
+    rotateCertificates: false,
     registerNode: true,
     nodeLabels: {},
     registerWithTaints: [],

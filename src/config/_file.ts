@@ -286,6 +286,7 @@ const FIELDS: Record<string, Reader> = {
   runtimeRequestTimeout: duration("runtimeRequestTimeoutMs"),
   maxPods: int32("maxPods", { zeroIsUnset: true }),
   registerNode: bool("registerNode"),
+  rotateCertificates: bool("rotateCertificates"),
   registerWithTaints: readTaints,
   providerID: str("providerID"),
   nodeStatusUpdateFrequency: duration("nodeStatusUpdateFrequencyMs"),
@@ -361,27 +362,48 @@ export function applyConfigFile(
   origin: Map<keyof AgentConfig, string>,
   src: { text: string; file: string; dir: string },
 ): { warnings: string[]; given: Given[] } {
-  const ctx: Ctx = { cfg, origin, file: src.file, dir: src.dir, warnings: [], given: [] };
+  const doc = parseConfigDocument(src.text, src.file);
+  return applyConfigDocument(cfg, origin, { ...src, doc, defaulting: true });
+}
+
+/**
+ * Parses a KubeletConfiguration file (YAML 1.1 or JSON) and checks its apiVersion and kind.
+ * Returns its fields without them. Throws ConfigError naming `file`.
+ */
+export function parseConfigDocument(text: string, file: string): Record<string, unknown> {
+  const ctx = { file } as Ctx;
   let doc: unknown;
   try {
     // YAML 1.1, as the kubelet reads its file: `cgroupsPerQOS: yes` is true.
-    doc = parseYaml(src.text, KUBERNETES_YAML);
+    doc = parseYaml(text, KUBERNETES_YAML);
   } catch (e) {
-    throw new ConfigError(src.file, `cannot parse as YAML or JSON: ${errorMessage(e)}`, {
+    throw new ConfigError(file, `cannot parse as YAML or JSON: ${errorMessage(e)}`, {
       cause: e,
     });
   }
-  if (doc === null || doc === undefined) throw new ConfigError(src.file, "the file is empty");
+  if (doc === null || doc === undefined) throw new ConfigError(file, "the file is empty");
   if (!isMap(doc)) {
-    throw new ConfigError(src.file, `expected a ${KIND} object, got ${describe(doc)}`);
+    throw new ConfigError(file, `expected a ${KIND} object, got ${describe(doc)}`);
   }
   if (doc.apiVersion !== API_VERSION) {
     fail(ctx, "apiVersion", `must be "${API_VERSION}", got ${describe(doc.apiVersion)}`);
   }
   if (doc.kind !== KIND) fail(ctx, "kind", `must be "${KIND}", got ${describe(doc.kind)}`);
+  return Object.fromEntries(Object.entries(doc).filter(([name]) => !TYPE_META.has(name)));
+}
 
-  for (const [name, value] of Object.entries(doc)) {
-    if (TYPE_META.has(name)) continue;
+/**
+ * Applies a parsed document's fields onto `cfg` (see applyConfigFile). `defaulting`: the file's
+ * own v1beta1 defaulting (the report frequency from the update frequency, the merged eviction
+ * defaults), which drop-ins, merged into an already defaulted document, do not get again.
+ */
+export function applyConfigDocument(
+  cfg: AgentConfig,
+  origin: Map<keyof AgentConfig, string>,
+  src: { doc: Record<string, unknown>; file: string; dir: string; defaulting: boolean },
+): { warnings: string[]; given: Given[] } {
+  const ctx: Ctx = { cfg, origin, file: src.file, dir: src.dir, warnings: [], given: [] };
+  for (const [name, value] of Object.entries(src.doc)) {
     const read = FIELDS[name];
     if (read) {
       if (value !== null) read(value, ctx, name);
@@ -393,6 +415,7 @@ export function applyConfigFile(
       fail(ctx, name, `unknown field "${name}"${hint}`);
     }
   }
+  if (!src.defaulting) return { warnings: ctx.warnings, given: ctx.given };
   // Upstream's v1beta1 defaulting: a file that sets only the update frequency gets it as the
   // report frequency too. Defaulting runs on the file alone, so flags never do this.
   if (

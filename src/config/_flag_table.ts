@@ -77,6 +77,13 @@ export const FLAGS: readonly FlagDef[] = [
     "KubeletConfiguration (kubelet.config.k8s.io/v1beta1) file, YAML or JSON. Flags given on " +
       "the command line win over its fields.",
   ),
+  control(
+    "config-dir",
+    "string",
+    "Directory of drop-in KubeletConfiguration files (*.conf, subdirectories too, in lexical " +
+      "order) merged over the defaults and --config as upstream's: maps merge, other values " +
+      "replace, later files win; flags win over them.",
+  ),
   field({
     name: "container-runtime-endpoint",
     field: "containerRuntimeEndpoint",

@@ -22,6 +22,8 @@ export interface ParsedArgs {
   /** Flags that set configuration, in command-line order. */
   flags: ParsedFlag[];
   configPath?: string;
+  /** --config-dir: the drop-in directory. */
+  configDir?: string;
   help: boolean;
   version: boolean;
   /** One per pending upstream flag given (accepted and ignored until its work lands). */
@@ -57,6 +59,7 @@ export function parseArgv(argv: readonly string[]): ParsedArgs {
         out.upstream.push({ setting, where: spelled, value: v, fromFile: false });
       }
     } else if (def.name === "config") out.configPath = value as string;
+    else if (def.name === "config-dir") out.configDir = value as string;
     else if (def.name === "help") out.help = value as boolean;
     else if (def.name === "version") out.version = value as boolean;
     else out.flags.push({ def, spelled, value });

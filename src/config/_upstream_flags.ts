@@ -14,8 +14,6 @@ import type { FlagDef } from "./_flag_kit.ts";
 type Kind = "bool" | "string" | "int32" | "int" | "duration";
 
 const KINDS: Record<string, Kind> = {
-  "bootstrap-kubeconfig": "string",
-  "config-dir": "string",
   "contention-profiling": "bool",
   "cpu-cfs-quota": "bool",
   "cpu-cfs-quota-period": "duration",
@@ -56,7 +54,6 @@ const KINDS: Record<string, Kind> = {
   "registry-qps": "int32",
   "reserved-cpus": "string",
   "reserved-memory": "string",
-  "rotate-certificates": "bool",
   "runonce": "bool",
   "runtime-cgroups": "string",
   "serialize-image-pulls": "bool",

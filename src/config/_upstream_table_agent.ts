@@ -5,7 +5,6 @@
  */
 import { inert, observability, only, pending, type Setting } from "./_upstream_rules.ts";
 
-const ISSUE_26 = "issue 26 (certificate bootstrap and rotation)";
 const IMAGES = "image pull settings (in progress)";
 
 function range(name: string, min: number, max: number) {
@@ -238,14 +237,6 @@ export const AGENT_SETTINGS: readonly Setting[] = [
     upstream: "1000000",
     rule: only([1_000_000], "setting its own open-file limit (set LimitNOFILE= in its unit)"),
     why: "denolet's systemd unit (denolet install) sets LimitNOFILE=1000000, upstream's value",
-  },
-  {
-    field: "rotateCertificates",
-    flag: "rotate-certificates",
-    type: "bool",
-    upstream: "false",
-    rule: pending(ISSUE_26),
-    why: "left as it was until issue 26 lands",
   },
   ...[
     ["registryPullQPS", "registry-qps", "int32", "5"],

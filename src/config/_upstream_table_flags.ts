@@ -5,25 +5,10 @@
  */
 import { observability, only, pending, type Setting } from "./_upstream_rules.ts";
 
-const ISSUE_26 = "issue 26 (certificate bootstrap and rotation)";
 const CREDENTIALS = "image credential providers (in progress)";
 const LOGGING = "denolet writes text logs to stderr, one stream";
 
 export const FLAG_SETTINGS: readonly Setting[] = [
-  {
-    flag: "bootstrap-kubeconfig",
-    type: "string",
-    upstream: '""',
-    rule: pending(ISSUE_26),
-    why: "left as it was until issue 26 lands",
-  },
-  {
-    flag: "config-dir",
-    type: "string",
-    upstream: '""',
-    rule: pending(ISSUE_26),
-    why: "left as it was until issue 26 lands",
-  },
   {
     flag: "image-credential-provider-config",
     type: "string",

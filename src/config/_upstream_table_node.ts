@@ -4,7 +4,7 @@
  * setting (field and flag together); the vocabulary is in `_upstream_rules.ts`. Defaults are
  * v1.37's (pkg/kubelet/apis/config/v1beta1/defaults.go).
  */
-import { inert, only, pending, type Setting } from "./_upstream_rules.ts";
+import { inert, only, type Setting } from "./_upstream_rules.ts";
 
 /** A map flag (`k=v,...`): "" is the empty map, anything else is refused as written. */
 const mapFlag = (v: unknown) => (v === "" ? {} : v);

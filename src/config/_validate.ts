@@ -129,6 +129,10 @@ export function validateConfig(
   validateGC(cfg, where);
   validateResources(cfg, where);
   validateCluster(cfg, where);
+  // Upstream ignores it too: without --kubeconfig the kubelet is standalone.
+  if (cfg.bootstrapKubeconfig !== "" && cfg.kubeconfig === "") {
+    warnings.push(`${where("bootstrapKubeconfig")}: has no effect without --kubeconfig`);
+  }
   warnings.push(...validateServer(cfg, where));
 
   if (cfg.nodeName === "") bad("nodeName", "must not be empty");

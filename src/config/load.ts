@@ -3,6 +3,7 @@ import { ConfigError } from "../util/errors.ts";
 import { errorMessage } from "../util/log.ts";
 import { defaultConfig } from "./_defaults.ts";
 import { applyConfigFile } from "./_file.ts";
+import { applyDropins, type DropinFs } from "./_dropins.ts";
 import { applyFlags, parseArgv } from "./_flags.ts";
 import { checkUpstream, type Given } from "./_upstream_check.ts";
 import type { NodeFacts } from "./_upstream_rules.ts";
@@ -35,6 +36,8 @@ export interface LoadDeps {
    * acceptance depends on it; asked only then. Defaults to a look at /sys/fs/cgroup.
    */
   cgroupV2?: () => boolean;
+  /** Lists a --config-dir directory; defaults to Deno.readDir. */
+  readDir?: DropinFs["readDir"];
 }
 
 /**
@@ -69,6 +72,18 @@ export async function loadConfig(
     }
     const dir = posix.dirname(posix.resolve(cwd, file));
     const read = applyConfigFile(cfg, origin, { text, file, dir });
+    warnings.push(...read.warnings);
+    given.push(...read.given);
+  }
+
+  if (args.configDir) {
+    const cwd = (deps.cwd ?? Deno.cwd)();
+    const read = await applyDropins(cfg, origin, {
+      dir: posix.resolve(cwd, args.configDir),
+      cwd,
+      defaults: defaultConfig({ withConfigFile: hasFile }),
+      fs: { readFile: deps.readFile ?? Deno.readTextFile, readDir: deps.readDir ?? Deno.readDir },
+    });
     warnings.push(...read.warnings);
     given.push(...read.given);
   }

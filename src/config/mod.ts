@@ -7,3 +7,4 @@ export { featureEnabled } from "./_feature_gates.ts";
 export { loadConfig, type LoadDeps, type LoadResult } from "./load.ts";
 export { DurationSyntaxError, formatDuration, parseDuration } from "./duration.ts";
 export { helpText, versionText } from "./help.ts";
+export { configDocument } from "./_document.ts";

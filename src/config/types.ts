@@ -50,6 +50,17 @@ export interface AgentConfig {
   healthzBindAddress: string;
   /** --kubeconfig (flag only); "" runs standalone, without an API server. */
   kubeconfig: string;
+  /**
+   * --bootstrap-kubeconfig (flag only): credentials (a bootstrap token) to ask for the client
+   * certificate with when the --kubeconfig file is missing or its certificate has expired; the
+   * certificate goes to --cert-dir and the kubeconfig is written. "" = none.
+   */
+  bootstrapKubeconfig: string;
+  /**
+   * --rotate-certificates / rotateCertificates, default false: renew the client certificate
+   * through a CSR at 70–90 % of its lifetime.
+   */
+  rotateCertificates: boolean;
   /** --register-node / registerNode, default true. */
   registerNode: boolean;
   /** --node-labels (flag only): added to the registered Node. */

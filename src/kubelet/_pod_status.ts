@@ -44,6 +44,8 @@ export interface PodStatusOptions {
   previous?: V1PodStatus;
   /** The node's primary IP (status.hostIP; pod IP of host-network pods). */
   hostIP?: string;
+  /** A dual-stack node's IPs, primary first (status.hostIPs); default `[hostIP]`. */
+  hostIPs?: string[];
   /** Current time (ms): startTime and condition transitions. */
   now: number;
   /** The kubelet decided the pod is finished: its containers will not be restarted. */
@@ -215,12 +217,15 @@ export function computePodStatus(
   });
 
   if (opts.hostIP) {
+    // Upstream: the primary, then a dual-stack node's other family.
+    const ips = [opts.hostIP, ...(opts.hostIPs ?? []).filter((ip) => ip !== opts.hostIP)]
+      .slice(0, 2).map((ip) => ({ ip }));
     s.hostIP = opts.hostIP;
-    s.hostIPs = [{ ip: opts.hostIP }];
-    // Host-network pods have the node's IP; once set it does not change.
+    s.hostIPs = ips;
+    // Host-network pods have the node's IPs; once set they do not change.
     if (pod.spec?.hostNetwork && !s.podIP) {
       s.podIP = opts.hostIP;
-      s.podIPs = [{ ip: opts.hostIP }];
+      s.podIPs = ips.map((ip) => ({ ...ip }));
     }
   }
   s.startTime = old.startTime ?? now;

@@ -78,6 +78,7 @@ export class Kubelet {
       clock: deps.clock,
       logger: deps.logger,
       hostIP: () => deps.nodeIP,
+      hostIPs: () => deps.nodeIPs,
       prober: deps.prober,
       onRuntimeChanged: () => deps.pleg.requestRelist(),
     });

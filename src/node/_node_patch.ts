@@ -7,7 +7,7 @@
  */
 import type { V1Node, V1NodeCondition } from "@kubernetes/client-node";
 import { quantityMilliValue } from "../util/quantity.ts";
-import { PROVIDED_NODE_IP } from "./node_status.ts";
+import { type NodeStatusWithDeclared, PROVIDED_NODE_IP } from "./node_status.ts";
 
 type Json = Record<string, unknown>;
 
@@ -209,10 +209,12 @@ export function statusUpdate(
   status.nodeInfo = info;
 
   // Lists the API server replaces whole (listType atomic) and small structs: sent as they are.
-  for (const field of ["runtimeHandlers", "features"] as const) {
-    const want = ours.status?.[field];
+  type Status = NodeStatusWithDeclared | undefined;
+  for (const field of ["runtimeHandlers", "features", "declaredFeatures"] as const) {
+    const want = (ours.status as Status)?.[field];
     if (want === undefined) continue;
-    if (JSON.stringify(want) !== JSON.stringify(server.status?.[field] ?? null)) changed = true;
+    const have = (server.status as Status)?.[field];
+    if (JSON.stringify(want) !== JSON.stringify(have ?? null)) changed = true;
     status[field] = want;
   }
 

@@ -23,3 +23,4 @@ export {
 } from "./_allocatable.ts";
 export { DEFAULT_MAX_IMAGES, nodeImages } from "./_images.ts";
 export { type MachineInfo, type MachineRoots, readMachineInfo } from "./_machine.ts";
+export { declaredFeatures } from "./_declared_features.ts";

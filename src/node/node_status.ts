@@ -49,7 +49,7 @@ export interface NodeStatusDeps {
   nodeIPs: string[];
   clock: Clock;
   logger: Logger;
-  /** The agent's version, reported as kubeletVersion (`v` is prefixed when missing). */
+  /** kubeletVersion (`v1.37.2+denolet.0.1.0`; `v` is prefixed when missing). */
   agentVersion: string;
   /** The port the node API listens on (daemonEndpoints.kubeletEndpoint). */
   port: number;
@@ -100,6 +100,8 @@ export interface NodeStatusDeps {
    * Ready; false leaves it out of the Node.
    */
   localStorageCapacityIsolation?: boolean;
+  /** status.declaredFeatures (NodeDeclaredFeatures); left out when empty, as upstream's. */
+  declaredFeatures?: () => string[];
 }
 
 export interface NodeStatusProvider {
@@ -127,7 +129,8 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
   const arch = ARCH[Deno.build.arch] ?? Deno.build.arch;
 
   const readyCondition = (now: number, capacity: Amounts): V1NodeCondition => {
-    const errors = [...deps.readinessErrors()];
+    // utilerrors.NewAggregate drops repeated messages.
+    const errors = [...new Set(deps.readinessErrors())];
     const missing = REQUIRED_CAPACITY.filter((r) =>
       !capacity.has(r) &&
       (r !== "ephemeral-storage" || deps.localStorageCapacityIsolation !== false)
@@ -262,6 +265,7 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
           },
           images: nodeImageList,
           ...runtimeStatus(deps.runtime?.()),
+          ...declared(deps.declaredFeatures?.() ?? []),
         },
       };
       return last;
@@ -279,6 +283,13 @@ function nodeSpec(deps: NodeStatusDeps): V1Node["spec"] {
     ...(taints.length > 0 ? { taints } : {}),
     ...(deps.providerID ? { providerID: deps.providerID } : {}),
   };
+}
+
+/** V1NodeStatus of client-node 1.4 predates the field. */
+export type NodeStatusWithDeclared = V1NodeStatus & { declaredFeatures?: string[] };
+
+function declared(features: string[]): Pick<NodeStatusWithDeclared, "declaredFeatures"> {
+  return features.length ? { declaredFeatures: [...features] } : {};
 }
 
 /** status.runtimeHandlers and status.features, as upstream's RuntimeHandlers and NodeFeatures. */

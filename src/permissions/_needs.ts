@@ -116,6 +116,16 @@ export const NEEDS: readonly Need[] = [
     },
   },
   {
+    why: "the kubeconfig; with TLS bootstrapping or rotation, the kubeconfig written and the " +
+      "client certificates under --cert-dir",
+    grants: (c) => {
+      if (c.kubeconfig === "") return {};
+      const read = [c.kubeconfig, ...(c.bootstrapKubeconfig ? [c.bootstrapKubeconfig] : [])];
+      if (!c.bootstrapKubeconfig && !c.rotateCertificates) return { read };
+      return { read: [...read, c.certDir], write: [posix.dirname(c.kubeconfig), c.certDir] };
+    },
+  },
+  {
     why: "the static pod manifest URL",
     grants: (c) => ({ net: c.staticPodURL ? [urlHost(c.staticPodURL)] : [] }),
   },
@@ -203,7 +213,9 @@ function probeNets(c: AgentConfig, o: PermissionOptions): string[] {
   if (o.probeNetworks === "any") return ["*"];
   const nets = [...o.probeNetworks ?? DEFAULT_PROBE_NETWORKS];
   // hostNetwork pods listen on the node's address, which need not be private.
-  if (c.nodeIP) nets.push(c.nodeIP.includes(":") ? `[${c.nodeIP}]` : c.nodeIP);
+  for (const ip of c.nodeIP.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+    nets.push(ip.includes(":") ? `[${ip}]` : ip);
+  }
   return nets;
 }
 

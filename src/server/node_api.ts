@@ -218,7 +218,7 @@ async function serveBootstrapped(
   serve: (c: ServingCertificate) => Promise<SecureServer>,
 ): Promise<SecureServer> {
   const { ServingCertManager } = await import("./tls/serving_cert.ts");
-  const manager = new ServingCertManager({
+  const manager = await ServingCertManager.open({
     client: deps.apiClient!,
     clock: deps.clock,
     logger: deps.logger,
@@ -226,7 +226,7 @@ async function serveBootstrapped(
     certDir: deps.config.certDir,
     hosts: [deps.config.nodeName, ...deps.nodeIPs],
   });
-  const stored = await manager.load();
+  const stored = manager.current();
   let server = stored ? await serve(stored) : undefined;
   let starting: Promise<void> | undefined;
   let pending: ServingCertificate | undefined;

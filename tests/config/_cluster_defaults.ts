@@ -1,6 +1,8 @@
 /** The API-mode fields of a default AgentConfig, for whole-config tests. */
 export const CLUSTER_DEFAULTS = {
   kubeconfig: "",
+  bootstrapKubeconfig: "",
+  rotateCertificates: false,
   registerNode: true,
   nodeLabels: {},
   registerWithTaints: [],

@@ -27,6 +27,18 @@ export function depsWith(files: Record<string, string> = {}, node: FakeNode = {}
       }
       return Promise.resolve(text);
     },
+    /** Directories are whatever the files' paths imply. */
+    async *readDir(p: string) {
+      const dir = p.replace(/\/+$/, "") + "/";
+      const names = new Map<string, boolean>();
+      for (const f of Object.keys(files)) {
+        if (!f.startsWith(dir)) continue;
+        const [first, ...rest] = f.slice(dir.length).split("/");
+        names.set(first, rest.length > 0);
+      }
+      if (names.size === 0) throw new Deno.errors.NotFound(`no such directory ${p}`);
+      for (const [name, isDirectory] of names) yield { name, isDirectory };
+    },
   };
 }
 

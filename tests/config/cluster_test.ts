@@ -15,7 +15,11 @@ Deno.test("API-mode flags set their fields with upstream syntax", async () => {
     "--system-reserved=memory=128Mi,pid=500",
     "--kube-api-qps=10",
     "--kube-api-burst=20",
+    "--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf",
+    "--rotate-certificates",
   ]);
+  assert.equal(config.bootstrapKubeconfig, "/etc/kubernetes/bootstrap-kubelet.conf");
+  assert.equal(config.rotateCertificates, true);
   assert.equal(config.kubeconfig, "/etc/kubernetes/kubelet.conf");
   assert.equal(config.registerNode, false);
   assert.deepEqual(config.nodeLabels, { zone: "a", "example.com/role": "edge", extra: "1" });
@@ -46,8 +50,10 @@ kubeReserved: {cpu: 200m}
 systemReserved: {memory: 1Gi}
 kubeAPIQPS: 5
 kubeAPIBurst: 10
+rotateCertificates: true
 `,
   });
+  assert.equal(config.rotateCertificates, true);
   assert.equal(config.registerNode, false);
   assert.deepEqual(config.registerWithTaints, [
     { key: "dedicated", value: "db", effect: "NoSchedule" },
@@ -202,4 +208,10 @@ Deno.test("--cloud-provider takes external or nothing, as v1.37; --provider-id a
       "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nproviderID: x://1\n",
   });
   assert.equal(fromFile.config.providerID, "x://1");
+});
+
+Deno.test("--bootstrap-kubeconfig without --kubeconfig is standalone, with a warning", async () => {
+  const { config, warnings } = await run(["--bootstrap-kubeconfig=/b.conf"]);
+  assert.equal(config.kubeconfig, "");
+  assert.deepEqual(warnings, ["--bootstrap-kubeconfig: has no effect without --kubeconfig"]);
 });

@@ -176,11 +176,11 @@ Deno.test("pending upstream fields are still accepted with a warning; logging-on
   const { warnings } = await run(
     CONFIG,
     file(
-      "eventRecordQPS: 50\nrotateCertificates: true\nlogging:\n  format: json\n",
+      "eventRecordQPS: 50\nserializeImagePulls: true\nlogging:\n  format: json\n",
     ),
   );
   assert.deepEqual(warnings, [
-    "/etc/kubernetes/kubelet.yaml: rotateCertificates: not implemented by denolet; ignored",
+    "/etc/kubernetes/kubelet.yaml: serializeImagePulls: not implemented by denolet; ignored",
     "/etc/kubernetes/kubelet.yaml: logging.format: denolet writes text logs only; accepted, " +
     "as it changes no pod or node",
   ]);

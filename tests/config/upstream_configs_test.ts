@@ -1,13 +1,18 @@
 /**
  * Real configurations written for the upstream kubelet load: kubeadm v1.37's config.yaml and
  * command line, and k3s v1.37's kubelet arguments. What they set that denolet does not
- * implement is either upstream's default (accepted) or left for issue 26 (warned, ignored).
+ * implement is either upstream's default (accepted) or pending (warned, ignored).
  */
 import assert from "node:assert/strict";
 import { K3S_ARGS, KUBEADM_ARGS, KUBEADM_CONFIG } from "./_kubeadm_v1_37.ts";
 import { fails, run } from "./_helpers.ts";
 
 const PATH = "/var/lib/kubelet/config.yaml";
+/** k3s writes its KubeletConfiguration into the --config-dir drop-in directory. */
+const K3S_DROPINS = {
+  "/var/lib/rancher/k3s/agent/etc/kubelet.conf.d/00-k3s-defaults.conf":
+    "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n",
+};
 const ignored = (where: string) => `${where}: not implemented by denolet; ignored`;
 
 Deno.test("kubeadm's stock config is refused only for cgroupDriver: systemd (issue 26)", async () => {
@@ -19,11 +24,7 @@ Deno.test("kubeadm's stock config is refused only for cgroupDriver: systemd (iss
 Deno.test("kubeadm's config loads with the cgroupfs driver, warning only for what is pending", async () => {
   const text = KUBEADM_CONFIG.replace("cgroupDriver: systemd", "cgroupDriver: cgroupfs");
   const { config, warnings } = await run(KUBEADM_ARGS, { [PATH]: text });
-  assert.deepEqual(warnings, [
-    ignored("--bootstrap-kubeconfig"),
-    ignored(`${PATH}: imageMaximumGCAge`),
-    ignored(`${PATH}: rotateCertificates`),
-  ]);
+  assert.deepEqual(warnings, [ignored(`${PATH}: imageMaximumGCAge`)]);
   // The 0s durations are upstream's defaults, as SetDefaults fills them in.
   assert.equal(config.syncFrequencyMs, 60_000);
   assert.equal(config.nodeStatusUpdateFrequencyMs, 10_000);
@@ -46,11 +47,10 @@ Deno.test("kubeadm's config with a setting changed from the default is refused, 
   );
 });
 Deno.test("k3s's kubelet arguments load; what is pending is warned, --runtime-cgroups noted", async () => {
-  const { config, warnings } = await run(K3S_ARGS);
+  const { config, warnings } = await run(K3S_ARGS, K3S_DROPINS);
   assert.equal(config.nodeName, "edge-1");
   assert.equal(config.readOnlyPort, 0);
   assert.deepEqual(warnings, [
-    ignored("--config-dir"),
     ignored("--image-credential-provider-bin-dir"),
     ignored("--image-credential-provider-config"),
     "--runtime-cgroups: \"/k3s\": the runtime system container's stats come from the runtime's " +
@@ -59,5 +59,5 @@ Deno.test("k3s's kubelet arguments load; what is pending is warned, --runtime-cg
 });
 
 Deno.test("k3s's rootless gate is accepted: it is upstream's default", async () => {
-  await run([...K3S_ARGS, "--feature-gates=KubeletInUserNamespace=true"]);
+  await run([...K3S_ARGS, "--feature-gates=KubeletInUserNamespace=true"], K3S_DROPINS);
 });

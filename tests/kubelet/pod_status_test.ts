@@ -739,3 +739,17 @@ Deno.test("past activeDeadlineSeconds the pod is Failed with DeadlineExceeded", 
   // No start time yet: nothing to measure from.
   assertEquals(compute(pod, rs).phase, "Running");
 });
+
+Deno.test("a dual-stack node gives hostIPs both addresses, primary first; host-network pods both as pod IPs", () => {
+  const opts = { hostIP: "192.168.1.10", hostIPs: ["192.168.1.10", "fd00::10"] };
+  const s = compute(mkPod({}), mkRs([ctr("app", "running")]), opts);
+  assertEquals([s.hostIP, s.hostIPs], ["192.168.1.10", [{ ip: "192.168.1.10" }, {
+    ip: "fd00::10",
+  }]]);
+  const h = compute(
+    mkPod({ hostNetwork: true }),
+    mkRs([ctr("app", "running")], { hostNetwork: true }),
+    opts,
+  );
+  assertEquals([h.podIP, h.podIPs], ["192.168.1.10", [{ ip: "192.168.1.10" }, { ip: "fd00::10" }]]);
+});

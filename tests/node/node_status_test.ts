@@ -346,3 +346,21 @@ Deno.test("a node with swap reports its capacity in nodeInfo.swap (NodeSwap); on
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("a dual-stack node reports both InternalIP addresses, primary first; kubeletVersion as given", async () => {
+  const root = await fixtureRoot();
+  try {
+    const node = await provider(root, {
+      nodeIPs: ["10.0.0.5", "fd00::5"],
+      agentVersion: "v1.37.2+denolet.0.1.0",
+    }).node();
+    assert.deepEqual(node.status?.addresses, [
+      { type: "InternalIP", address: "10.0.0.5" },
+      { type: "InternalIP", address: "fd00::5" },
+      { type: "Hostname", address: "edge-1" },
+    ]);
+    assert.equal(node.status?.nodeInfo?.kubeletVersion, "v1.37.2+denolet.0.1.0");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

@@ -16,6 +16,7 @@ import {
   schedulerFlags,
 } from "./_control_plane_config.ts";
 import { devDir } from "./containerd.ts";
+import { createBootstrapKubeconfig } from "./_bootstrap_token.ts";
 
 export { ETCD_VERSION, KUBERNETES_VERSION } from "./_control_plane_build.ts";
 
@@ -65,6 +66,8 @@ export interface ControlPlaneOptions extends ControlPlaneBuildOptions {
   serviceClusterIPRange?: string;
   /** Extra kube-apiserver flags, appended last so they override the defaults. */
   apiServerArgs?: string[];
+  /** Extra kube-controller-manager flags (`--cluster-signing-duration=5m`), appended last. */
+  controllerManagerArgs?: string[];
 }
 
 export interface KubectlOptions {
@@ -93,6 +96,12 @@ export interface ControlPlane {
    * O=system:nodes` (what a kubelet authenticates with) and returns its path.
    */
   nodeKubeconfig(nodeName: string): Promise<string>;
+  /**
+   * What `kubeadm init` and `kubeadm join` give a node to join with: a new bootstrap token in
+   * kube-system, kubeadm's bindings that let its group post CSRs and have them approved (and
+   * nodes their renewals), and a kubeconfig with the token. Returns the kubeconfig's path.
+   */
+  bootstrapKubeconfig(): Promise<string>;
   /** Stops the API server (etcd and its data stay); the other daemons keep retrying. */
   stopApiServer(): Promise<void>;
   /** Starts the API server again on the same port and data, and waits for /readyz. */
@@ -172,7 +181,10 @@ async function startIn(
   };
   let apiServer = await startApi(signal);
 
-  const controllerManager = daemon("kube-controller-manager", controllerManagerFlags(setup));
+  const controllerManager = daemon("kube-controller-manager", [
+    ...controllerManagerFlags(setup),
+    ...(opts.controllerManagerArgs ?? []),
+  ]);
   const scheduler = daemon("kube-scheduler", schedulerFlags(setup));
   const healthz = (d: Daemon, port: number) =>
     waitDaemon(d, () => httpsOk(`https://127.0.0.1:${port}/healthz`, caPem), {
@@ -226,6 +238,18 @@ async function startIn(
         usage: "client",
       });
       return await setup.kubeconfig(`node-${nodeName}`, client, `system:node:${nodeName}`);
+    },
+    async bootstrapKubeconfig() {
+      const made = await createBootstrapKubeconfig(
+        `${dir}/kubeconfig/bootstrap-${crypto.randomUUID().slice(0, 8)}.kubeconfig`,
+        {
+          server,
+          caPem,
+          nowMs: Date.now(),
+          apply: async (yaml) => void await kubectl(["apply", "-f", "-"], { stdin: yaml }),
+        },
+      );
+      return made.path;
     },
     async stopApiServer() {
       await apiServer.stop();
