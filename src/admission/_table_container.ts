@@ -13,7 +13,7 @@ import type {
   V1SecurityContext,
   V1VolumeMount,
 } from "@kubernetes/client-node";
-import { isSet, type Rule } from "./_rules.ts";
+import type { Rule } from "./_rules.ts";
 
 type Rules<T, Newer extends string = never> = Record<keyof T | Newer, Rule>;
 

@@ -6,7 +6,9 @@ import type {
   V1DownwardAPIVolumeFile,
   V1DownwardAPIVolumeSource,
   V1EmptyDirVolumeSource,
+  V1EphemeralVolumeSource,
   V1KeyToPath,
+  V1PersistentVolumeClaimVolumeSource,
   V1ProjectedVolumeSource,
   V1SecretProjection,
   V1SecretVolumeSource,
@@ -31,7 +33,7 @@ export const VOLUME = {
   csi: source("CSI volumes"),
   downwardAPI: { type: "DownwardAPIVolumeSource" },
   emptyDir: { type: "EmptyDirVolumeSource" },
-  ephemeral: source("generic ephemeral volumes"),
+  ephemeral: { type: "EphemeralVolumeSource" },
   fc: source("fc volumes"),
   flexVolume: source("flexVolume volumes"),
   flocker: source("flocker volumes"),
@@ -43,7 +45,7 @@ export const VOLUME = {
   iscsi: source("iscsi volumes"),
   name: "ok",
   nfs: source("nfs volumes"),
-  persistentVolumeClaim: source("persistentVolumeClaim volumes"),
+  persistentVolumeClaim: { type: "PersistentVolumeClaimVolumeSource" },
   photonPersistentDisk: source("photonPersistentDisk volumes"),
   portworxVolume: source("portworxVolume volumes"),
   projected: { type: "ProjectedVolumeSource" },
@@ -54,6 +56,19 @@ export const VOLUME = {
   storageos: source("storageos volumes"),
   vsphereVolume: source("vsphereVolume volumes"),
 } satisfies Rules<V1Volume>;
+
+/** A claim resolved to its bound PersistentVolume (hostPath, local, CSI), mounted as upstream. */
+export const PVC_VOLUME = {
+  claimName: "ok",
+  // Every mount of the claim's volume is read-only, as upstream's mustMountRO.
+  readOnly: "ok",
+} satisfies Rules<V1PersistentVolumeClaimVolumeSource>;
+
+export const EPHEMERAL_VOLUME = {
+  // The controller manager makes the claim `<pod>-<volume>` from it; the node waits for that
+  // claim, owned by the pod, and mounts it as any other.
+  volumeClaimTemplate: "inert",
+} satisfies Rules<V1EphemeralVolumeSource>;
 
 /** The AtomicWriteVolumeUserFields fields (alpha in v1.37): file owners in atomic-writer volumes. */
 const FILE_OWNER: Rule = { refuse: "file owners in configMap, secret and projected volumes" };

@@ -99,6 +99,10 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     clock,
     plugins: [downwardAPIPlugin(downwardAPIValues()), ...(cluster?.volumePlugins ?? [])],
     podMemoryLimitBytes: podMemoryLimit,
+    claims: cluster?.claims,
+    // PersistentVolume node affinity: the Node's labels; before the Node is seen (offline after
+    // a reboot), the labels this agent gives it.
+    nodeLabels: () => cluster?.admissionNode?.()?.metadata?.labels ?? ownNodeLabels(config),
   });
   const allocatable = await nodeAllocatableSetup(config, { logger });
   // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
@@ -363,6 +367,18 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     cluster?.close();
     logger.info("denolet stopped; containers keep running");
   }
+}
+
+/** The labels the agent registers its Node with (node_status.ts), before any the API adds. */
+function ownNodeLabels(config: AgentConfig): Record<string, string> {
+  const arch = ({ x86_64: "amd64", aarch64: "arm64" } as Record<string, string>)[Deno.build.arch] ??
+    Deno.build.arch;
+  return {
+    "kubernetes.io/arch": arch,
+    "kubernetes.io/hostname": config.nodeName,
+    "kubernetes.io/os": "linux",
+    ...config.nodeLabels,
+  };
 }
 
 /** The pod cgroup's memory limit, which caps its Memory-medium volumes; undefined for none. */

@@ -22,7 +22,8 @@ export interface MountedVolume {
   hostPath: string;
   /** The volume itself forces read-only mounts (the kinds whose files the kubelet writes). */
   readOnly: boolean;
-  kind: "emptyDir" | "hostPath" | PluginVolumeKind;
+  /** The source; a claim's volume is its PersistentVolume's ("hostPath", "local", "csi"). */
+  kind: "emptyDir" | "hostPath" | "local" | "csi" | PluginVolumeKind;
   /** emptyDir and plugin volumes: "" (node disk), "Memory" (tmpfs) or "HugePages" (hugetlbfs). */
   medium?: "" | "Memory" | "HugePages";
   /**
