@@ -163,7 +163,8 @@ export class ClaimCache {
     } catch (err) {
       opts.signal?.throwIfAborted();
       if (err instanceof ApiError && err.status === 404) {
-        throw new ObjectNotFoundError(shelf.resource, ref.namespace, ref.name, { cause: err });
+        // The API server's own words are the message upstream shows; the request adds nothing.
+        throw new ObjectNotFoundError(shelf.resource, ref.namespace, ref.name);
       }
       // Offline (a refused connection, a timeout, a server that answers 5xx): the last copy.
       const offline = err instanceof ApiUnavailableError ||

@@ -13,7 +13,7 @@ import {
 } from "../../src/apiclient/mod.ts";
 import type { ObjectsCheckpoint } from "../../src/checkpoint/types.ts";
 import { ClaimCache, ObjectNotFoundError } from "../../src/objects/mod.ts";
-import { nullLogger } from "../../src/util/log.ts";
+import { errorMessage, nullLogger } from "../../src/util/log.ts";
 import { MemorySlot } from "../checkpoint/_fakes.ts";
 
 class GetOnlyApi implements ApiClient {
@@ -27,7 +27,8 @@ class GetOnlyApi implements ApiClient {
     const o = this.objects.get(req.path);
     if (o === undefined) {
       const [, kind, name] = /\/([a-z]+)\/([^/]+)$/.exec(req.path)!;
-      return Promise.reject(new ApiError(404, "NotFound", `${kind} "${name}" not found`));
+      const why = `${kind} "${name}" not found`;
+      return Promise.reject(new ApiError(404, "NotFound", `GET ${req.path}: 404 NotFound: ${why}`));
     }
     return Promise.resolve(structuredClone(o) as T);
   }
@@ -89,7 +90,7 @@ Deno.test("claim cache: a claim that does not exist is ObjectNotFoundError with 
   const { cache } = setup();
   const err = await cache.claim("pod-1", { namespace: "ns", name: "nope" }).catch((e) => e);
   assert.ok(err instanceof ObjectNotFoundError);
-  assert.equal(err.message, 'persistentvolumeclaims "nope" not found');
+  assert.equal(errorMessage(err), 'persistentvolumeclaims "nope" not found', "no request details");
 });
 
 Deno.test("claim cache: offline after a reboot, the checkpoint's claim and volume are served", async () => {
