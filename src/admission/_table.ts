@@ -18,6 +18,7 @@ import {
 import {
   CONFIG_MAP_PROJECTION,
   CONFIG_MAP_VOLUME,
+  CSI_VOLUME,
   DOWNWARD_API_FILE,
   DOWNWARD_API_PROJECTION,
   DOWNWARD_API_VOLUME,
@@ -55,6 +56,7 @@ export const FIELD_TABLE: Table = {
   Volume: VOLUME,
   EmptyDirVolumeSource: EMPTY_DIR,
   PersistentVolumeClaimVolumeSource: PVC_VOLUME,
+  CSIVolumeSource: CSI_VOLUME,
   EphemeralVolumeSource: EPHEMERAL_VOLUME,
   ConfigMapVolumeSource: CONFIG_MAP_VOLUME,
   SecretVolumeSource: SECRET_VOLUME,

@@ -2,6 +2,7 @@
 import type {
   V1ConfigMapProjection,
   V1ConfigMapVolumeSource,
+  V1CSIVolumeSource,
   V1DownwardAPIProjection,
   V1DownwardAPIVolumeFile,
   V1DownwardAPIVolumeSource,
@@ -30,7 +31,7 @@ export const VOLUME = {
   cephfs: source("cephfs volumes"),
   cinder: source("cinder volumes"),
   configMap: { type: "ConfigMapVolumeSource" },
-  csi: source("CSI volumes"),
+  csi: { type: "CSIVolumeSource" },
   downwardAPI: { type: "DownwardAPIVolumeSource" },
   emptyDir: { type: "EmptyDirVolumeSource" },
   ephemeral: { type: "EphemeralVolumeSource" },
@@ -63,6 +64,16 @@ export const PVC_VOLUME = {
   // Every mount of the claim's volume is read-only, as upstream's mustMountRO.
   readOnly: "ok",
 } satisfies Rules<V1PersistentVolumeClaimVolumeSource>;
+
+/** An inline ephemeral CSI volume, published by its registered driver (src/csi). */
+export const CSI_VOLUME = {
+  driver: "ok",
+  fsType: "ok",
+  // The driver gets the Secret's data in NodePublishVolume; this node does not read it yet.
+  nodePublishSecretRef: { refuse: "secrets for CSI volumes" },
+  readOnly: "ok",
+  volumeAttributes: "ok",
+} satisfies Rules<V1CSIVolumeSource>;
 
 export const EPHEMERAL_VOLUME = {
   // The controller manager makes the claim `<pod>-<volume>` from it; the node waits for that

@@ -42,6 +42,7 @@ import { detectNodeIP } from "./_node_ip.ts";
 import { hostAppArmorEnabled, listPodDirs, readResolvConf } from "./_host.ts";
 import { buildSources } from "./_sources.ts";
 import { buildNodeServices } from "./_node_services.ts";
+import { lazyCsi } from "./_csi.ts";
 import { nodeAllocatableSetup } from "./_node_allocatable.ts";
 import { swapSetup } from "./_swap.ts";
 import { VERSION } from "./version.ts";
@@ -92,6 +93,19 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger,
     onCall: (method, ms, err) => metrics.runtimeCall(method, ms, err),
   });
+  // CSI (API mode only) loads when a plugin registers or a pod needs it; pods waiting for a
+  // driver sync again when one registers.
+  const resyncPods = { all: () => {} };
+  const csi = cluster
+    ? lazyCsi({
+      rootDir: config.rootDir,
+      nodeName: config.nodeName,
+      client: cluster.client,
+      clock,
+      logger,
+      onChange: () => resyncPods.all(),
+    })
+    : undefined;
   // downwardAPI needs no API server; configMap, secret and projected come with the cluster.
   const volumes = createVolumeManager({
     rootDir: config.rootDir,
@@ -103,6 +117,9 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     // PersistentVolume node affinity: the Node's labels; before the Node is seen (offline after
     // a reboot), the labels this agent gives it.
     nodeLabels: () => cluster?.admissionNode?.()?.metadata?.labels ?? ownNodeLabels(config),
+    csi: csi?.persistent,
+    csiInline: csi?.inline,
+    csiTearDown: csi?.tearDown,
   });
   const allocatable = await nodeAllocatableSetup(config, { logger });
   // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
@@ -267,6 +284,8 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     },
   });
   late.kubelet = kubelet;
+  resyncPods.all = () =>
+    kubelet.podManager.pods().forEach((p) => kubelet.requestSync(p.metadata?.uid ?? ""));
   metrics.counts(() => kubelet.runningCounts());
 
   const node = buildNodeServices({
@@ -351,6 +370,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   const background = Promise.all([
     node.run(),
     cluster?.run({ kubelet, nodeStatus: node.nodeStatus, cri }, { signal }),
+    csi?.run({ signal }),
   ]);
   // As upstream, pods are synced knowing what the runtime can do (handlers, features): one
   // Status before the first sync, briefly; an unreachable runtime is housekeeping's to report.

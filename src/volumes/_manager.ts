@@ -67,10 +67,15 @@ export interface VolumeManagerDeps {
   nodeLabels?: () => Record<string, string>;
   /** CSI volumes of claims (src/csi), loaded when a pod first has one. */
   csi?: (pod: V1Pod, resolved: ResolvedClaim, signal?: AbortSignal) => Promise<PersistentMount>;
+  /** Inline ephemeral CSI volumes (`volumes[].csi`): the published path. */
+  csiInline?: (pod: V1Pod, volume: V1Volume, signal?: AbortSignal) => Promise<string>;
+  /** Unpublishes the pod's CSI volumes before its directory goes (throws to be retried). */
+  csiTearDown?: (uid: string, signal?: AbortSignal) => Promise<void>;
 }
 
 /** Kinds a plugin serves in the API-server mode; standalone, their refusal says why. */
 const API_KINDS = new Set([
+  "csi",
   "configMap",
   "secret",
   "projected",
@@ -249,6 +254,14 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
         });
         state.setUp.add(v.name);
         pvUsers.set(pvName, users.add(uid));
+      } else if (v.csi && deps.csiInline) {
+        const path = await deps.csiInline(pod, v, opts.signal);
+        out.set(v.name, {
+          hostPath: path,
+          readOnly: v.csi.readOnly === true,
+          kind: "csi",
+          bindSubPath: subPathBinder({ uid, name: v.name, hostPath: path }, log),
+        });
       } else if (claimNameOf(pod, v) !== undefined && deps.claims) {
         // Not mounted by any container: upstream skips it.
         continue;
@@ -305,6 +318,8 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
     // SubPath bind mounts go first, as upstream unmounts them before the volume itself; the
     // removal below must never reach through one into volume or host contents.
     await cleanSubPaths(dir, { mounter, signal: opts.signal });
+    // CSI volumes are the driver's to unmount (NodeUnpublish, NodeUnstage).
+    await deps.csiTearDown?.(uid, opts.signal);
     // Then the volumes' own mounts (the tmpfs of emptyDir Memory, secret and projected
     // volumes), deepest first; a mount listed twice is stacked and popped twice.
     const mounts = await mounter.mountPointsUnder(volumesDir(uid));
