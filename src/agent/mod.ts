@@ -290,6 +290,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
 
   const node = buildNodeServices({
     config,
+    claimVolumes: cluster ? volumes.claimVolumes : undefined,
     machine: allocatable.machine,
     nodeIP,
     cri,

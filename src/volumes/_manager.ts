@@ -26,7 +26,13 @@ import {
   VolumeOperationError,
 } from "./_persistent.ts";
 import { bindSubPath, cleanSubPaths } from "./_subpath_mounts.ts";
-import type { MountedVolume, SubPathMountOptions, VolumeManager, VolumePlugin } from "./_types.ts";
+import type {
+  ClaimVolume,
+  MountedVolume,
+  SubPathMountOptions,
+  VolumeManager,
+  VolumePlugin,
+} from "./_types.ts";
 
 /**
  * A plugin volume's content could not be had or written; the message is upstream's FailedMount
@@ -100,12 +106,17 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
   // A thunk: the pod's limit parses every container's quantities, which only the first mount
   // of a memory-backed volume needs, not each sync of each volume.
   /** Per pod UID: its claims as resolved once, the volumes set up at least once. */
-  const pods = new Map<string, { claims: Map<string, ResolvedClaim>; setUp: Set<string> }>();
+  const pods = new Map<
+    string,
+    { claims: Map<string, ResolvedClaim>; setUp: Set<string>; mounted: Map<string, ClaimVolume> }
+  >();
   /** Per PersistentVolume, the pods it is set up for (ReadWriteOncePod is for one of them). */
   const pvUsers = new Map<string, Set<string>>();
   const podState = (uid: string) => {
     let state = pods.get(uid);
-    if (!state) pods.set(uid, state = { claims: new Map(), setUp: new Set() });
+    if (!state) {
+      pods.set(uid, state = { claims: new Map(), setUp: new Set(), mounted: new Map() });
+    }
     return state;
   };
   const memoryBounds = (pod: V1Pod) => (): EmptyDirMemoryBounds => ({
@@ -253,6 +264,13 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
           bindSubPath: subPathBinder({ uid, name: v.name, hostPath: m.hostPath }, log),
         });
         state.setUp.add(v.name);
+        state.mounted.set(v.name, {
+          name: v.name,
+          claimName: resolved.claim.metadata?.name ?? "",
+          namespace: resolved.claim.metadata?.namespace ?? "",
+          path: m.hostPath,
+          source: m.source,
+        });
         pvUsers.set(pvName, users.add(uid));
       } else if (v.csi && deps.csiInline) {
         const path = await deps.csiInline(pod, v, opts.signal);
@@ -346,7 +364,11 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
     }
   }
 
-  return { setUpPod, tearDownPod };
+  return {
+    setUpPod,
+    tearDownPod,
+    claimVolumes: (uid) => [...(pods.get(uid)?.mounted.values() ?? [])],
+  };
 }
 
 /** Upstream enforces ReadWriteOncePod only when it is the volume's one access mode. */

@@ -5,6 +5,7 @@
  * bind mounts that a symlink swap cannot redirect.
  */
 export type {
+  ClaimVolume,
   DownwardAPIValues,
   MountedVolume,
   PluginVolumeKind,
