@@ -216,6 +216,40 @@ Deno.test({
         },
       );
 
+      await t.step(
+        "the local claim's stats: pvcRef in /stats/summary, kubelet_volume_stats_* on /metrics",
+        async () => {
+          interface Vol {
+            name: string;
+            capacityBytes?: number;
+            usedBytes?: number;
+            pvcRef?: { name: string; namespace: string };
+          }
+          const vol = await waitFor(async () => {
+            const res = await c.agent.get("/stats/summary");
+            const s = await res.json() as { pods?: { podRef: { name: string }; volume?: Vol[] }[] };
+            return s.pods?.find((p) => p.podRef.name === "local-rw")?.volume?.find((v) =>
+              v.name === "d"
+            );
+          }, {
+            timeoutMs: 60_000,
+            intervalMs: 1000,
+            what: "local-rw's volume d in /stats/summary",
+          });
+          assert.deepEqual(vol.pvcRef, { name: "local", namespace: "default" });
+          assert.ok((vol.capacityBytes ?? 0) > 0);
+          const line = await waitFor(async () => {
+            const text = await (await c.agent.get("/metrics")).text();
+            return text.split("\n").find((l) =>
+              l.startsWith(
+                'kubelet_volume_stats_capacity_bytes{namespace="default",persistentvolumeclaim="local"}',
+              )
+            );
+          }, { timeoutMs: 60_000, intervalMs: 1000, what: "kubelet_volume_stats_capacity_bytes" });
+          assert.equal(Number(line.split(" ")[1]), vol.capacityBytes);
+        },
+      );
+
       await t.step("a PV pinned to another node is not mounted", async () => {
         await Deno.mkdir(`${data}/elsewhere`);
         await c.apply(
