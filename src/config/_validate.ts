@@ -14,7 +14,6 @@ import { validateGC } from "./_gc_flags.ts";
 import { validateResources } from "./_resource_flags.ts";
 import { validateCluster } from "./_cluster_flags.ts";
 import { validateServer } from "./_server_flags.ts";
-import { unknownGateWarnings } from "./_feature_gates.ts";
 import { isIPv4 } from "node:net";
 import { allowlistProblem } from "../admission/sysctls.ts";
 import { normalizeSysctlName } from "../runtime/_sysctls.ts";
@@ -131,7 +130,6 @@ export function validateConfig(
   validateResources(cfg, where);
   validateCluster(cfg, where);
   warnings.push(...validateServer(cfg, where));
-  warnings.push(...unknownGateWarnings(cfg.featureGates));
 
   if (cfg.nodeName === "") bad("nodeName", "must not be empty");
   if (cfg.nodeName.length > 253 || !DNS_SUBDOMAIN.test(cfg.nodeName)) {
