@@ -11,7 +11,11 @@ import { podCgroupName } from "../cm/mod.ts";
 import { createEvictionManager, evictionConfigFrom } from "../eviction/mod.ts";
 import { GarbageCollector } from "../gc/mod.ts";
 import { createNodeStatusProvider, type MachineInfo } from "../node/mod.ts";
-import { createStatsProvider } from "../stats/mod.ts";
+import { createStatsProvider, volumeStatsMetrics } from "../stats/mod.ts";
+import type { ClaimVolume } from "../volumes/mod.ts";
+
+/** How often kubelet_volume_stats_* follow the stats provider's samples. */
+const VOLUME_METRICS_MS = 10_000;
 import { statfs } from "../util/statfs.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
@@ -21,6 +25,8 @@ import { declaredFeatures } from "../node/mod.ts";
 
 export interface NodeServicesDeps {
   config: AgentConfig;
+  /** The pods' claim volumes as mounted (volume stats with a pvcRef). */
+  claimVolumes?: (uid: string) => ClaimVolume[];
   /** The machine facts read at start. */
   machine?: MachineInfo;
   /** The node's IPs, primary first (InternalIP addresses). */
@@ -56,7 +62,14 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     podCgroupPath: config.cgroupsPerQOS
       ? (pod) => podCgroupName(pod, config.cgroupRoot)
       : undefined,
+    claimVolumes: deps.claimVolumes,
   });
+  // kubelet_volume_stats_* from the latest sample (upstream computes them from its summary);
+  // claims exist in API mode only, so a standalone node registers nothing.
+  if (deps.claimVolumes) {
+    const setVolumeStats = volumeStatsMetrics(deps.registry);
+    clock.every(VOLUME_METRICS_MS, () => setVolumeStats(stats.latest()), { signal });
+  }
   const gc = new GarbageCollector({
     runtime: cri.runtime,
     image: cri.image,

@@ -42,6 +42,7 @@ import { nodeIPsFrom } from "./_node_ip.ts";
 import { hostAppArmorEnabled, listPodDirs, readResolvConf } from "./_host.ts";
 import { buildSources } from "./_sources.ts";
 import { buildNodeServices } from "./_node_services.ts";
+import { lazyCsi } from "./_csi.ts";
 import { nodeAllocatableSetup } from "./_node_allocatable.ts";
 import { swapSetup } from "./_swap.ts";
 import { VERSION } from "./version.ts";
@@ -105,6 +106,19 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger,
     onCall: (method, ms, err) => metrics.runtimeCall(method, ms, err),
   });
+  // CSI (API mode only) loads when a plugin registers or a pod needs it; pods waiting for a
+  // driver sync again when one registers.
+  const resyncPods = { all: () => {} };
+  const csi = cluster
+    ? lazyCsi({
+      rootDir: config.rootDir,
+      nodeName: config.nodeName,
+      client: cluster.client,
+      clock,
+      logger,
+      onChange: () => resyncPods.all(),
+    })
+    : undefined;
   // downwardAPI needs no API server; configMap, secret and projected come with the cluster.
   const volumes = createVolumeManager({
     rootDir: config.rootDir,
@@ -112,6 +126,13 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     clock,
     plugins: [downwardAPIPlugin(downwardAPIValues()), ...(cluster?.volumePlugins ?? [])],
     podMemoryLimitBytes: podMemoryLimit,
+    claims: cluster?.claims,
+    // PersistentVolume node affinity: the Node's labels; before the Node is seen (offline after
+    // a reboot), the labels this agent gives it.
+    nodeLabels: () => cluster?.admissionNode?.()?.metadata?.labels ?? ownNodeLabels(config),
+    csi: csi?.persistent,
+    csiInline: csi?.inline,
+    csiTearDown: csi?.tearDown,
   });
   const allocatable = await nodeAllocatableSetup(config, { logger });
   // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
@@ -277,10 +298,13 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     },
   });
   late.kubelet = kubelet;
+  resyncPods.all = () =>
+    kubelet.podManager.pods().forEach((p) => kubelet.requestSync(p.metadata?.uid ?? ""));
   metrics.counts(() => kubelet.runningCounts());
 
   const node = buildNodeServices({
     config,
+    claimVolumes: cluster ? volumes.claimVolumes : undefined,
     machine: allocatable.machine,
     nodeIPs,
     cri,
@@ -363,6 +387,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   const background = Promise.all([
     node.run(),
     cluster?.run({ kubelet, nodeStatus: node.nodeStatus, cri }, { signal }),
+    csi?.run({ signal }),
   ]);
   // As upstream, pods are synced knowing what the runtime can do (handlers, features): one
   // Status before the first sync, briefly; an unreachable runtime is housekeeping's to report.
@@ -381,6 +406,18 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger.info("denolet stopped; containers keep running");
   }
   if (failed.signal.aborted) throw failed.signal.reason;
+}
+
+/** The labels the agent registers its Node with (node_status.ts), before any the API adds. */
+function ownNodeLabels(config: AgentConfig): Record<string, string> {
+  const arch = ({ x86_64: "amd64", aarch64: "arm64" } as Record<string, string>)[Deno.build.arch] ??
+    Deno.build.arch;
+  return {
+    "kubernetes.io/arch": arch,
+    "kubernetes.io/hostname": config.nodeName,
+    "kubernetes.io/os": "linux",
+    ...config.nodeLabels,
+  };
 }
 
 /** The pod cgroup's memory limit, which caps its Memory-medium volumes; undefined for none. */

@@ -5,7 +5,9 @@
 import { sha256Hex } from "../util/digest.ts";
 import type {
   CheckpointKind,
+  ClaimsCheckpoint,
   ConfigMapsCheckpoint,
+  PersistentVolumesCheckpoint,
   PodsCheckpoint,
   SecretsCheckpoint,
   ServicesCheckpoint,
@@ -18,6 +20,8 @@ export interface KindData {
   secrets: SecretsCheckpoint;
   tokens: TokensCheckpoint;
   services: ServicesCheckpoint;
+  persistentvolumeclaims: ClaimsCheckpoint;
+  persistentvolumes: PersistentVolumesCheckpoint;
 }
 
 type Check = (data: unknown) => string | undefined;
@@ -38,10 +42,14 @@ function eachItem(
   return undefined;
 }
 
-function named(item: Record<string, unknown>, opts: { uid: boolean }): string | undefined {
+function named(
+  item: Record<string, unknown>,
+  opts: { uid: boolean; cluster?: boolean },
+): string | undefined {
   const m = item.metadata;
   if (!isObject(m)) return "no metadata";
-  for (const f of ["name", "namespace", ...(opts.uid ? ["uid"] : [])]) {
+  const fields = ["name", ...(opts.cluster ? [] : ["namespace"]), ...(opts.uid ? ["uid"] : [])];
+  for (const f of fields) {
     if (typeof m[f] !== "string" || m[f] === "") return `no metadata.${f}`;
   }
   return undefined;
@@ -57,6 +65,8 @@ const CHECKS: Record<CheckpointKind, Check> = {
   configmaps: (d) => eachItem(d, "objects", (o) => named(o, { uid: false })),
   secrets: (d) => eachItem(d, "objects", (o) => named(o, { uid: false })),
   services: (d) => eachItem(d, "objects", (o) => named(o, { uid: false })),
+  persistentvolumeclaims: (d) => eachItem(d, "objects", (o) => named(o, { uid: true })),
+  persistentvolumes: (d) => eachItem(d, "objects", (o) => named(o, { uid: false, cluster: true })),
   tokens: (d) =>
     eachItem(d, "tokens", (t) => {
       for (const f of ["key", "podUid", "token"]) if (typeof t[f] !== "string") return `no ${f}`;
@@ -80,6 +90,8 @@ const LIST_FIELD: Record<CheckpointKind, "pods" | "objects" | "tokens"> = {
   configmaps: "objects",
   secrets: "objects",
   services: "objects",
+  persistentvolumeclaims: "objects",
+  persistentvolumes: "objects",
   tokens: "tokens",
 };
 
@@ -100,13 +112,14 @@ export function checkItem(kind: CheckpointKind, item: unknown): string | undefin
 
 /**
  * The item's file name (without `.json`): pods by UID; ConfigMaps, Secrets and Services by
- * `<namespace>_<name>` (neither may hold `_`); tokens by a digest of their cache key, which
+ * `<namespace>_<name>` (neither may hold `_`), PersistentVolumes (cluster-scoped) by name; tokens by a digest of their cache key, which
  * holds names and an audience of any length.
  */
 export async function itemName(kind: CheckpointKind, item: Item): Promise<string> {
   const m = (item.metadata ?? {}) as Record<string, string>;
   if (kind === "pods") return m.uid;
   if (kind === "tokens") return await sha256Hex(String(item.key));
+  if (kind === "persistentvolumes") return m.name;
   return `${m.namespace}_${m.name}`;
 }
 

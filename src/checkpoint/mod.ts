@@ -1,6 +1,7 @@
 /**
  * The checkpoint of the node's desired state for the API-server mode (edge autonomy): the pods
- * bound to the node, the ConfigMaps, Secrets and service-account tokens they use and the
+ * bound to the node, the ConfigMaps, Secrets, service-account tokens, PersistentVolumeClaims and
+ * PersistentVolumes they use and the
  * cluster's Services (for their env), as the agent last saw them, so a node that starts while
  * the API server cannot be reached runs what it ran before. A file per object under
  * `<root-dir>/checkpoint/<kind>/`, written atomically and debounced, only those that changed.
@@ -107,6 +108,8 @@ export async function openCheckpoint(deps: OpenCheckpointDeps): Promise<Checkpoi
     secrets: keepSecrets ? await slot("secrets") : undefined,
     tokens: keepSecrets ? await slot("tokens") : undefined,
     services: await slot("services"),
+    claims: await slot("persistentvolumeclaims"),
+    persistentVolumes: await slot("persistentvolumes"),
   };
   return {
     dir: deps.dir,

@@ -32,7 +32,15 @@ import { CHECKPOINT_VERSION, CheckpointError, type CheckpointKind } from "./type
 
 export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
-const KINDS: CheckpointKind[] = ["pods", "configmaps", "secrets", "tokens", "services"];
+const KINDS: CheckpointKind[] = [
+  "pods",
+  "configmaps",
+  "secrets",
+  "tokens",
+  "services",
+  "persistentvolumeclaims",
+  "persistentvolumes",
+];
 /** The whole-file format this one replaced, read once when found. */
 const LEGACY_VERSION = 1;
 const MARKER = "_saved.json";

@@ -218,6 +218,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
       : undefined,
     events,
     objects,
+    claims: objects,
     services: (namespace) => services.list(namespace),
     runtimeHandler: (pod) => runtimeClasses.handler(pod.spec?.runtimeClassName),
     volumePlugins: [

@@ -6,7 +6,7 @@ import type { AgentConfig } from "../config/types.ts";
 import type { CriClient } from "../cri/mod.ts";
 import type { HealthCheck, Kubelet, PodStatusSink } from "../kubelet/mod.ts";
 import type { NodeStatusProvider } from "../node/mod.ts";
-import type { PodObjects } from "../objects/mod.ts";
+import type { PodClaims, PodObjects } from "../objects/mod.ts";
 import type { ServiceLookup } from "../runtime/mod.ts";
 import type { VolumePlugin } from "../volumes/mod.ts";
 import type { PodSource } from "../sources/types.ts";
@@ -53,6 +53,8 @@ export interface ClusterMode {
   readonly admissionNode?: () => V1Node | undefined;
   /** ConfigMaps, Secrets and tokens for the pods' env and volumes (watch-based caches). */
   readonly objects?: PodObjects;
+  /** PersistentVolumeClaims and PersistentVolumes for the pods' claim volumes (GETs). */
+  readonly claims?: PodClaims;
   /** The cluster's Services by namespace (a watch-fed cache), for service-link env. */
   readonly services?: ServiceLookup;
   /** The runtime handler of a pod's RuntimeClass; throws for one that cannot be resolved. */

@@ -8,7 +8,7 @@ import { type EventRecorder, podObjectRef } from "../events/mod.ts";
 import type { Clock } from "../util/clock.ts";
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import type { PodSandboxConfig, RuntimeService } from "../cri/types.ts";
-import { podDir, type VolumeManager } from "../volumes/mod.ts";
+import { podDir, type VolumeManager, VolumeProcessingError } from "../volumes/mod.ts";
 import type { Backoff } from "../util/backoff.ts";
 import { isKind, NotSyncedError, RuntimeUnavailableError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
@@ -115,8 +115,10 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     errors.push(e);
     const reason = step.container === undefined ? POD_STEP_EVENTS[step.reason] : undefined;
     if (reason) {
-      // FailedMount carries the volume's own message ("MountVolume.SetUp failed for ...").
-      const text = reason === "FailedMount" ? errorMessage(err) : e.message;
+      // FailedMount carries the volume's own message ("MountVolume.SetUp failed for ..."), or
+      // the kubelet's for volumes that could not be processed (a claim not bound, ...).
+      const own = reason === "FailedMount" && !isKind(err, VolumeProcessingError);
+      const text = own ? errorMessage(err) : e.message;
       deps.events?.event(podObjectRef(pod), "Warning", reason, text);
     }
   };

@@ -16,6 +16,7 @@ import type { DirUsage } from "./_fs.ts";
 import type { CpuRateTracker } from "./_rate.ts";
 import { cpuStats, memoryStats } from "./_node.ts";
 import { networkStats, readNetDev } from "./_system.ts";
+import type { ClaimVolume } from "../volumes/mod.ts";
 import type { ContainerStats, FsStats, NetworkStats, PodStats, VolumeStats } from "./types.ts";
 
 /** containerd's cgroupfs default parent when a sandbox has no `cgroup_parent`. */
@@ -49,6 +50,8 @@ export interface PodEnv {
   podLogsDir: string;
   /** The pod-level cgroup (e.g. `/kubepods/burstable/pod<uid>`), when the pod has one. */
   podCgroupPath?: (pod: V1Pod) => string | undefined;
+  /** The pod's claim volumes as mounted, by pod UID. */
+  claimVolumes?: (uid: string) => ClaimVolume[];
   nodefs?: FsCapacity;
   imagefs?: FsCapacity;
   dirUsage: (dir: string) => Promise<DirUsage>;
@@ -293,6 +296,23 @@ async function volumeStats(pod: V1Pod | undefined, uid: string, env: PodEnv): Pr
         name: v.name,
       },
       onDisk,
+    });
+  }
+  for (const c of env.claimVolumes?.(uid) ?? []) {
+    // Upstream's hostPath plugin reports no metrics; a local volume is its file system's
+    // (MetricsStatFS), as is a CSI volume the driver mounted there.
+    if (c.source === "hostPath") continue;
+    const cap = await env.statfs(c.path).catch(() => undefined);
+    if (!cap) continue;
+    out.push({
+      stats: {
+        ...capacityOf(env.now, cap),
+        usedBytes: cap.usedBytes,
+        inodesUsed: cap.inodesUsed,
+        name: c.name,
+        pvcRef: { name: c.claimName, namespace: c.namespace },
+      },
+      onDisk: false,
     });
   }
   return out;

@@ -188,6 +188,7 @@ class Sampler implements StatsProvider {
       rootDir: d.rootDir,
       podLogsDir: d.podLogsDir,
       podCgroupPath: d.podCgroupPath,
+      claimVolumes: d.claimVolumes,
       nodefs,
       imagefs,
       dirUsage: (dir: string) => dirUsage(dir, { signal }),

@@ -12,6 +12,7 @@ export {
 export { createStatsProvider, type StatsProviderTestDeps } from "./_provider.ts";
 export { containerCgroupPath, DEFAULT_CGROUP_PARENT } from "./_pods.ts";
 export { onlyCpuAndMemory } from "./_filter.ts";
+export { volumeStatsMetrics } from "./volume_metrics.ts";
 export { renderResourceMetrics } from "./_resource_metrics.ts";
 export {
   type CgroupMode,

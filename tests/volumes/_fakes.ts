@@ -132,11 +132,11 @@ export class FakeMounter implements Mounter {
     this.#push(target, { fstype: opts.fstype, options: opts.options ?? [] });
     return Promise.resolve();
   }
-  bind(source: string, target: string) {
-    this.calls.push(`bind ${source} ${target}`);
+  bind(source: string, target: string, opts?: { readOnly?: boolean }) {
+    this.calls.push(`bind ${source} ${target}${opts?.readOnly ? " ro" : ""}`);
     if (this.failBind) return Promise.reject(this.failBind);
     if (this.fs) this.fs.binds.set(target, this.bindElsewhere ?? this.fs.pathOfProc(source));
-    this.#push(target, { fstype: "none", options: ["bind"] });
+    this.#push(target, { fstype: "none", options: opts?.readOnly ? ["bind", "ro"] : ["bind"] });
     return Promise.resolve();
   }
   unmount(target: string) {

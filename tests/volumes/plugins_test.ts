@@ -311,8 +311,8 @@ Deno.test("without plugins, configMap, secret and projected volumes ask for an A
       /configMap volumes are not supported \(no API server is configured\)/,
     );
     await assert.rejects(
-      vm.setUpPod(pod([{ name: "x", persistentVolumeClaim: { claimName: "c" } }])),
-      /persistentVolumeClaim volumes are not supported$/,
+      vm.setUpPod(pod([{ name: "x", nfs: { server: "s", path: "/" } }])),
+      /nfs volumes are not supported$/,
     );
   } finally {
     await Deno.remove(root, { recursive: true });
