@@ -270,6 +270,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     manifestProblems: () => kubelet.manifestProblems(),
     metrics: registry,
     stats: node.stats,
+    cadvisor: node.cadvisor,
     node: (o: { signal?: AbortSignal }) => node.nodeStatus.node(o),
     logger,
   };
