@@ -6,6 +6,7 @@ import { createCadvisorMetrics } from "../../src/stats/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
 import { createLogger } from "../../src/util/log.ts";
 import { fsCapacity } from "../../src/util/statfs.ts";
+import { findSample as find, parseExposition as parse } from "../support/prometheus.ts";
 import {
   CGROUP_MTIME_S,
   CONTAINER_ID,
@@ -96,47 +97,7 @@ function collector(dir: string, cri: FakeCri, mode: "v1" | "v2") {
   });
 }
 
-interface Sample {
-  labels: Record<string, string>;
-  value: number;
-  ts?: number;
-}
-
-/** Parses the exposition; fails on a malformed line or a repeated series. */
-function parse(text: string): Map<string, Sample[]> {
-  const out = new Map<string, Sample[]>();
-  const seen = new Set<string>();
-  const types = new Map<string, string>();
-  for (const line of text.split("\n")) {
-    if (line === "") continue;
-    const meta = /^# (HELP|TYPE) (\w+) (.*)$/.exec(line);
-    if (meta) {
-      if (meta[1] === "TYPE") types.set(meta[2], meta[3]);
-      continue;
-    }
-    const m = /^(\w+)(?:\{(.*)\})? (\S+)(?: (\d+))?$/.exec(line);
-    assert.ok(m, `malformed line: ${line}`);
-    assert.ok(types.has(m[1]), `${m[1]} has a TYPE before its samples`);
-    assert.ok(!seen.has(`${m[1]}{${m[2]}}`), `duplicate series: ${line}`);
-    seen.add(`${m[1]}{${m[2]}}`);
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]] = l[2];
-    const list = out.get(m[1]) ?? [];
-    list.push({ labels, value: Number(m[3]), ts: m[4] ? Number(m[4]) : undefined });
-    out.set(m[1], list);
-  }
-  return out;
-}
-
-function find(
-  series: Map<string, Sample[]>,
-  name: string,
-  labels: Record<string, string>,
-): Sample | undefined {
-  return series.get(name)?.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
-}
-
-function value(series: Map<string, Sample[]>, name: string, labels: Record<string, string>) {
+function value(series: ReturnType<typeof parse>, name: string, labels: Record<string, string>) {
   const s = find(series, name, labels);
   assert.ok(s, `${name}${JSON.stringify(labels)} is served`);
   return s.value;
