@@ -9,6 +9,7 @@ import { featureEnabled } from "../config/mod.ts";
 import { type Clock, realClock } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import { createMetricsRegistry } from "../util/metrics.ts";
+import { processCollector } from "../util/process_metrics.ts";
 import { createCriClient } from "../cri/mod.ts";
 import {
   CONTAINER_LOGS_DIR,
@@ -82,6 +83,8 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     : undefined;
 
   const registry = createMetricsRegistry();
+  // process_* as the Go client gives upstream's /metrics; read only when scraped.
+  registry.registerCollector(processCollector());
   const metrics = createAgentObservers(registry, () => clock.now());
   const cri = createCriClient(config.containerRuntimeEndpoint, {
     timeoutMs: config.runtimeRequestTimeoutMs,

@@ -208,6 +208,25 @@ Deno.test(
         },
       );
 
+      await t.step("/metrics has the process_* series, and promtool parses it", async () => {
+        const text = await (await e2e.agent.get("/metrics")).text();
+        const s = parseExposition(text);
+        for (
+          const n of [
+            "process_cpu_seconds_total",
+            "process_resident_memory_bytes",
+            "process_start_time_seconds",
+            "process_open_fds",
+            "process_max_fds",
+            "process_virtual_memory_bytes",
+          ]
+        ) assert.ok(findSample(s, n, {}), n);
+        const rss = findSample(s, "process_resident_memory_bytes", {})!.value;
+        assert.ok(rss > 10 * MB && rss < 1024 * MB, `a plausible RSS (${rss})`);
+        const check = await promtoolCheckMetrics(bins.promtool, text);
+        assert.doesNotMatch(check.output, /error|process_/, check.output);
+      });
+
       await t.step(
         "a real Prometheus answers the Kubernetes mixin's queries with our pods",
         async () => {

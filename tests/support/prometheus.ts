@@ -230,7 +230,8 @@ export function parseExposition(text: string): Map<string, ExpositionSample[]> {
     }
     const m = /^(\w+)(?:\{(.*)\})? (\S+)(?: (\d+))?$/.exec(line);
     if (!m) throw new Error(`malformed exposition line: ${line}`);
-    if (!types.has(m[1])) throw new Error(`${m[1]} has no TYPE before its samples`);
+    const family = types.has(m[1]) ? m[1] : m[1].replace(/_(bucket|sum|count)$/, "");
+    if (!types.has(family)) throw new Error(`${m[1]} has no TYPE before its samples`);
     const series = `${m[1]}{${m[2] ?? ""}}`;
     if (seen.has(series)) throw new Error(`duplicate series: ${line}`);
     seen.add(series);
