@@ -182,3 +182,29 @@ Deno.test("the agent's own cgroup comes from /proc/self/cgroup", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("cgroup v1: without the throttle's recursive files the plain ones are read", async () => {
+  const dir = await writeFixture("v1");
+  try {
+    const blkio = `${dir}/cgroup/blkio`;
+    for (const cg of ["", POD_CGROUP, CONTAINER]) {
+      for (const f of ["serviced", "service_bytes"]) {
+        await Deno.remove(`${blkio}${cg}/blkio.throttle.io_${f}_recursive`);
+      }
+    }
+    await Deno.writeTextFile(`${blkio}${CONTAINER}/blkio.throttle.io_serviced`, "8:0 Read 5\n");
+    await Deno.writeTextFile(
+      `${blkio}${CONTAINER}/blkio.throttle.io_service_bytes`,
+      "8:0 Read 50\n",
+    );
+    const c = createCgroupStatsReader(`${dir}/cgroup`, { mode: "v1" }).read(CONTAINER)!;
+    assert.equal(c.io.serviced[0].ops.get("Read"), 5);
+    assert.equal(c.io.serviceBytes[0].ops.get("Read"), 50);
+    // memory.kmem.* is optional too: a kernel without it reads 0, with no error.
+    await Deno.remove(`${dir}/cgroup/memory/memory.kmem.usage_in_bytes`);
+    const fresh = createCgroupStatsReader(`${dir}/cgroup`, { mode: "v1" }).read(CONTAINER)!;
+    assert.equal(fresh.memory.kernel, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

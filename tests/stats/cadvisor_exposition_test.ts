@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { escapeLabel, Exposition, goFloat } from "../../src/stats/cadvisor/_exposition.ts";
 import {
+  flatKeyed,
   parseBlkio,
   parseCpuinfo,
   parseCpuMax,
@@ -150,4 +151,17 @@ Deno.test("diskstats, mountinfo, cpuinfo and limits", () => {
   );
   assert.equal(parseMaxOpenFiles("Max open files            unlimited  unlimited  files\n"), -1);
   assert.equal(parseMaxOpenFiles(""), undefined);
+});
+
+Deno.test("flatKeyed finds whole keys at line starts, first line and last line included", () => {
+  const stat = flatKeyed("cache 1\nrss 2\nrss_huge 3\ntotal_cache 4\nmapped_file 5");
+  assert.equal(stat("cache"), 1);
+  assert.equal(stat("rss"), 2);
+  assert.equal(stat("rss_huge"), 3);
+  assert.equal(stat("total_cache"), 4);
+  assert.equal(stat("mapped_file"), 5);
+  assert.equal(stat("huge"), undefined);
+  assert.equal(stat("file"), undefined);
+  assert.equal(flatKeyed(undefined)("cache"), undefined);
+  assert.equal(flatKeyed("usage_usec \n")("usage_usec"), undefined);
 });

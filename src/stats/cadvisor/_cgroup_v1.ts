@@ -2,54 +2,82 @@
  * cgroup v1 (one hierarchy per controller) read as runc's fs manager reads it and cAdvisor maps
  * it: cpuacct and cpu, memory (total_* fields under use_hierarchy), pids, blkio.
  */
-import { parseFlatKeyed } from "../_parse.ts";
 import type { CgroupReading, CgroupStatsReader } from "./_cgroup_stats.ts";
 import { clean, firstExisting, parseProcs, read, unlimitedAsZero } from "./_cgroup_files.ts";
-import { parseBlkio, parseUint } from "./_parse.ts";
+import { flatKeyed, parseBlkio, parseUint } from "./_parse.ts";
 
 const NS_PER_TICK = 1e9 / 100;
 
+/** Files a kernel may not have at all; on v1 they exist at the root when they exist anywhere. */
+const OPTIONAL = [
+  ["memory", "memory.kmem.usage_in_bytes"],
+  ["memory", "memory.memsw.limit_in_bytes"],
+  ["blkio", "blkio.bfq.io_serviced_recursive"],
+  ["blkio", "blkio.io_serviced_recursive"],
+  ["blkio", "blkio.throttle.io_serviced_recursive"],
+] as const;
+
+const OPTIONAL_MEMORY = new Set<string>(
+  OPTIONAL.filter(([h]) => h === "memory").map(([, f]) => f),
+);
+
+interface Layout {
+  cpu?: string;
+  cpuacct?: string;
+  /** The optional files this kernel has (looked up once, at the root). */
+  has: Set<string>;
+  /** memory.use_hierarchy at the root: 1 everywhere on current kernels, and inherited. */
+  hierarchical: boolean;
+}
+
 export class V1StatsReader implements CgroupStatsReader {
   readonly mode = "v1";
-  #dirs: { cpu?: string; cpuacct?: string } | undefined;
-  #hierarchical: boolean | undefined;
+  #layout: Layout | undefined;
 
   constructor(private readonly root: string) {}
 
-  read(path: string): CgroupReading | undefined {
-    const rel = clean(path);
-    const dirs = this.#dirs ??= {
+  /** Where cpu and cpuacct are mounted, and which optional files exist: found once. */
+  #probe(): Layout {
+    return this.#layout ??= {
       cpu: firstExisting(this.root, ["cpu", "cpu,cpuacct", "cpuacct,cpu"], "cpu.shares"),
       cpuacct: firstExisting(this.root, ["cpuacct", "cpu,cpuacct", "cpuacct,cpu"], "cpuacct.usage"),
+      has: new Set(
+        OPTIONAL.filter(([h, f]) => read(this.root, h, "", f) !== undefined).map(([, f]) => f),
+      ),
+      hierarchical: read(this.root, "memory", "", "memory.use_hierarchy")?.trim() !== "0",
     };
-    const mem = (f: string) => read(this.root, "memory", rel, f);
+  }
+
+  read(path: string): CgroupReading | undefined {
+    const rel = clean(path);
+    const dirs = this.#probe();
+    const mem = (f: string) =>
+      (OPTIONAL_MEMORY.has(f) && !dirs.has.has(f)) ? undefined : read(this.root, "memory", rel, f);
     const memStat = mem("memory.stat");
     const cpuacct = dirs.cpuacct ? read(this.root, dirs.cpuacct, rel, "cpuacct.usage") : undefined;
     if (memStat === undefined && cpuacct === undefined) return undefined;
-    // use_hierarchy is 1 everywhere on current kernels (and inherited): read once, at the root.
-    this.#hierarchical ??= read(this.root, "memory", "", "memory.use_hierarchy")?.trim() !== "0";
-    const stat = parseFlatKeyed(memStat ?? "");
-    const s = (k: string) => stat.get(k) ?? 0;
-    const h = this.#hierarchical ? "total_" : "";
+    const stat = flatKeyed(memStat);
+    const s = (k: string) => stat(k) ?? 0;
+    const h = dirs.hierarchical ? "total_" : "";
     const cpu = (f: string) => dirs.cpu ? read(this.root, dirs.cpu, rel, f) : undefined;
-    const cpuStat = parseFlatKeyed(cpu("cpu.stat") ?? "");
-    const acctStat = parseFlatKeyed(
-      dirs.cpuacct ? read(this.root, dirs.cpuacct, rel, "cpuacct.stat") ?? "" : "",
+    const cpuStat = flatKeyed(cpu("cpu.stat"));
+    const acctStat = flatKeyed(
+      dirs.cpuacct ? read(this.root, dirs.cpuacct, rel, "cpuacct.stat") : undefined,
     );
     const usage = parseUint(mem("memory.usage_in_bytes"));
-    const inactive = stat.get("total_inactive_file");
+    const inactive = stat("total_inactive_file");
     const quota = cpu("cpu.cfs_quota_us")?.trim();
     const shares = cpu("cpu.shares");
-    const oom = parseFlatKeyed(mem("memory.oom_control") ?? "");
+    const oom = flatKeyed(mem("memory.oom_control"));
     const pids = (f: string) => read(this.root, "pids", rel, f);
     return {
       cpu: {
         totalNs: parseUint(cpuacct),
-        userNs: Math.floor((acctStat.get("user") ?? 0) * NS_PER_TICK),
-        systemNs: Math.floor((acctStat.get("system") ?? 0) * NS_PER_TICK),
-        periods: cpuStat.get("nr_periods") ?? 0,
-        throttledPeriods: cpuStat.get("nr_throttled") ?? 0,
-        throttledNs: cpuStat.get("throttled_time") ?? 0,
+        userNs: Math.floor((acctStat("user") ?? 0) * NS_PER_TICK),
+        systemNs: Math.floor((acctStat("system") ?? 0) * NS_PER_TICK),
+        periods: cpuStat("nr_periods") ?? 0,
+        throttledPeriods: cpuStat("nr_throttled") ?? 0,
+        throttledNs: cpuStat("throttled_time") ?? 0,
         // cgroup v1 has no burst counters runc reads.
         burstPeriods: 0,
         burstNs: 0,
@@ -70,11 +98,11 @@ export class V1StatsReader implements CgroupStatsReader {
         pgmajfault: s("pgmajfault"),
         ...V2_ONLY_MEMORY,
       },
-      io: this.#blkio(rel),
+      io: this.#blkio(rel, dirs),
       threads: parseUint(pids("pids.current")),
       threadsMax: unlimitedAsZero(parseUint(pids("pids.max"))),
       procs: parseProcs(dirs.cpu ? read(this.root, dirs.cpu, rel, "cgroup.procs") : undefined),
-      oomKills: oom.get("oom_kill") ?? 0,
+      oomKills: oom("oom_kill") ?? 0,
       spec: {
         hasCpu: shares !== undefined,
         cpuShares: parseUint(shares),
@@ -90,15 +118,19 @@ export class V1StatsReader implements CgroupStatsReader {
 
   /**
    * runc's order: BFQ's recursive files, CFQ's, the throttle's recursive ones, then the plain
-   * throttle files; a group is used when its first file has lines.
+   * throttle files; a group is used when its first file has lines. A group this kernel lacks
+   * is not tried; the plain throttle files only stand in for missing recursive ones (a cgroup's
+   * own I/O is part of its recursive count, so they are never fuller).
    */
-  #blkio(rel: string): CgroupReading["io"] {
+  #blkio(rel: string, layout: Layout): CgroupReading["io"] {
     const groups = [
       ["blkio.bfq.io_serviced_recursive", "blkio.bfq.io_service_bytes_recursive"],
       ["blkio.io_serviced_recursive", "blkio.io_service_bytes_recursive"],
       ["blkio.throttle.io_serviced_recursive", "blkio.throttle.io_service_bytes_recursive"],
-      ["blkio.throttle.io_serviced", "blkio.throttle.io_service_bytes"],
-    ];
+    ].filter(([first]) => layout.has.has(first));
+    if (!layout.has.has("blkio.throttle.io_serviced_recursive")) {
+      groups.push(["blkio.throttle.io_serviced", "blkio.throttle.io_service_bytes"]);
+    }
     for (const [serviced, bytes] of groups) {
       const first = parseBlkio(read(this.root, "blkio", rel, serviced) ?? "");
       if (first.length === 0) continue;

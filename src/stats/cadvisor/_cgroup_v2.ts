@@ -2,11 +2,11 @@
  * cgroup v2 (the unified hierarchy) read as runc's fs2 manager reads it and cAdvisor maps it,
  * PSI included when the kernel has it.
  */
-import { parseFlatKeyed } from "../_parse.ts";
 import { readOptionalSync } from "../_cgroup.ts";
 import type { CgroupReading, CgroupStatsReader } from "./_cgroup_stats.ts";
 import { clean, parseProcs, read, unlimitedAsZero } from "./_cgroup_files.ts";
 import {
+  flatKeyed,
   meminfoBytes,
   parseCpuMax,
   parseIoStat,
@@ -29,10 +29,10 @@ export class V2StatsReader implements CgroupStatsReader {
     const f = (name: string) => read(this.root, rel, "", name);
     const cpuText = f("cpu.stat");
     if (cpuText === undefined) return undefined;
-    const cpuStat = parseFlatKeyed(cpuText);
-    const c = (k: string) => cpuStat.get(k) ?? 0;
-    const stat = parseFlatKeyed(f("memory.stat") ?? "");
-    const s = (k: string) => stat.get(k) ?? 0;
+    const cpuStat = flatKeyed(cpuText);
+    const c = (k: string) => cpuStat(k) ?? 0;
+    const stat = flatKeyed(f("memory.stat"));
+    const s = (k: string) => stat(k) ?? 0;
     const current = f("memory.current");
     const swapCurrent = f("memory.swap.current");
     // The root has no memory.current: runc takes anon + file and swap from /proc/meminfo.
@@ -43,9 +43,9 @@ export class V2StatsReader implements CgroupStatsReader {
       const meminfo = readOptionalSync(`${this.procRoot}/meminfo`) ?? "";
       swap = meminfoBytes(meminfo, "SwapTotal") - meminfoBytes(meminfo, "SwapFree");
     }
-    const inactive = stat.get("inactive_file");
-    const events = parseFlatKeyed(f("memory.events") ?? "");
-    const local = parseFlatKeyed(f("memory.events.local") ?? f("memory.events") ?? "");
+    const inactive = stat("inactive_file");
+    const events = flatKeyed(f("memory.events"));
+    const local = flatKeyed(f("memory.events.local") ?? f("memory.events"));
     const memoryMax = f("memory.max");
     const cpuMax = parseCpuMax(f("cpu.max"));
     const io = parseIoStat(f("io.stat") ?? "");
@@ -77,8 +77,8 @@ export class V2StatsReader implements CgroupStatsReader {
         inactiveFile: inactive ?? 0,
         pgfault: s("pgfault"),
         pgmajfault: s("pgmajfault"),
-        eventsHigh: events.get("high") ?? 0,
-        eventsMax: events.get("max") ?? 0,
+        eventsHigh: events("high") ?? 0,
+        eventsMax: events("max") ?? 0,
         fileDirty: s("file_dirty"),
         fileWriteback: s("file_writeback"),
         pgscan: s("pgscan"),
@@ -91,7 +91,7 @@ export class V2StatsReader implements CgroupStatsReader {
       threads: parseUint(f("pids.current")),
       threadsMax: unlimitedAsZero(parseUint(f("pids.max"))),
       procs: parseProcs(f("cgroup.procs")),
-      oomKills: local.get("oom_kill") ?? 0,
+      oomKills: local("oom_kill") ?? 0,
       spec: {
         hasCpu: true,
         cpuShares: weightToShares(parseUint(f("cpu.weight"))),

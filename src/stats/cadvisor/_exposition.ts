@@ -15,14 +15,19 @@ interface Family {
 }
 
 interface Sample {
-  /** Sorted by name. */
-  labels: [string, string][];
+  /** The written label pairs, `a="1",b="2"` (also the sample's key in its family). */
+  labels: string;
   value: number;
   timestampMs?: number;
 }
 
+/** Label pairs sorted by name, as the Go client writes them. */
+export type LabelPairs = [string, string][];
+
 export class Exposition {
   readonly #families = new Map<string, Family>();
+  /** Written label pairs by array: a container's pairs are shared by its families. */
+  readonly #written = new WeakMap<LabelPairs, string>();
   #duplicates = 0;
 
   /**
@@ -35,18 +40,34 @@ export class Exposition {
     value: number,
     timestampMs?: number,
   ): boolean {
+    return this.addSorted(family, sortPairs(Object.entries(labels)), value, timestampMs);
+  }
+
+  /**
+   * `add` with the label pairs already sorted by name. Pass the same array for samples that
+   * share their labels: it is written once.
+   */
+  addSorted(
+    family: { name: string; help: string; type: MetricType },
+    pairs: LabelPairs,
+    value: number,
+    timestampMs?: number,
+  ): boolean {
     let f = this.#families.get(family.name);
     if (f === undefined) {
       f = { help: family.help, type: family.type, samples: new Map() };
       this.#families.set(family.name, f);
     }
-    const pairs = Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const key = pairs.map(([k, v]) => `${k}\u0000${v}`).join("\u0001");
-    if (f.samples.has(key)) {
+    let labels = this.#written.get(pairs);
+    if (labels === undefined) {
+      labels = pairs.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",");
+      this.#written.set(pairs, labels);
+    }
+    if (f.samples.has(labels)) {
       this.#duplicates++;
       return false;
     }
-    f.samples.set(key, { labels: pairs, value, timestampMs });
+    f.samples.set(labels, { labels, value, timestampMs });
     return true;
   }
 
@@ -62,22 +83,27 @@ export class Exposition {
       const f = this.#families.get(name)!;
       out.push(`# HELP ${name} ${escapeHelp(f.help)}\n# TYPE ${name} ${f.type}\n`);
       for (const s of [...f.samples.values()].sort(compareSamples)) {
-        const labels = s.labels.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",");
         const ts = s.timestampMs === undefined ? "" : ` ${Math.trunc(s.timestampMs)}`;
-        out.push(`${name}${labels === "" ? "" : `{${labels}}`} ${goFloat(s.value)}${ts}\n`);
+        const labels = s.labels === "" ? "" : `{${s.labels}}`;
+        out.push(`${name}${labels} ${goFloat(s.value)}${ts}\n`);
       }
     }
     return out.join("");
   }
 }
 
-/** The Go client's metricSorter: fewer labels first, then label values, then timestamp. */
+export function sortPairs(pairs: LabelPairs): LabelPairs {
+  return pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The Go client orders a family's samples by their label values in label-name order, then by
+ * timestamp. The written labels order the same way as long as no value holds a character
+ * below `"` (a space or a control character), which none of these labels does, and comparing
+ * them allocates nothing.
+ */
 function compareSamples(a: Sample, b: Sample): number {
-  if (a.labels.length !== b.labels.length) return a.labels.length - b.labels.length;
-  for (let i = 0; i < a.labels.length; i++) {
-    const [va, vb] = [a.labels[i][1], b.labels[i][1]];
-    if (va !== vb) return va < vb ? -1 : 1;
-  }
+  if (a.labels !== b.labels) return a.labels < b.labels ? -1 : 1;
   return (a.timestampMs ?? 0) - (b.timestampMs ?? 0);
 }
 

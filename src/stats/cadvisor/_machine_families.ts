@@ -3,7 +3,7 @@
  * with the machine's ids), `cadvisor_version_info`, the spec series of each container (no
  * timestamp, as cAdvisor's) and the two scrape error gauges.
  */
-import type { Exposition } from "./_exposition.ts";
+import type { Exposition, LabelPairs } from "./_exposition.ts";
 import type { MachineFacts } from "./_machine.ts";
 import type { CgroupSpec } from "./_cgroup_stats.ts";
 
@@ -65,12 +65,12 @@ export interface SpecTimes {
 /** container_creation_time_seconds, container_start_time_seconds and container_spec_*. */
 export function addSpec(
   out: Exposition,
-  labels: Record<string, string>,
+  labels: LabelPairs,
   p: { times?: SpecTimes; spec: CgroupSpec },
 ): void {
   const { spec, times } = p;
   if (times) {
-    out.add(
+    out.addSorted(
       gauge(
         "container_creation_time_seconds",
         "Container creation time since unix epoch in seconds.",
@@ -78,7 +78,7 @@ export function addSpec(
       labels,
       Math.floor(times.creationMs / 1000),
     );
-    out.add(
+    out.addSorted(
       gauge(
         "container_start_time_seconds",
         "Start time of the container since unix epoch in seconds.",
@@ -88,36 +88,36 @@ export function addSpec(
     );
   }
   if (spec.hasCpu) {
-    out.add(
+    out.addSorted(
       gauge("container_spec_cpu_period", "CPU period of the container."),
       labels,
       spec.cpuPeriod,
     );
     if (spec.cpuQuota !== 0) {
-      out.add(
+      out.addSorted(
         gauge("container_spec_cpu_quota", "CPU quota of the container."),
         labels,
         spec.cpuQuota,
       );
     }
-    out.add(
+    out.addSorted(
       gauge("container_spec_cpu_shares", "CPU share of the container."),
       labels,
       spec.cpuShares,
     );
   }
   if (spec.hasMemory) {
-    out.add(
+    out.addSorted(
       gauge("container_spec_memory_limit_bytes", "Memory limit for the container."),
       labels,
       specMemory(spec.memoryLimit),
     );
-    out.add(
+    out.addSorted(
       gauge("container_spec_memory_swap_limit_bytes", "Memory swap limit for the container."),
       labels,
       specMemory(spec.memorySwapLimit),
     );
-    out.add(
+    out.addSorted(
       gauge(
         "container_spec_memory_reservation_limit_bytes",
         "Memory reservation limit for the container.",

@@ -269,3 +269,21 @@ export function weightToShares(weight: number): number {
   if (!(weight >= 1 && weight <= 10000)) return 0;
   return 2 + Math.floor(((weight - 1) * 262142) / 9999);
 }
+
+/**
+ * A lookup into a flat keyed file (`key value` lines: memory.stat, cpu.stat): a file read for
+ * a dozen of its seventy keys is searched, not split into a map.
+ */
+export function flatKeyed(text: string | undefined): (key: string) => number | undefined {
+  const t = text ?? "";
+  return (key) => {
+    let at = t.startsWith(`${key} `) ? 0 : t.indexOf(`\n${key} `);
+    if (at < 0) return undefined;
+    if (t[at] === "\n") at++;
+    const start = at + key.length + 1;
+    const end = t.indexOf("\n", start);
+    const raw = t.slice(start, end < 0 ? t.length : end);
+    const n = raw.trim() === "" ? NaN : Number(raw);
+    return Number.isFinite(n) ? n : undefined;
+  };
+}

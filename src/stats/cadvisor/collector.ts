@@ -11,7 +11,7 @@ import { errorMessage, type Logger } from "../../util/log.ts";
 import { type Statfs, statfs as defaultStatfs } from "../../util/statfs.ts";
 import { type CgroupMode, detectCgroupMode } from "../_cgroup.ts";
 import { type CgroupStatsReader, createCgroupStatsReader } from "./_cgroup_stats.ts";
-import { Exposition } from "./_exposition.ts";
+import { Exposition, type LabelPairs, sortPairs } from "./_exposition.ts";
 import { CONTAINER_FAMILIES, type ContainerView } from "./_families.ts";
 import { Inventory, type InventoryDeps, type KnownContainer } from "./_inventory.ts";
 import {
@@ -204,7 +204,8 @@ class Collector implements CadvisorCollector {
       reading.spec.memoryLimit = machine.memoryBytes;
       reading.spec.memorySwapLimit = machine.swapBytes;
     }
-    addSpec(out, labels, { times: this.#times(entry, known, machine, setup), spec: reading.spec });
+    const pairs = sortPairs(Object.entries(labels));
+    addSpec(out, pairs, { times: this.#times(entry, known, machine, setup), spec: reading.spec });
     const view: ContainerView = {
       reading,
       timestampMs: p.nowMs,
@@ -221,10 +222,10 @@ class Collector implements CadvisorCollector {
       },
       deviceName: (major, minor) => this.#deviceName(major, minor),
     };
-    this.#addFamilies(out, labels, view);
+    this.#addFamilies(out, pairs, view);
   }
 
-  #addFamilies(out: Exposition, labels: Record<string, string>, view: ContainerView): void {
+  #addFamilies(out: Exposition, base: LabelPairs, view: ContainerView): void {
     const psi = this.#setup?.reader.mode === "v2" && view.reading.cpu.psi !== undefined;
     const quota = view.reading.spec.cpuQuota !== 0;
     for (const f of CONTAINER_FAMILIES) {
@@ -233,9 +234,10 @@ class Collector implements CadvisorCollector {
         ? [[Math.floor(view.timestampMs / 1000)] as [number]]
         : f.values(view);
       for (const [value, extra] of values) {
-        const l: Record<string, string> = { ...labels };
-        f.extra?.forEach((name, i) => (l[name] = extra?.[i] ?? ""));
-        out.add(f, l, value, view.timestampMs);
+        const pairs = f.extra === undefined
+          ? base
+          : sortPairs([...base, ...f.extra.map((n, i): [string, string] => [n, extra?.[i] ?? ""])]);
+        out.addSorted(f, pairs, value, view.timestampMs);
       }
     }
   }
@@ -264,11 +266,17 @@ class Collector implements CadvisorCollector {
     const root = this.#roots.cgroup;
     const mode = this.#deps.mode ?? await detectCgroupMode(root);
     const psi = mode === "v2" && (await exists(`${root}/cpu.pressure`));
+    // On v1 every hierarchy has the same cgroups: pids' directories hold the fewest files.
+    const hierarchy = mode === "v2"
+      ? root
+      : (await exists(`${root}/pids/cgroup.procs`))
+      ? `${root}/pids`
+      : `${root}/memory`;
     return {
       reader: createCgroupStatsReader(root, { mode, procRoot: this.#roots.proc, psi }),
-      hierarchy: mode === "v1" ? `${root}/memory` : root,
+      hierarchy,
       creation: new CreationTimes(
-        mode === "v1" ? `${root}/memory` : root,
+        hierarchy,
         mode === "v1" ? "cgroup.clone_children" : "cgroup.events",
       ),
       own: ownCgroup(this.#roots.proc, mode),
