@@ -35,7 +35,10 @@ Deno.test("goFloat writes values as Go's strconv 'g' -1 does", () => {
 Deno.test("label values escape backslash, double quote and newline", () => {
   assert.equal(escapeLabel('a\\b"c\nd'), 'a\\\\b\\"c\\nd');
   const out = new Exposition();
-  out.add({ name: "m", help: "Help with \\ and\nnewline", type: "gauge" }, { l: 'x"y' }, 1);
+  out.add({ name: "m", help: "Help with \\ and\nnewline", type: "gauge" }, {
+    labels: { l: 'x"y' },
+    value: 1,
+  });
   assert.equal(
     out.render(),
     '# HELP m Help with \\\\ and\\nnewline\n# TYPE m gauge\nm{l="x\\"y"} 1\n',
@@ -46,10 +49,10 @@ Deno.test("the exposition sorts families by name, samples by label values and pa
   const out = new Exposition();
   const b = { name: "b_total", help: "B.", type: "counter" as const };
   const a = { name: "a", help: "A.", type: "gauge" as const };
-  out.add(b, { pod: "z", container: "c" }, 2, 1000);
-  out.add(b, { pod: "a", container: "c" }, 1, 1000);
-  out.add(b, { pod: "a", container: "b" }, 3, 1000);
-  out.add(a, {}, 5);
+  out.add(b, { labels: { pod: "z", container: "c" }, value: 2, timestampMs: 1000 });
+  out.add(b, { labels: { pod: "a", container: "c" }, value: 1, timestampMs: 1000 });
+  out.add(b, { labels: { pod: "a", container: "b" }, value: 3, timestampMs: 1000 });
+  out.add(a, { labels: {}, value: 5 });
   assert.equal(
     out.render(),
     [
@@ -69,8 +72,8 @@ Deno.test("the exposition sorts families by name, samples by label values and pa
 Deno.test("a second sample with the same name and labels is dropped, the first kept", () => {
   const out = new Exposition();
   const f = { name: "container_fs_reads_total", help: "R.", type: "counter" as const };
-  assert.equal(out.add(f, { device: "/dev/vda", id: "/" }, 1), true);
-  assert.equal(out.add(f, { id: "/", device: "/dev/vda" }, 2), false);
+  assert.equal(out.add(f, { labels: { device: "/dev/vda", id: "/" }, value: 1 }), true);
+  assert.equal(out.add(f, { labels: { id: "/", device: "/dev/vda" }, value: 2 }), false);
   assert.equal(out.duplicates, 1);
   assert.match(out.render(), /^container_fs_reads_total\{device="\/dev\/vda",id="\/"\} 1$/m);
   assert.equal(out.render().match(/^container_fs_reads_total\{/gm)?.length, 1);

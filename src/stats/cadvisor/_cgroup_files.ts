@@ -20,13 +20,9 @@ export function firstExisting(root: string, dirs: string[], probe: string): stri
   return dirs.find((d) => readOptionalSync(`${root}/${d}/${probe}`) !== undefined);
 }
 
-export function read(
-  root: string,
-  hierarchy: string,
-  rel: string,
-  file: string,
-): string | undefined {
-  return readOptionalSync([root, hierarchy, rel, file].filter((p) => p !== "").join("/"));
+/** A file of the cgroup directory `dir` (root, hierarchy, cgroup: empty parts skipped). */
+export function read(dir: string[], file: string): string | undefined {
+  return readOptionalSync([...dir, file].filter((p) => p !== "").join("/"));
 }
 
 export function clean(path: string): string {

@@ -42,9 +42,9 @@ export class V1StatsReader implements CgroupStatsReader {
       cpu: firstExisting(this.root, ["cpu", "cpu,cpuacct", "cpuacct,cpu"], "cpu.shares"),
       cpuacct: firstExisting(this.root, ["cpuacct", "cpu,cpuacct", "cpuacct,cpu"], "cpuacct.usage"),
       has: new Set(
-        OPTIONAL.filter(([h, f]) => read(this.root, h, "", f) !== undefined).map(([, f]) => f),
+        OPTIONAL.filter(([h, f]) => read([this.root, h, ""], f) !== undefined).map(([, f]) => f),
       ),
-      hierarchical: read(this.root, "memory", "", "memory.use_hierarchy")?.trim() !== "0",
+      hierarchical: read([this.root, "memory", ""], "memory.use_hierarchy")?.trim() !== "0",
     };
   }
 
@@ -52,24 +52,28 @@ export class V1StatsReader implements CgroupStatsReader {
     const rel = clean(path);
     const dirs = this.#probe();
     const mem = (f: string) =>
-      (OPTIONAL_MEMORY.has(f) && !dirs.has.has(f)) ? undefined : read(this.root, "memory", rel, f);
+      (OPTIONAL_MEMORY.has(f) && !dirs.has.has(f))
+        ? undefined
+        : read([this.root, "memory", rel], f);
     const memStat = mem("memory.stat");
-    const cpuacct = dirs.cpuacct ? read(this.root, dirs.cpuacct, rel, "cpuacct.usage") : undefined;
+    const cpuacct = dirs.cpuacct
+      ? read([this.root, dirs.cpuacct, rel], "cpuacct.usage")
+      : undefined;
     if (memStat === undefined && cpuacct === undefined) return undefined;
     const stat = flatKeyed(memStat);
     const s = (k: string) => stat(k) ?? 0;
     const h = dirs.hierarchical ? "total_" : "";
-    const cpu = (f: string) => dirs.cpu ? read(this.root, dirs.cpu, rel, f) : undefined;
+    const cpu = (f: string) => dirs.cpu ? read([this.root, dirs.cpu, rel], f) : undefined;
     const cpuStat = flatKeyed(cpu("cpu.stat"));
     const acctStat = flatKeyed(
-      dirs.cpuacct ? read(this.root, dirs.cpuacct, rel, "cpuacct.stat") : undefined,
+      dirs.cpuacct ? read([this.root, dirs.cpuacct, rel], "cpuacct.stat") : undefined,
     );
     const usage = parseUint(mem("memory.usage_in_bytes"));
     const inactive = stat("total_inactive_file");
     const quota = cpu("cpu.cfs_quota_us")?.trim();
     const shares = cpu("cpu.shares");
     const oom = flatKeyed(mem("memory.oom_control"));
-    const pids = (f: string) => read(this.root, "pids", rel, f);
+    const pids = (f: string) => read([this.root, "pids", rel], f);
     return {
       cpu: {
         totalNs: parseUint(cpuacct),
@@ -101,7 +105,7 @@ export class V1StatsReader implements CgroupStatsReader {
       io: this.#blkio(rel, dirs),
       threads: parseUint(pids("pids.current")),
       threadsMax: unlimitedAsZero(parseUint(pids("pids.max"))),
-      procs: parseProcs(dirs.cpu ? read(this.root, dirs.cpu, rel, "cgroup.procs") : undefined),
+      procs: parseProcs(dirs.cpu ? read([this.root, dirs.cpu, rel], "cgroup.procs") : undefined),
       oomKills: oom("oom_kill") ?? 0,
       spec: {
         hasCpu: shares !== undefined,
@@ -132,11 +136,11 @@ export class V1StatsReader implements CgroupStatsReader {
       groups.push(["blkio.throttle.io_serviced", "blkio.throttle.io_service_bytes"]);
     }
     for (const [serviced, bytes] of groups) {
-      const first = parseBlkio(read(this.root, "blkio", rel, serviced) ?? "");
+      const first = parseBlkio(read([this.root, "blkio", rel], serviced) ?? "");
       if (first.length === 0) continue;
       return {
         serviced: first,
-        serviceBytes: parseBlkio(read(this.root, "blkio", rel, bytes) ?? ""),
+        serviceBytes: parseBlkio(read([this.root, "blkio", rel], bytes) ?? ""),
       };
     }
     return { serviced: [], serviceBytes: [] };

@@ -26,7 +26,7 @@ export class V2StatsReader implements CgroupStatsReader {
 
   read(path: string): CgroupReading | undefined {
     const rel = clean(path);
-    const f = (name: string) => read(this.root, rel, "", name);
+    const f = (name: string) => read([this.root, rel, ""], name);
     const cpuText = f("cpu.stat");
     if (cpuText === undefined) return undefined;
     const cpuStat = flatKeyed(cpuText);

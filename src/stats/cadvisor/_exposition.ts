@@ -7,6 +7,19 @@
 
 export type MetricType = "counter" | "gauge";
 
+/** A family's name, help text and type. */
+export interface FamilyInfo {
+  name: string;
+  help: string;
+  type: MetricType;
+}
+
+/** A sample's value and, for a stats sample, when it was taken (ms). */
+interface Value {
+  value: number;
+  timestampMs?: number;
+}
+
 interface Family {
   help: string;
   type: MetricType;
@@ -34,40 +47,31 @@ export class Exposition {
    * Adds one sample. The family's help and type come from its first sample. Returns false
    * (and keeps the first) when the family already has a sample with these labels.
    */
-  add(
-    family: { name: string; help: string; type: MetricType },
-    labels: Record<string, string>,
-    value: number,
-    timestampMs?: number,
-  ): boolean {
-    return this.addSorted(family, sortPairs(Object.entries(labels)), value, timestampMs);
+  add(family: FamilyInfo, sample: { labels: Record<string, string> } & Value): boolean {
+    const pairs = sortPairs(Object.entries(sample.labels));
+    return this.addSorted(family, { pairs, value: sample.value, timestampMs: sample.timestampMs });
   }
 
   /**
    * `add` with the label pairs already sorted by name. Pass the same array for samples that
    * share their labels: it is written once.
    */
-  addSorted(
-    family: { name: string; help: string; type: MetricType },
-    pairs: LabelPairs,
-    value: number,
-    timestampMs?: number,
-  ): boolean {
+  addSorted(family: FamilyInfo, sample: { pairs: LabelPairs } & Value): boolean {
     let f = this.#families.get(family.name);
     if (f === undefined) {
       f = { help: family.help, type: family.type, samples: new Map() };
       this.#families.set(family.name, f);
     }
-    let labels = this.#written.get(pairs);
+    let labels = this.#written.get(sample.pairs);
     if (labels === undefined) {
-      labels = pairs.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",");
-      this.#written.set(pairs, labels);
+      labels = sample.pairs.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",");
+      this.#written.set(sample.pairs, labels);
     }
     if (f.samples.has(labels)) {
       this.#duplicates++;
       return false;
     }
-    f.samples.set(labels, { labels, value, timestampMs });
+    f.samples.set(labels, { labels, value: sample.value, timestampMs: sample.timestampMs });
     return true;
   }
 

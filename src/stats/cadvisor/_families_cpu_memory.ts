@@ -7,24 +7,20 @@ import type { MetricType } from "./_exposition.ts";
 import { type ContainerFamily, type ContainerView, counter, gauge, one, SEC } from "./_family.ts";
 
 export const CPU_FAMILIES: ContainerFamily[] = [
-  counter(
-    "container_cpu_user_seconds_total",
-    "Cumulative user cpu time consumed in seconds.",
-    one((v) => v.reading.cpu.userNs / SEC),
-  ),
-  counter(
-    "container_cpu_system_seconds_total",
-    "Cumulative system cpu time consumed in seconds.",
-    one((v) => v.reading.cpu.systemNs / SEC),
-  ),
+  counter("container_cpu_user_seconds_total", {
+    help: "Cumulative user cpu time consumed in seconds.",
+    values: one((v) => v.reading.cpu.userNs / SEC),
+  }),
+  counter("container_cpu_system_seconds_total", {
+    help: "Cumulative system cpu time consumed in seconds.",
+    values: one((v) => v.reading.cpu.systemNs / SEC),
+  }),
   {
-    ...counter(
-      "container_cpu_usage_seconds_total",
-      "Cumulative cpu time consumed in seconds.",
-      (v) =>
-        // Per-CPU usage is not enabled by the kubelet: one "total" series, when non-zero.
-        v.reading.cpu.totalNs > 0 ? [[v.reading.cpu.totalNs / SEC, ["total"]]] : [],
-    ),
+    ...counter("container_cpu_usage_seconds_total", {
+      help: "Cumulative cpu time consumed in seconds.",
+      // Per-CPU usage is not enabled by the kubelet: one "total" series, when non-zero.
+      values: (v) => v.reading.cpu.totalNs > 0 ? [[v.reading.cpu.totalNs / SEC, ["total"]]] : [],
+    }),
     extra: ["cpu"],
   },
   ...([
@@ -46,14 +42,14 @@ export const CPU_FAMILIES: ContainerFamily[] = [
       (v) => v.reading.cpu.burstNs / SEC,
     ],
   ] as [string, string, (v: ContainerView) => number][]).map(([n, help, f]) => ({
-    ...counter(`container_cpu_cfs_${n}_total`, help, one(f)),
+    ...counter(`container_cpu_cfs_${n}_total`, { help, values: one(f) }),
     needsQuota: true,
   })),
 ];
 
 type Mem = CgroupReading["memory"];
 const mem = (type: MetricType, name: string, help: string, f: (m: Mem) => number) =>
-  (type === "counter" ? counter : gauge)(name, help, one((v) => f(v.reading.memory)));
+  (type === "counter" ? counter : gauge)(name, { help, values: one((v) => f(v.reading.memory)) });
 
 export const MEMORY_FAMILIES: ContainerFamily[] = [
   mem("gauge", "container_memory_cache", "Number of bytes of page cache memory.", (m) => m.cache),
@@ -108,16 +104,15 @@ export const MEMORY_FAMILIES: ContainerFamily[] = [
     (m) => m.inactiveFile,
   ),
   {
-    ...counter(
-      "container_memory_failures_total",
-      "Cumulative count of memory allocation failures.",
-      ({ reading: { memory: m } }) => [
+    ...counter("container_memory_failures_total", {
+      help: "Cumulative count of memory allocation failures.",
+      values: ({ reading: { memory: m } }) => [
         [m.pgfault, ["pgfault", "container"]],
         [m.pgmajfault, ["pgmajfault", "container"]],
         [m.pgfault, ["pgfault", "hierarchy"]],
         [m.pgmajfault, ["pgmajfault", "hierarchy"]],
       ],
-    ),
+    }),
     extra: ["failure_type", "scope"],
   },
   mem(

@@ -31,7 +31,7 @@ export const DISK_USAGE_FAMILIES: ContainerFamily[] = ([
     (fs) => fs.capacity.usedBytes,
   ],
 ] as [string, string, (fs: FilesystemReading) => number][]).map(([name, help, f]) => ({
-  ...gauge(name, help, perFs(f)),
+  ...gauge(name, { help, values: perFs(f) }),
   extra: ["device"],
 }));
 
@@ -92,37 +92,35 @@ export const DISK_IO_FAMILIES: ContainerFamily[] = ([
     io("none", "", "weightedIoTimeMs", SEC),
   ],
 ] as [string, string, ContainerFamily["values"]][]).map(([n, help, values]) => ({
-  ...counter(`container_fs_${n}_total`, help, values),
+  ...counter(`container_fs_${n}_total`, { help, values }),
   extra: ["device"],
 }));
 DISK_IO_FAMILIES.push(
   {
-    ...gauge(
-      "container_fs_io_current",
-      "Number of I/Os currently in progress",
-      io("none", "", "ioInProgress"),
-    ),
+    ...gauge("container_fs_io_current", {
+      help: "Number of I/Os currently in progress",
+      values: io("none", "", "ioInProgress"),
+    }),
     extra: ["device"],
   },
   {
-    ...counter(
-      "container_blkio_device_usage_total",
-      "Blkio Device bytes usage",
-      (v) =>
+    ...counter("container_blkio_device_usage_total", {
+      help: "Blkio Device bytes usage",
+      values: (v) =>
         v.reading.io.serviceBytes.flatMap((d) =>
           [...d.ops].map(([op, n]): Value => [
             n,
             [v.deviceName(d.major, d.minor), String(d.major), String(d.minor), op],
           ])
         ),
-    ),
+    }),
     extra: ["device", "major", "minor", "operation"],
   },
 );
 
 type Iface = InterfaceCounters;
 const net = (name: string, help: string, f: (i: Iface) => number): ContainerFamily => ({
-  ...counter(name, help, (v) => (v.network ?? []).map((i) => [f(i), [i.name]])),
+  ...counter(name, { help, values: (v) => (v.network ?? []).map((i) => [f(i), [i.name]]) }),
   extra: ["interface"],
 });
 
@@ -170,49 +168,43 @@ export const NETWORK_FAMILIES: ContainerFamily[] = [
 ];
 
 export const PROCESS_FAMILIES: ContainerFamily[] = [
-  gauge(
-    "container_processes",
-    "Number of processes running inside the container.",
-    one((v) => v.reading.procs.length),
-  ),
-  gauge(
-    "container_file_descriptors",
-    "Number of open file descriptors for the container.",
-    one((v) => v.processes.fds),
-  ),
-  gauge(
-    "container_sockets",
-    "Number of open sockets for the container.",
-    one((v) => v.processes.sockets),
-  ),
-  gauge(
-    "container_threads_max",
-    "Maximum number of threads allowed inside the container, infinity if value is zero",
-    one((v) => v.reading.threadsMax),
-  ),
-  gauge(
-    "container_threads",
-    "Number of threads running inside the container",
-    one((v) => v.reading.threads),
-  ),
+  gauge("container_processes", {
+    help: "Number of processes running inside the container.",
+    values: one((v) => v.reading.procs.length),
+  }),
+  gauge("container_file_descriptors", {
+    help: "Number of open file descriptors for the container.",
+    values: one((v) => v.processes.fds),
+  }),
+  gauge("container_sockets", {
+    help: "Number of open sockets for the container.",
+    values: one((v) => v.processes.sockets),
+  }),
+  gauge("container_threads_max", {
+    help: "Maximum number of threads allowed inside the container, infinity if value is zero",
+    values: one((v) => v.reading.threadsMax),
+  }),
+  gauge("container_threads", {
+    help: "Number of threads running inside the container",
+    values: one((v) => v.reading.threads),
+  }),
   {
-    ...gauge(
-      "container_ulimits_soft",
-      "Soft ulimit values for the container root process. Unlimited if -1, except priority and nice",
-      (v) =>
+    ...gauge("container_ulimits_soft", {
+      help:
+        "Soft ulimit values for the container root process. Unlimited if -1, except priority and nice",
+      values: (v) =>
         v.processes.maxOpenFiles === undefined
           ? []
           : [[v.processes.maxOpenFiles, ["max_open_files"]]],
-    ),
+    }),
     extra: ["ulimit"],
   },
 ];
 
-export const OOM_FAMILY = counter(
-  "container_oom_events_total",
-  "Count of out of memory events observed for the container",
-  one((v) => v.reading.oomKills),
-);
+export const OOM_FAMILY = counter("container_oom_events_total", {
+  help: "Count of out of memory events observed for the container",
+  values: one((v) => v.reading.oomKills),
+});
 
 export const PSI_FAMILIES: ContainerFamily[] = ([
   [
@@ -242,19 +234,25 @@ export const PSI_FAMILIES: ContainerFamily[] = ([
   ],
   ["io", "waiting", "Total time duration tasks in the container have waited due to IO congestion."],
 ] as const).map(([res, kind, help]) => ({
-  ...counter(
-    `container_pressure_${res}_${kind}_seconds_total`,
-    help,
-    one((v) => {
+  ...counter(`container_pressure_${res}_${kind}_seconds_total`, {
+    help: help,
+    values: one((v) => {
       const p = v.reading[res].psi;
       return (kind === "stalled" ? p?.full ?? 0 : p?.some ?? 0) / 1e6;
     }),
-  ),
+  }),
   psi: true,
 }));
 
 export const ALWAYS_FAMILIES: ContainerFamily[] = [
-  gauge("container_last_seen", "Last time a container was seen by the exporter", () => []),
+  // Seen now: the scrape reads the cgroup (cAdvisor's value is its clock's seconds).
+  gauge("container_last_seen", {
+    help: "Last time a container was seen by the exporter",
+    values: one((v) => Math.floor(v.timestampMs / 1000)),
+  }),
   // Containers run by containerd have no health check cAdvisor could see: -1.
-  gauge("container_health_state", "The result of the container's health check", one(() => -1)),
+  gauge("container_health_state", {
+    help: "The result of the container's health check",
+    values: one(() => -1),
+  }),
 ];

@@ -37,25 +37,14 @@ export interface ContainerFamily {
 }
 
 export const one = (f: (v: ContainerView) => number) => (v: ContainerView): Value[] => [[f(v)]];
-export const counter = (
-  name: string,
-  help: string,
-  values: ContainerFamily["values"],
-): ContainerFamily => ({
+type Parts = Pick<ContainerFamily, "help" | "values">;
+/** A counter family: `counter(name, { help, values })`. */
+export const counter = (name: string, p: Parts): ContainerFamily => ({
   name,
-  help,
   type: "counter",
-  values,
+  ...p,
 });
-export const gauge = (
-  name: string,
-  help: string,
-  values: ContainerFamily["values"],
-): ContainerFamily => ({
-  name,
-  help,
-  type: "gauge",
-  values,
-});
+/** A gauge family: `gauge(name, { help, values })`. */
+export const gauge = (name: string, p: Parts): ContainerFamily => ({ name, type: "gauge", ...p });
 /** ns per second. */
 export const SEC = 1e9;

@@ -25,18 +25,25 @@ const VERSION_INFO = gauge(
 export function addVersionInfo(out: Exposition, m: MachineFacts): void {
   // The kubelet's cAdvisor is a library without build stamps, and there is no docker.
   out.add(VERSION_INFO, {
-    kernelVersion: m.kernelVersion,
-    osVersion: m.osVersion,
-    dockerVersion: "",
-    cadvisorVersion: "",
-    cadvisorRevision: "",
-  }, 1);
+    labels: {
+      kernelVersion: m.kernelVersion,
+      osVersion: m.osVersion,
+      dockerVersion: "",
+      cadvisorVersion: "",
+      cadvisorRevision: "",
+    },
+    value: 1,
+  });
 }
 
 export function addMachine(out: Exposition, m: MachineFacts): void {
   const labels = { machine_id: m.machineId, system_uuid: m.systemUuid, boot_id: m.bootId };
   const add = (name: string, help: string, value: number, extra: Record<string, string> = {}) =>
-    out.add(gauge(name, help), { ...labels, ...extra }, value, m.timestampMs);
+    out.add(gauge(name, help), {
+      labels: { ...labels, ...extra },
+      value,
+      timestampMs: m.timestampMs,
+    });
   add("machine_cpu_physical_cores", "Number of physical CPU cores.", m.physicalCores);
   add("machine_cpu_cores", "Number of logical CPU cores.", m.cores);
   add("machine_cpu_sockets", "Number of CPU sockets.", m.sockets);
@@ -65,64 +72,46 @@ export interface SpecTimes {
 /** container_creation_time_seconds, container_start_time_seconds and container_spec_*. */
 export function addSpec(
   out: Exposition,
-  labels: LabelPairs,
+  pairs: LabelPairs,
   p: { times?: SpecTimes; spec: CgroupSpec },
 ): void {
   const { spec, times } = p;
+  // Spec series carry no timestamp, as cAdvisor's.
+  const add = (name: string, help: string, value: number) =>
+    out.addSorted(gauge(name, help), { pairs, value });
   if (times) {
-    out.addSorted(
-      gauge(
-        "container_creation_time_seconds",
-        "Container creation time since unix epoch in seconds.",
-      ),
-      labels,
+    add(
+      "container_creation_time_seconds",
+      "Container creation time since unix epoch in seconds.",
       Math.floor(times.creationMs / 1000),
     );
-    out.addSorted(
-      gauge(
-        "container_start_time_seconds",
-        "Start time of the container since unix epoch in seconds.",
-      ),
-      labels,
+    add(
+      "container_start_time_seconds",
+      "Start time of the container since unix epoch in seconds.",
       Math.floor(times.startMs / 1000),
     );
   }
   if (spec.hasCpu) {
-    out.addSorted(
-      gauge("container_spec_cpu_period", "CPU period of the container."),
-      labels,
-      spec.cpuPeriod,
-    );
+    add("container_spec_cpu_period", "CPU period of the container.", spec.cpuPeriod);
     if (spec.cpuQuota !== 0) {
-      out.addSorted(
-        gauge("container_spec_cpu_quota", "CPU quota of the container."),
-        labels,
-        spec.cpuQuota,
-      );
+      add("container_spec_cpu_quota", "CPU quota of the container.", spec.cpuQuota);
     }
-    out.addSorted(
-      gauge("container_spec_cpu_shares", "CPU share of the container."),
-      labels,
-      spec.cpuShares,
-    );
+    add("container_spec_cpu_shares", "CPU share of the container.", spec.cpuShares);
   }
   if (spec.hasMemory) {
-    out.addSorted(
-      gauge("container_spec_memory_limit_bytes", "Memory limit for the container."),
-      labels,
+    add(
+      "container_spec_memory_limit_bytes",
+      "Memory limit for the container.",
       specMemory(spec.memoryLimit),
     );
-    out.addSorted(
-      gauge("container_spec_memory_swap_limit_bytes", "Memory swap limit for the container."),
-      labels,
+    add(
+      "container_spec_memory_swap_limit_bytes",
+      "Memory swap limit for the container.",
       specMemory(spec.memorySwapLimit),
     );
-    out.addSorted(
-      gauge(
-        "container_spec_memory_reservation_limit_bytes",
-        "Memory reservation limit for the container.",
-      ),
-      labels,
+    add(
+      "container_spec_memory_reservation_limit_bytes",
+      "Memory reservation limit for the container.",
       specMemory(spec.memoryReservation),
     );
   }

@@ -166,8 +166,8 @@ class Collector implements CadvisorCollector {
       addVersionInfo(out, machine);
       addMachine(out, machine);
     }
-    out.add(CONTAINER_SCRAPE_ERROR, {}, containerError ? 1 : 0);
-    out.add(MACHINE_SCRAPE_ERROR, {}, machine ? 0 : 1);
+    out.add(CONTAINER_SCRAPE_ERROR, { labels: {}, value: containerError ? 1 : 0 });
+    out.add(MACHINE_SCRAPE_ERROR, { labels: {}, value: machine ? 0 : 1 });
     return out.render();
   }
 
@@ -230,14 +230,11 @@ class Collector implements CadvisorCollector {
     const quota = view.reading.spec.cpuQuota !== 0;
     for (const f of CONTAINER_FAMILIES) {
       if ((f.needsQuota && !quota) || (f.psi && !psi)) continue;
-      const values = f.name === "container_last_seen"
-        ? [[Math.floor(view.timestampMs / 1000)] as [number]]
-        : f.values(view);
-      for (const [value, extra] of values) {
+      for (const [value, extra] of f.values(view)) {
         const pairs = f.extra === undefined
           ? base
           : sortPairs([...base, ...f.extra.map((n, i): [string, string] => [n, extra?.[i] ?? ""])]);
-        out.addSorted(f, pairs, value, view.timestampMs);
+        out.addSorted(f, { pairs, value, timestampMs: view.timestampMs });
       }
     }
   }
