@@ -46,8 +46,9 @@ interface PathCost {
   wallMs: Summary;
   bytes: number;
   series: number;
-  /** The agent's RSS before the first scrape of this path and after the last, MB. */
+  /** The agent's RSS before the first scrape of this path, after it, and after the last, MB. */
   rssBeforeMB: number;
+  rssAfterFirstMB: number;
   rssAfterMB: number;
 }
 
@@ -60,12 +61,14 @@ async function measure(
   const before = await procSample(agent.pid);
   const walls: number[] = [];
   let text = "";
+  let afterFirst = before;
   for (let i = 0; i < scrapes; i++) {
     const t0 = performance.now();
     const res = await agent.get(path);
     text = await res.text();
     walls.push(performance.now() - t0);
     if (!res.ok) throw new Error(`${path} answered ${res.status}: ${text.slice(0, 200)}`);
+    if (i === 0) afterFirst = await procSample(agent.pid);
   }
   const after = await procSample(agent.pid);
   const ticks = after.cpuTicks - before.cpuTicks - idleTicksPerMs * (after.at - before.at);
@@ -77,6 +80,7 @@ async function measure(
     bytes: text.length,
     series: text.split("\n").filter((l) => l !== "" && !l.startsWith("#")).length,
     rssBeforeMB: before.rssKB / 1024,
+    rssAfterFirstMB: afterFirst.rssKB / 1024,
     rssAfterMB: after.rssKB / 1024,
   };
 }
@@ -129,15 +133,15 @@ try {
     } MB`,
   );
   console.log(
-    "path                 CPU ms/scrape  wall p50/p90 ms  bytes   series  RSS before→after MB",
+    "path                 CPU ms/scrape  wall p50/p90 ms  bytes   series  RSS before→1st→last MB",
   );
   for (const r of results) {
     console.log(
       `${r.path.padEnd(20)} ${r.cpuMsPerScrape.toFixed(1).padStart(13)}  ${
         `${r.wallMs.median.toFixed(1)}/${r.wallMs.p90.toFixed(1)}`.padStart(15)
       }  ${String(r.bytes).padStart(7)} ${String(r.series).padStart(7)}  ${
-        r.rssBeforeMB.toFixed(1)
-      }→${r.rssAfterMB.toFixed(1)}`,
+        [r.rssBeforeMB, r.rssAfterFirstMB, r.rssAfterMB].map((x) => x.toFixed(1)).join("→")
+      }`,
     );
   }
 } finally {
