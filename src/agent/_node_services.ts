@@ -7,11 +7,11 @@ import type { AgentConfig } from "../config/types.ts";
 import type { CriClient } from "../cri/mod.ts";
 import type { Kubelet, RuntimeCapabilities } from "../kubelet/mod.ts";
 import type { LogLinks } from "../runtime/mod.ts";
-import { podCgroupName } from "../cm/mod.ts";
+import { KUBEPODS, podCgroupName } from "../cm/mod.ts";
 import { createEvictionManager, evictionConfigFrom } from "../eviction/mod.ts";
 import { GarbageCollector } from "../gc/mod.ts";
 import { createNodeStatusProvider, type MachineInfo } from "../node/mod.ts";
-import { createStatsProvider, volumeStatsMetrics } from "../stats/mod.ts";
+import { createCadvisorMetrics, createStatsProvider, volumeStatsMetrics } from "../stats/mod.ts";
 import type { ClaimVolume } from "../volumes/mod.ts";
 
 /** How often kubelet_volume_stats_* follow the stats provider's samples. */
@@ -164,8 +164,22 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     runtime: deps.runtime,
     declaredFeatures: () => declaredFeatures(config.featureGates, deps.runtime?.().features),
   });
+  // Reads nothing (and loads no code) until /metrics/cadvisor is scraped.
+  const cadvisor = createCadvisorMetrics({
+    runtime: cri.runtime,
+    image: cri.image,
+    clock,
+    logger,
+    nodeName: config.nodeName,
+    pods: () => k.podsWithStatus(),
+    podsCgroupRoot: config.cgroupsPerQOS
+      ? `${config.cgroupRoot.replace(/\/+$/, "")}/${KUBEPODS}`
+      : undefined,
+    sandboxImage: config.podInfraContainerImage || undefined,
+  });
   return {
     stats,
+    cadvisor,
     eviction,
     nodeStatus,
     /** Runs the background loops until the signal aborts; never rejects. */

@@ -9,6 +9,7 @@ import { featureEnabled } from "../config/mod.ts";
 import { type Clock, offsetWallClock, processUptimeMs, realClock } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import { createMetricsRegistry } from "../util/metrics.ts";
+import { processCollector } from "../util/process_metrics.ts";
 import { createCriClient } from "../cri/mod.ts";
 import {
   CONTAINER_LOGS_DIR,
@@ -99,6 +100,8 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     })
     : undefined;
 
+  // process_* as the Go client gives upstream's /metrics; read only when scraped.
+  registry.registerCollector(processCollector());
   const metrics = createAgentObservers(registry, () => clock.monotonic());
   const cri = createCriClient(config.containerRuntimeEndpoint, {
     timeoutMs: config.runtimeRequestTimeoutMs,
@@ -330,6 +333,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     manifestProblems: () => kubelet.manifestProblems(),
     metrics: registry,
     stats: node.stats,
+    cadvisor: node.cadvisor,
     node: (o: { signal?: AbortSignal }) => node.nodeStatus.node(o),
     logger,
   };

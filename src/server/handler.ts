@@ -6,6 +6,7 @@ import { handleNode } from "./_node.ts";
 import { toKubeJson } from "./_json.ts";
 import { podList, runningPodToApiPod } from "./_pods.ts";
 import { handleResourceMetrics, handleStatsSummary } from "./_stats.ts";
+import { handleCadvisorMetrics } from "./_cadvisor.ts";
 import type { NodeApiDeps, NodeApiHandler } from "./types.ts";
 
 type RouteOf<D> = (deps: D, req: Request, url: URL) => Response | Promise<Response>;
@@ -42,6 +43,7 @@ const ROUTES = new Map<string, Route>([
   ["/metrics", getMetrics],
   ["/metrics/probes", (deps) => probeMetrics(deps.metrics)],
   ["/metrics/resource", handleResourceMetrics],
+  ["/metrics/cadvisor", handleCadvisorMetrics],
   ["/stats/summary", handleStatsSummary],
 ]);
 

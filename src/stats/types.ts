@@ -253,3 +253,16 @@ export interface StatsProviderDeps {
    */
   runtimeEndpoint?: string;
 }
+
+/**
+ * `/metrics/cadvisor`: cAdvisor's container and machine series, collected when asked (nothing
+ * is sampled for it in the background).
+ */
+export interface CadvisorMetrics {
+  /**
+   * The Prometheus text exposition. Missing data is reported in the series
+   * (`container_scrape_error`, `machine_scrape_error`), not as a rejection; rejects only when
+   * `signal` aborts. Concurrent calls share one collection.
+   */
+  render(opts?: { signal?: AbortSignal }): Promise<string>;
+}
