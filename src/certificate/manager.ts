@@ -28,6 +28,8 @@ import type { CertificateFileStore } from "./store.ts";
 export const CERTIFICATE_WAIT_MS = 15 * 60_000;
 const BACKOFF_STEPS = [2_000, 4_000, 8_000, 16_000];
 const POLL_MS = 32_000;
+/** The longest single wait for the rotation deadline. */
+const RECHECK_MS = 3_600_000;
 
 export interface CertificateManagerOptions {
   /** For logs: `kubelet-client` or `kubelet-server`. */
@@ -133,10 +135,15 @@ export class CertificateManager {
     const { clock } = this.#o;
     const sleep = (ms: number) => clock.sleep(ms, { signal }).then(() => true, () => false);
     while (!signal.aborted) {
-      const wait = this.nextRotationDeadline() - clock.now();
+      const deadline = this.nextRotationDeadline();
+      const wait = deadline - clock.now();
       if (wait > 0) {
         this.#log.debug(2, "Waiting for next certificate rotation", { sleepMs: Math.round(wait) });
-        if (!await sleep(wait)) return;
+      }
+      // The deadline is a wall time (the certificate's): waited for in pieces of at most an
+      // hour, so that a wall clock NTP steps (a box that booted in the past) is followed.
+      for (let left = wait; left > 0; left = deadline - clock.now()) {
+        if (!await sleep(Math.min(left, RECHECK_MS))) return;
       }
       if (this.#o.template() !== undefined) {
         for (let attempt = 0; !signal.aborted; attempt++) {

@@ -25,6 +25,9 @@ export interface Clock {
   every(ms: number, fn: () => void, opts?: { signal?: AbortSignal }): () => void;
 }
 
+/** The longest delay setTimeout honours. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Where monotonic readings start: the wall time at start, so readings look like epoch ms. */
 const MONOTONIC_ORIGIN = performance.timeOrigin;
 
@@ -36,14 +39,26 @@ export const realClock: Clock = {
     const signal = opts?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
+      let id: ReturnType<typeof setTimeout>;
       const onAbort = () => {
         clearTimeout(id);
         reject(signal!.reason);
       };
-      const id = setTimeout(() => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      }, Math.max(0, ms));
+      // Timers take at most 2^31-1 ms (24.8 days) and fire at once beyond: longer waits (a
+      // year-long certificate's renewal) are slept in pieces.
+      const end = performance.now() + Math.max(0, ms);
+      const arm = () => {
+        const left = end - performance.now();
+        if (left > MAX_TIMER_MS) {
+          id = setTimeout(arm, MAX_TIMER_MS);
+          return;
+        }
+        id = setTimeout(() => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        }, Math.max(0, left));
+      };
+      arm();
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   },

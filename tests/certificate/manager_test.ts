@@ -178,3 +178,30 @@ Deno.test("certificate manager: a denied request is logged with what to do and a
   await running;
   await Deno.remove(s.dir, { recursive: true });
 });
+
+Deno.test("certificate manager: a year-long certificate is not renewed early; a wall clock NTP steps past its deadline is followed within the hour", async () => {
+  const start = Math.floor(Date.now() / 1000) * 1000;
+  const clock = new FakeClock(start);
+  const s = await setup(clock);
+  const DAY = 24 * 60 * MIN;
+  const m = await CertificateManager.open(s.opts);
+  const rotated: KeyPair[] = [];
+  m.onRotate((p) => rotated.push(p));
+  const ac = new AbortController();
+  const running = m.run({ signal: ac.signal });
+  await s.issueNext(start, 365 * DAY);
+  await until(() => rotated.length === 1);
+  // Well past setTimeout's 24.8-day limit, which a single timer would overflow at once.
+  await clock.advance(30 * DAY);
+  await until(() => true);
+  assert.equal(s.api.created.length, 1, "no renewal a month into a year-long certificate");
+  // The box's wall clock jumps ahead past the 80 % point (random() = 0.5).
+  clock.stepWall(300 * DAY);
+  const issued = s.issueNext(clock.now(), 365 * DAY);
+  await clock.advance(60 * MIN);
+  await issued;
+  await until(() => rotated.length === 2);
+  ac.abort();
+  await running;
+  await Deno.remove(s.dir, { recursive: true });
+});
