@@ -1,7 +1,6 @@
 /**
- * /metrics/cadvisor as a cluster's Prometheus gets it: a real Prometheus discovers the node
- * through the API server (kubernetes_sd, role node) and scrapes the node's cAdvisor series
- * through the API server's node proxy (`/api/v1/nodes/<node>/proxy/metrics/cadvisor`), which
+ * /metrics/cadvisor as a cluster's Prometheus gets it: a real Prometheus scrapes the node's
+ * cAdvisor series through the API server's node proxy (`/api/v1/nodes/<node>/proxy/metrics/cadvisor`), which
  * dials the node API on its authenticated port with the API server's kubelet client
  * certificate, authorized by SubjectAccessReview (nodes/proxy, then nodes/metrics).
  */
@@ -85,21 +84,16 @@ Deno.test({
       await Deno.writeTextFile(tls.key_file, decode(user["client-key-data"]), { mode: 0o600 });
       const api = new URL(cp.server);
       prom = await startPrometheus(bins.prometheus, [{
-        // kube-prometheus' kubelet job, cAdvisor endpoint, through the API server's proxy.
+        // kube-prometheus' kubelet job, cAdvisor endpoint, through the API server's proxy, with
+        // the labels its relabelling gives. The node is named statically: Debian's Prometheus
+        // is built without Kubernetes service discovery.
         job_name: "kubelet",
         scheme: "https",
         tls_config: tls,
-        kubernetes_sd_configs: [{ role: "node", api_server: cp.server, tls_config: tls }],
+        metrics_path: `/api/v1/nodes/${node}/proxy/metrics/cadvisor`,
+        static_configs: [{ targets: [api.host], labels: { node } }],
         relabel_configs: [
-          { target_label: "__address__", replacement: api.host },
-          {
-            source_labels: ["__meta_kubernetes_node_name"],
-            regex: "(.+)",
-            target_label: "__metrics_path__",
-            replacement: "/api/v1/nodes/$1/proxy/metrics/cadvisor",
-          },
           { target_label: "metrics_path", replacement: "/metrics/cadvisor" },
-          { source_labels: ["__meta_kubernetes_node_name"], target_label: "node" },
         ],
       }], { port: freePort([port]) });
 

@@ -1,7 +1,9 @@
 /**
- * Prometheus' own `promtool` (and the `prometheus` server) for the metrics suites, built once per
- * machine from the Go module proxy beside the control plane's binaries (cached by version), so a
- * test checks denolet's exposition with the parser Prometheus scrapes it with.
+ * Prometheus' own `promtool` (and the `prometheus` server) for the metrics suites, so a test
+ * checks denolet's exposition with the parser Prometheus scrapes it with. By default Debian's
+ * package (Prometheus 2.42, unpacked in seconds; the parser and the service discovery the tests
+ * use are the same); DENOLET_DEV_PROMETHEUS=source builds v3.13 once per machine from the Go
+ * module proxy beside the control plane's binaries instead (about 8 minutes).
  *
  * Prometheus v3's Go module is published as v0.3xx.y (v3.13.0 → v0.313.0). Its go.mod pins
  * cloud.google.com/go with a `replace` and excludes broken versions; a dependent module ignores
@@ -9,6 +11,7 @@
  */
 import { stringify as toYaml } from "yaml";
 import { buildMissing, type GoBuild, throwawayGoMod } from "./_go_build.ts";
+import { debBinaries } from "./_deb_binaries.ts";
 import { devDir } from "./containerd.ts";
 import { DevSetupError, run } from "./_exec.ts";
 import { waitFor } from "./wait.ts";
@@ -22,10 +25,18 @@ export interface PrometheusBinaries {
   prometheus: string;
 }
 
-/** Builds promtool and prometheus unless cached; returns their paths. */
+/** Unpacks (or builds) promtool and prometheus unless cached; returns their paths. */
 export async function ensurePrometheus(
   opts: { log?: (s: string) => void; signal?: AbortSignal } = {},
 ): Promise<PrometheusBinaries> {
+  const log = opts.log ?? ((s: string) => console.error(`[denolet-prometheus] ${s}`));
+  if (Deno.env.get("DENOLET_DEV_PROMETHEUS") !== "source") {
+    const bins = await debBinaries("prometheus", {
+      prometheus: "usr/bin/prometheus",
+      promtool: "usr/bin/promtool",
+    }, { dest: `${devDir()}/prometheus-deb`, log });
+    return { prometheus: bins.prometheus, promtool: bins.promtool };
+  }
   // The control plane's build root: Go's module cache is shared, and its lock serialises builds.
   const root = `${devDir()}/control-plane`;
   const bin = `${root}/prometheus/${PROMETHEUS_MODULE_VERSION}/bin`;
@@ -45,10 +56,7 @@ export async function ensurePrometheus(
         ...replaceAndExclude(upstream),
       ]),
   };
-  await buildMissing(root, [build], {
-    log: opts.log ?? ((s) => console.error(`[denolet-prometheus] ${s}`)),
-    signal: opts.signal,
-  });
+  await buildMissing(root, [build], { log, signal: opts.signal });
   return { promtool: `${bin}/promtool`, prometheus: `${bin}/prometheus` };
 }
 
@@ -190,8 +198,9 @@ export async function startPrometheus(
       return res?.ok;
     }, { timeoutMs: 60_000, what: "prometheus ready", signal: opts.signal });
   } catch (err) {
+    const log = await Deno.readTextFile(`${dir}/prometheus.log`).catch(() => "(no log)");
     await stop();
-    throw err;
+    throw new DevSetupError(`prometheus did not become ready; its log:\n${log}`, { cause: err });
   }
   return {
     url,
