@@ -117,27 +117,13 @@ export const HTTP_GET_ACTION = {
   scheme: "ok",
 } satisfies Rules<V1HTTPGetAction, "protocol">;
 
-const HUGEPAGES = "hugepages-";
-const EPHEMERAL_STORAGE = "ephemeral-storage";
-
 export const RESOURCE_REQUIREMENTS = {
   claims: { refuse: "dynamic resource allocation (resource claims)" },
-  limits: {
-    refuse: "resource limits",
-    when: (v) => limitsAsked(v as Record<string, unknown>),
-  },
-  requests: {
-    refuse: "hugepages",
-    when: (v) => Object.keys(v as object).some((k) => k.startsWith(HUGEPAGES)),
-  },
+  // hugepages-<size> limits reach the runtime and the pod cgroup's hugetlb limits;
+  // ephemeral-storage limits are enforced by eviction (localStorageCapacityIsolation).
+  limits: "ok",
+  requests: "ok",
 } satisfies Rules<V1ResourceRequirements>;
-
-function limitsAsked(limits: Record<string, unknown>): boolean | string {
-  const keys = Object.keys(limits);
-  if (keys.some((k) => k.startsWith(HUGEPAGES))) return "hugepages limits";
-  if (keys.includes(EPHEMERAL_STORAGE)) return "an ephemeral-storage limit";
-  return false;
-}
 
 export const SECURITY_CONTEXT = {
   allowPrivilegeEscalation: "ok",

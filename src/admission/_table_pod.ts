@@ -56,7 +56,8 @@ export const POD_SPEC = {
   priorityClassName: "ok",
   readinessGates: "ok",
   resourceClaims: { refuse: "dynamic resource allocation (resource claims)" },
-  resources: { refuse: "pod-level resources" },
+  // Pod-level resources (cpu, memory, hugepages): the same rules as a container's.
+  resources: { type: "ResourceRequirements" },
   restartPolicy: "ok",
   runtimeClassName: {
     refuse: "a RuntimeClass in standalone mode (API mode runs its handler)",

@@ -14,7 +14,7 @@ import type {
   V1Volume,
   V1VolumeProjection,
 } from "@kubernetes/client-node";
-import { isPresent, isSet, type Rule } from "./_rules.ts";
+import { isPresent, type Rule } from "./_rules.ts";
 
 type Rules<T, Newer extends string = never> = Record<keyof T | Newer, Rule>;
 
@@ -59,13 +59,11 @@ export const VOLUME = {
 const FILE_OWNER: Rule = { refuse: "file owners in configMap, secret and projected volumes" };
 
 export const EMPTY_DIR = {
-  medium: { refuse: "hugepages-backed emptyDir volumes", when: (v) => v === "HugePages" },
+  // "Memory" is a tmpfs, "HugePages[-<size>]" a hugetlbfs of the pod's huge pages.
+  medium: "ok",
   mode: { refuse: "an emptyDir mode" },
-  sizeLimit: {
-    refuse: "a size limit on a disk-backed emptyDir",
-    // A Memory emptyDir is a tmpfs of that size; on disk the limit needs eviction to enforce.
-    when: (v, { parent }) => isSet(v) && parent.medium !== "Memory",
-  },
+  // A Memory emptyDir is a tmpfs of that size; on disk, eviction enforces the limit.
+  sizeLimit: "ok",
 } satisfies Rules<V1EmptyDirVolumeSource, "mode">;
 
 export const CONFIG_MAP_VOLUME = {

@@ -10,7 +10,7 @@ import type { LogLinks } from "../runtime/mod.ts";
 import { podCgroupName } from "../cm/mod.ts";
 import { createEvictionManager, evictionConfigFrom } from "../eviction/mod.ts";
 import { GarbageCollector } from "../gc/mod.ts";
-import { createNodeStatusProvider } from "../node/mod.ts";
+import { createNodeStatusProvider, type MachineInfo } from "../node/mod.ts";
 import { createStatsProvider } from "../stats/mod.ts";
 import { statfs } from "../util/statfs.ts";
 import type { Clock } from "../util/clock.ts";
@@ -20,6 +20,8 @@ import { VERSION } from "./version.ts";
 
 export interface NodeServicesDeps {
   config: AgentConfig;
+  /** The machine facts read at start. */
+  machine?: MachineInfo;
   nodeIP: string;
   cri: CriClient;
   kubelet: Kubelet;
@@ -110,6 +112,8 @@ export function buildNodeServices(deps: NodeServicesDeps) {
   const nodeStatus = createNodeStatusProvider({
     nodeName: config.nodeName,
     hostname: config.nodeName,
+    machine: deps.machine,
+    localStorageCapacityIsolation: config.localStorageCapacityIsolation,
     nodeIPs: deps.nodeIP ? [deps.nodeIP] : [],
     clock,
     logger,

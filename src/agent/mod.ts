@@ -42,6 +42,8 @@ import { detectNodeIP } from "./_node_ip.ts";
 import { hostAppArmorEnabled, listPodDirs, readResolvConf } from "./_host.ts";
 import { buildSources } from "./_sources.ts";
 import { buildNodeServices } from "./_node_services.ts";
+import { nodeAllocatableSetup } from "./_node_allocatable.ts";
+import { swapSetup } from "./_swap.ts";
 import { VERSION } from "./version.ts";
 
 export { VERSION };
@@ -98,11 +100,24 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     plugins: [downwardAPIPlugin(downwardAPIValues()), ...(cluster?.volumePlugins ?? [])],
     podMemoryLimitBytes: podMemoryLimit,
   });
+  const allocatable = await nodeAllocatableSetup(config, { logger });
+  // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
+  const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
+  const swap = await swapSetup(config, { cgroupVersion, machine: allocatable.machine, logger });
   const podCgroups = await openPodCgroups({
     cgroupsPerQOS: config.cgroupsPerQOS,
     cgroupRoot: config.cgroupRoot,
     cgroupDriver: config.cgroupDriver,
-  }, { logger, clock, rootDir: config.rootDir });
+    hugePageSizes: allocatable.hugePageSizes,
+  }, {
+    logger,
+    clock,
+    rootDir: config.rootDir,
+    podPidsLimit: config.podPidsLimit,
+    nodeAllocatable: allocatable.nodeAllocatable,
+    reserved: allocatable.reserved,
+    nodeEvents: cluster?.events && { events: cluster.events, nodeName: config.nodeName },
+  });
 
   // Parts that need each other (the prober reads the kubelet's statuses and reports to it; the
   // kubelet admits through the eviction manager, which needs the kubelet's pods) meet here.
@@ -116,8 +131,6 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     metrics: registry,
     events: cluster?.events,
   });
-  // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
-  const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
   const logLinks = createLogLinks(CONTAINER_LOGS_DIR, logger);
   // What the runtime can do (CRI Status, RuntimeConfig), refreshed by housekeeping.
   const runtimeState = new RuntimeState();
@@ -135,7 +148,12 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     },
   }, { idsPerPod: config.userNamespacesIdsPerPod, maxPods: config.maxPods });
   const runtime = createRuntimeManager({
-    node: { cgroupVersion, seccompDefault: config.seccompDefault },
+    node: {
+      cgroupVersion,
+      seccompDefault: config.seccompDefault,
+      hugePageSizes: allocatable.hugePageSizes,
+      swap,
+    },
     runtime: cri.runtime,
     image: cri.image,
     events: cluster?.events,
@@ -249,6 +267,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
 
   const node = buildNodeServices({
     config,
+    machine: allocatable.machine,
     nodeIP,
     cri,
     kubelet,

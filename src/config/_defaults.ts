@@ -1,5 +1,6 @@
 import { DEFAULT_EVICTION_HARD } from "../eviction/thresholds.ts";
 import { serverDefaults } from "./_server_flags.ts";
+import { resourceDefaults } from "./_resource_flags.ts";
 import type { AgentConfig } from "./types.ts";
 
 /** Upstream `ports.KubeletReadOnlyPort`: the flag default, kept for command-line compatibility. */
@@ -80,6 +81,7 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     allowedUnsafeSysctls: [],
     defaultPodSysctls: {},
     userNamespacesIdsPerPod: 65536,
+    ...resourceDefaults(),
     ...serverDefaults(opts),
   };
 }

@@ -15,6 +15,7 @@ import { UPSTREAM_FIELDS } from "./_upstream_fields.ts";
 import { parseByteQuantity } from "./_gc_flags.ts";
 import { checkTaint } from "./_taints.ts";
 import { type FileReaderKit, serverFileFields } from "./_server_flags.ts";
+import { resourceFileFields, type ResourceFileKit } from "./_resource_flags.ts";
 import { DEFAULT_EVICTION_HARD } from "../eviction/thresholds.ts";
 import type { AgentConfig } from "./types.ts";
 
@@ -95,6 +96,16 @@ function int32(key: KeysOf<number>, opts: { zeroIsUnset: boolean }): Reader {
     }
     if (n === 0 && opts.zeroIsUnset) return;
     set(ctx, key, n, path);
+  };
+}
+
+/** A Go int64 field: any integer JS holds exactly; 0 is kept (pointer fields upstream). */
+function int64(key: KeysOf<number>): Reader {
+  return (value, ctx, path) => {
+    if (typeof value !== "number" || !Number.isSafeInteger(value)) {
+      fail(ctx, path, `expected an integer, got ${describe(value)}`);
+    }
+    set(ctx, key, value, path);
   };
 }
 
@@ -250,7 +261,15 @@ const readIdsPerPod: Reader = (value, ctx, path) => {
   set(ctx, "userNamespacesIdsPerPod", value, path);
 };
 
-const KIT: FileReaderKit<Ctx> = { str, bool, duration, stringList, struct, oneOf };
+const KIT: FileReaderKit<Ctx> & ResourceFileKit<Ctx> = {
+  str,
+  bool,
+  duration,
+  stringList,
+  struct,
+  oneOf,
+  int64,
+};
 
 /** The fields denolet implements, by upstream JSON name. */
 const FIELDS: Record<string, Reader> = {
@@ -308,6 +327,7 @@ const FIELDS: Record<string, Reader> = {
   allowedUnsafeSysctls: stringList("allowedUnsafeSysctls"),
   defaultPodSysctls: stringMap("defaultPodSysctls"),
   userNamespaces: struct({ idsPerPod: readIdsPerPod }),
+  ...resourceFileFields(KIT),
   ...serverFileFields(KIT),
 };
 

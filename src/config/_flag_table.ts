@@ -5,6 +5,7 @@ import { GC_FLAGS } from "./_gc_flags.ts";
 import { FEATURE_GATES_FLAG } from "./_feature_gates.ts";
 import { CLUSTER_FLAGS } from "./_cluster_flags.ts";
 import { SERVER_FLAGS } from "./_server_flags.ts";
+import { RESOURCE_FLAGS } from "./_resource_flags.ts";
 import { parseBool, parseHeaderPairs, parseInt32, parseList } from "./_values.ts";
 import { field, type FlagDef, type TypeName } from "./_flag_kit.ts";
 
@@ -243,6 +244,7 @@ export const FLAGS: readonly FlagDef[] = [
       return n;
     },
   }),
+  ...RESOURCE_FLAGS,
   ...SERVER_FLAGS,
   control("version", undefined, "Print the version and exit."),
 ];

@@ -24,22 +24,18 @@ const KINDS: Record<string, Kind> = {
   "cpu-manager-reconcile-period": "duration",
   "enable-controller-attach-detach": "bool",
   "enable-server": "bool",
-  "enforce-node-allocatable": "string",
   "event-burst": "int32",
   "event-qps": "int32",
   "exit-on-lock-contention": "bool",
   "experimental-allocatable-ignore-eviction": "bool",
   "experimental-mounter-path": "string",
   "fail-cgroupv1": "bool",
-  "fail-swap-on": "bool",
   "hairpin-mode": "string",
   "image-credential-provider-bin-dir": "string",
   "image-credential-provider-config": "string",
   "kernel-memcg-notification": "bool",
   "kube-api-content-type": "string",
-  "kube-reserved-cgroup": "string",
   "kubelet-cgroups": "string",
-  "local-storage-capacity-isolation": "bool",
   "lock-file": "string",
   "log-flush-frequency": "duration",
   "log-text-info-buffer-size": "string",
@@ -50,7 +46,6 @@ const KINDS: Record<string, Kind> = {
   "memory-manager-policy": "string",
   "oom-score-adj": "int32",
   "pod-cidr": "string",
-  "pod-max-pids": "int",
   "pods-per-core": "int32",
   "protect-kernel-defaults": "bool",
   "provider-id": "string",
@@ -65,7 +60,6 @@ const KINDS: Record<string, Kind> = {
   "serialize-image-pulls": "bool",
   "streaming-connection-idle-timeout": "duration",
   "system-cgroups": "string",
-  "system-reserved-cgroup": "string",
   "topology-manager-policy": "string",
   "topology-manager-policy-options": "string",
   "topology-manager-scope": "string",
@@ -74,7 +68,7 @@ const KINDS: Record<string, Kind> = {
   "volume-stats-agg-period": "duration",
 };
 
-/** Go's int64 flags (--max-open-files, --pod-max-pids): any decimal integer. */
+/** Go's int64 flags (--max-open-files): any decimal integer. */
 function parseInt64(raw: string): number {
   if (!/^[+-]?\d+$/.test(raw)) throw new Error(`expected an integer, got ${JSON.stringify(raw)}`);
   return Number(raw);

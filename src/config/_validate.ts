@@ -11,6 +11,7 @@ import { formatDuration } from "./duration.ts";
 import type { AgentConfig } from "./types.ts";
 import { parseThresholdConfig } from "../eviction/thresholds.ts";
 import { validateGC } from "./_gc_flags.ts";
+import { validateResources } from "./_resource_flags.ts";
 import { validateCluster } from "./_cluster_flags.ts";
 import { validateServer } from "./_server_flags.ts";
 import { unknownGateWarnings } from "./_feature_gates.ts";
@@ -127,6 +128,7 @@ export function validateConfig(
 
   validateEviction(cfg, where);
   validateGC(cfg, where);
+  validateResources(cfg, where);
   validateCluster(cfg, where);
   warnings.push(...validateServer(cfg, where));
   warnings.push(...unknownGateWarnings(cfg.featureGates));

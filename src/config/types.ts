@@ -121,6 +121,35 @@ export interface AgentConfig {
   cgroupRoot: string;
   /** --cgroup-driver / cgroupDriver: only "cgroupfs" (the default here) is supported. */
   cgroupDriver: string;
+  /**
+   * --pod-max-pids / podPidsLimit, default -1: pids.max of each pod cgroup when positive;
+   * otherwise pods are bounded by the node's pid capacity only.
+   */
+  podPidsLimit: number;
+  /**
+   * --enforce-node-allocatable / enforceNodeAllocatable, default ["pods"]: "pods" sizes kubepods
+   * to capacity less the reservations; "kube-reserved", "system-reserved" (and "-compressible",
+   * cpu only) limit those cgroups to their reservations; "none" or [] enforces nothing.
+   */
+  enforceNodeAllocatable: string[];
+  /** --kube-reserved-cgroup / kubeReservedCgroup: absolute cgroupfs name; "" = none. */
+  kubeReservedCgroup: string;
+  /** --system-reserved-cgroup / systemReservedCgroup: absolute cgroupfs name; "" = none. */
+  systemReservedCgroup: string;
+  /**
+   * --local-storage-capacity-isolation / localStorageCapacityIsolation, default true: pods over
+   * their emptyDir sizeLimit or ephemeral-storage limits are evicted, and the Node reports its
+   * ephemeral-storage capacity (needed for Ready).
+   */
+  localStorageCapacityIsolation: boolean;
+  /** --fail-swap-on / failSwapOn, default true: the agent refuses to start while swap is on. */
+  failSwapOn: boolean;
+  /**
+   * memorySwap.swapBehavior (file only): "" or "NoSwap" (containers get no swap),
+   * "LimitedSwap" (Burstable containers get swap in proportion to their memory request,
+   * cgroup v2 only).
+   */
+  memorySwapBehavior: string;
   /** --minimum-container-ttl-duration (flag only), default 0. */
   minimumContainerTTLDurationMs: number;
   /** --maximum-dead-containers-per-container (flag only), default 1. */

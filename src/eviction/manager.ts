@@ -8,6 +8,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import { errorMessage } from "../util/log.ts";
 import { isCriticalPod, rankFor, type StatsOf } from "./_rank.ts";
 import { admitPod } from "./_admit.ts";
+import { evictOverLimits, hasLocalStorageLimit } from "./_local_storage.ts";
 import { evictionMessage, REASON } from "./_message.ts";
 import {
   byEvictionPriority,
@@ -150,13 +151,17 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
   async function synchronize(
     opts: { signal?: AbortSignal; fresh?: boolean } = {},
   ): Promise<V1Pod | undefined> {
-    if (config.thresholds.length === 0) return undefined;
+    const localStorage = config.localStorageCapacityIsolation !== false;
+    if (config.thresholds.length === 0 && !localStorage) return undefined;
     const activePods = deps.pods();
+    // Pods' stats are read (and so sampled) only while some pod has a local storage limit.
+    const storageLimited = localStorage ? activePods.filter(hasLocalStorageLimit) : [];
+    if (config.thresholds.length === 0 && storageLimited.length === 0) return undefined;
     let summary: EvictionSummary;
     try {
       summary = opts.fresh && deps.stats.sampleNow
         ? await deps.stats.sampleNow({ signal: opts.signal })
-        : await deps.stats.summary({ signal: opts.signal, pods: false });
+        : await deps.stats.summary({ signal: opts.signal, pods: storageLimited.length > 0 });
     } catch (err) {
       log.warn("Eviction manager: cannot get summary stats", { err });
       return undefined;
@@ -164,6 +169,12 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
     const observations = observe(summary);
     updateConditions(observations);
     for (const s of reclaimPending) if (!met.some((t) => t.signal === s)) reclaimPending.delete(s);
+
+    // A pod over its own local storage limits goes first, and ends the round.
+    if (storageLimited.length > 0) {
+      const evicted = await localStorageEviction(storageLimited, summary, opts.signal);
+      if (evicted) return evicted;
+    }
 
     const actionable = withUpdatedStats(met, observations, lastObservations);
     lastObservations = observations;
@@ -262,6 +273,40 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
     if (stale) return false;
     reclaimPending.delete(target.signal);
     return thresholdsMet(config.thresholds, after, true).length === 0;
+  }
+
+  /**
+   * Evicts every pod over a local storage limit (upstream localStorageEviction), immediately
+   * and without a DisruptionTarget condition; returns the last one evicted.
+   */
+  function localStorageEviction(
+    pods: V1Pod[],
+    summary: EvictionSummary,
+    signal: AbortSignal | undefined,
+  ): Promise<V1Pod | undefined> {
+    return evictOverLimits(pods, summary, {
+      isCritical: (pod) => isCriticalPod(pod, config),
+      log,
+      evict: async (pod, { message, signal: metric }) => {
+        deps.events?.event(podObjectRef(pod), "Warning", REASON, message);
+        log.info("Evicting pod", { pod: podKey(pod), uid: pod.metadata?.uid, message });
+        try {
+          await awaitCleanup(pod, (s) =>
+            deps.evictPod(pod, {
+              reason: REASON,
+              message,
+              gracePeriodSeconds: IMMEDIATE_GRACE_SECONDS,
+              annotations: {},
+              signal: s,
+            }), signal);
+          log.info("Eviction manager: pod is evicted successfully", { pod: podKey(pod) });
+        } catch (err) {
+          if (signal?.aborted) throw err;
+          log.error("Eviction manager: pod failed to evict", { pod: podKey(pod), err });
+        }
+        evictions?.labels(metric).inc();
+      },
+    });
   }
 
   async function evict(

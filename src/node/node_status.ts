@@ -74,6 +74,13 @@ export interface NodeStatusDeps {
    * status.features; both left out while the runtime has not said. Cheap, never blocks.
    */
   runtime?: () => Pick<RuntimeCapabilities, "handlers" | "handlersReported" | "features">;
+  /** The machine facts when already read (at start); otherwise read on the first `node()`. */
+  machine?: MachineInfo;
+  /**
+   * localStorageCapacityIsolation (default true): ephemeral-storage is reported and needed for
+   * Ready; false leaves it out of the Node.
+   */
+  localStorageCapacityIsolation?: boolean;
 }
 
 export interface NodeStatusProvider {
@@ -93,7 +100,7 @@ const ARCH: Record<string, string> = { x86_64: "amd64", aarch64: "arm64" };
 
 export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvider {
   const created = new Date(deps.clock.now());
-  let machine: Promise<MachineInfo> | undefined;
+  let machine: Promise<MachineInfo> | undefined = deps.machine && Promise.resolve(deps.machine);
   let runtimeVersion = "";
   let ready: { on: boolean; since: number } | undefined;
   let images: { at: number; list: V1ContainerImage[] } | undefined;
@@ -102,7 +109,10 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
 
   const readyCondition = (now: number, capacity: Amounts): V1NodeCondition => {
     const errors = [...deps.readinessErrors()];
-    const missing = REQUIRED_CAPACITY.filter((r) => !capacity.has(r));
+    const missing = REQUIRED_CAPACITY.filter((r) =>
+      !capacity.has(r) &&
+      (r !== "ephemeral-storage" || deps.localStorageCapacityIsolation !== false)
+    );
     if (missing.length > 0) {
       errors.push(`missing node capacity for resources: ${missing.join(", ")}`);
     }
@@ -142,6 +152,7 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
   };
 
   const nodeFsBytes = async (signal?: AbortSignal): Promise<number | undefined> => {
+    if (deps.localStorageCapacityIsolation === false) return undefined;
     try {
       return await deps.nodeFsCapacityBytes?.({ signal });
     } catch (err) {
@@ -220,6 +231,8 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
             kubeProxyVersion: "",
             operatingSystem: "linux",
             architecture: arch,
+            // NodeSwap: the swap the node has, when it has any.
+            ...(info.swapBytes > 0 ? { swap: { capacity: info.swapBytes } } : {}),
           },
           images: nodeImageList,
           ...runtimeStatus(deps.runtime?.()),

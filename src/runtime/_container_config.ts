@@ -65,6 +65,10 @@ export interface ContainerConfigOptions {
   cgroupVersion?: LinuxResourcesOptions["cgroupVersion"];
   /** --single-process-oom-kill; default false. */
   singleProcessOOMKill?: boolean;
+  /** The host's huge page sizes, for the containers' hugetlb limits; unknown sends none. */
+  hugePageSizes?: LinuxResourcesOptions["hugePageSizes"];
+  /** The node's swap settings (memorySwap.swapBehavior); unknown sends none. */
+  swap?: LinuxResourcesOptions["swap"];
   /** --seccomp-default; default false (Unconfined when the spec names no profile). */
   seccompDefault?: boolean;
   /** <rootDir>/seccomp for Localhost profiles; default /var/lib/kubelet/seccomp. */
@@ -324,6 +328,8 @@ export async function buildContainerConfig(
       memoryCapacityBytes: opts.memoryCapacityBytes,
       cgroupVersion: opts.cgroupVersion,
       singleProcessOOMKill: opts.singleProcessOOMKill,
+      hugePageSizes: opts.hugePageSizes,
+      swap: opts.swap,
     }),
     securityContext: containerSecurityContext(pod, container, {
       imageUser: opts.imageUser,

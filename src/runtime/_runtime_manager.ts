@@ -68,6 +68,8 @@ export interface RuntimeManagerDeps {
     | "cgroupVersion"
     | "singleProcessOOMKill"
     | "seccompDefault"
+    | "hugePageSizes"
+    | "swap"
   >;
   /** Liveness/startup verdicts by container id (the prober's results); none by default. */
   probeFailure?: (containerId: string) => ProbeFailure | undefined;

@@ -41,6 +41,8 @@ export {
   milliCPUToQuota,
   milliCPUToShares,
   QUOTA_PERIOD_US,
+  resourceBytes,
+  type SwapSettings,
 } from "./_resources.ts";
 // Kept for importers of the runtime's surface; the implementations live in util.
 export { type QOSClass, qosClass as podQOS } from "../util/qos.ts";

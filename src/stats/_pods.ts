@@ -270,7 +270,7 @@ function criNetwork(s: PodSandboxStats | undefined, time: Date): NetworkStats | 
 
 interface PodVolume {
   stats: VolumeStats;
-  /** Memory-backed volumes use RAM, not node disk: they stay out of ephemeral storage. */
+  /** Memory- and hugepage-backed volumes are not node disk: they stay out of ephemeral storage. */
   onDisk: boolean;
 }
 
@@ -282,8 +282,9 @@ async function volumeStats(pod: V1Pod | undefined, uid: string, env: PodEnv): Pr
       env.rootDir.replace(/\/+$/, "")
     }/pods/${uid}/volumes/${EMPTY_DIR_PLUGIN_DIR}/${v.name}`;
     const usage = await env.dirUsage(dir);
-    const inMemory = v.emptyDir.medium === "Memory";
-    const cap = inMemory ? await env.statfs(dir).catch(() => undefined) : env.nodefs;
+    // Only the default medium is node disk; Memory (tmpfs) and HugePages have their own.
+    const onDisk = (v.emptyDir.medium ?? "") === "";
+    const cap = onDisk ? env.nodefs : await env.statfs(dir).catch(() => undefined);
     out.push({
       stats: {
         ...capacityOf(env.now, cap),
@@ -291,7 +292,7 @@ async function volumeStats(pod: V1Pod | undefined, uid: string, env: PodEnv): Pr
         inodesUsed: usage.inodesUsed,
         name: v.name,
       },
-      onDisk: !inMemory,
+      onDisk,
     });
   }
   return out;

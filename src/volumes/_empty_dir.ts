@@ -1,12 +1,15 @@
 /**
- * emptyDir volumes (pkg/volume/emptydir/empty_dir.go): a 0777 directory under the pod dir, or
- * a tmpfs mounted there for medium "Memory" (its root 1777, as a fresh tmpfs is, as upstream).
+ * emptyDir volumes (pkg/volume/emptydir/empty_dir.go): a 0777 directory under the pod dir, a
+ * tmpfs mounted there for medium "Memory" (its root 1777, as a fresh tmpfs is, as upstream), or
+ * hugetlbfs for "HugePages[-<size>]".
  */
-import type { V1EmptyDirVolumeSource } from "@kubernetes/client-node";
+import type { V1EmptyDirVolumeSource, V1Pod } from "@kubernetes/client-node";
 import { totalmem } from "node:os";
 import { dirname } from "node:path";
 import { ConfigError } from "../util/errors.ts";
-import { type QuantityInput, quantityValue } from "../util/quantity.ts";
+import { type QuantityInput, quantityValue, tryIntegerQuantity } from "../util/quantity.ts";
+import { HUGEPAGES_PREFIX, hugePageSizeOf } from "../util/hugepages.ts";
+import { podLevelList, podLevelResourcesSet } from "../util/pod_level.ts";
 import type { Mounter } from "./_mounter.ts";
 
 export const EMPTY_DIR_PLUGIN_DIR = "kubernetes.io~empty-dir";
@@ -69,10 +72,30 @@ export async function setUpEmptyDir(
   volumeName: string,
   dir: string,
   src: V1EmptyDirVolumeSource,
-  deps: { mounter: Mounter; memory?: () => EmptyDirMemoryBounds; signal?: AbortSignal },
-): Promise<{ medium: "" | "Memory"; fresh: boolean }> {
+  deps: {
+    mounter: Mounter;
+    memory?: () => EmptyDirMemoryBounds;
+    /** The pod, whose hugepages requests give a HugePages medium its page size. */
+    pod?: V1Pod;
+    signal?: AbortSignal;
+  },
+): Promise<{ medium: EmptyDirMedium; fresh: boolean }> {
   const field = `volume ${JSON.stringify(volumeName)}`;
   const medium = src.medium ?? "";
+  if (isHugePagesMedium(medium)) {
+    let fresh = await ensureDir(dir);
+    // Idempotent as the tmpfs case: a mounted hugetlbfs is kept as it is.
+    if (!(await deps.mounter.isMountPoint(dir))) {
+      fresh = true;
+      const option = pageSizeMountOption(medium, deps.pod ?? {}, field);
+      await deps.mounter.mount("nodev", dir, {
+        fstype: "hugetlbfs",
+        options: [option],
+        signal: deps.signal,
+      });
+    }
+    return { medium: "HugePages", fresh };
+  }
   if (medium !== "" && medium !== "Memory") {
     throw new ConfigError(field, `emptyDir medium ${JSON.stringify(medium)} is not supported`);
   }
@@ -89,4 +112,60 @@ export async function setUpEmptyDir(
     fresh = true;
   }
   return { medium, fresh };
+}
+
+/** What backs an emptyDir: the node's disk, memory (tmpfs), or huge pages (hugetlbfs). */
+export type EmptyDirMedium = "" | "Memory" | "HugePages";
+
+/** "HugePages" or "HugePages-<size>" (IsHugePageMedium). */
+export function isHugePagesMedium(medium: string): boolean {
+  return medium === "HugePages" || medium.startsWith("HugePages-");
+}
+
+/**
+ * The hugetlbfs `pagesize=` option (getPageSizeMountOption): the size a "HugePages-<size>"
+ * medium names, which some pod-level or container request must ask for; for plain
+ * "HugePages", the one size the pod's hugepages requests use. Throws ConfigError otherwise.
+ */
+export function pageSizeMountOption(medium: string, pod: V1Pod, field: string): string {
+  let wanted: number | undefined;
+  if (medium !== "HugePages") {
+    wanted = tryIntegerQuantity(medium.slice("HugePages-".length))?.value;
+    if (!wanted) {
+      throw new ConfigError(field, `cannot parse the huge page size of medium ${medium}`);
+    }
+  }
+  const lists = [
+    ...(podLevelResourcesSet(pod) ? [podLevelList(pod, "requests")] : []),
+    ...[...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].map((c) =>
+      (c.resources?.requests ?? {}) as Record<string, unknown>
+    ),
+  ];
+  let found: { bytes: number; text: string } | undefined;
+  for (const list of lists) {
+    for (const name of Object.keys(list)) {
+      const bytes = hugePageSizeOf(name);
+      if (bytes === undefined) continue;
+      const text = name.slice(HUGEPAGES_PREFIX.length);
+      if (wanted === undefined) {
+        if (found && found.bytes !== bytes) {
+          throw new ConfigError(
+            field,
+            `medium: ${medium} can't be used if container requests multiple huge page sizes`,
+          );
+        }
+        found = { bytes, text };
+      } else if (bytes === wanted) {
+        found = { bytes, text };
+      }
+    }
+  }
+  if (!found) {
+    throw new ConfigError(
+      field,
+      `medium ${medium}: hugePages storage requested, but there is no resource request for ` +
+        "huge pages",
+    );
+  }
+  return `pagesize=${found.text}`;
 }

@@ -186,6 +186,7 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
         const { medium, fresh } = await setUpEmptyDir(v.name, dir, v.emptyDir, {
           mounter,
           memory: memoryBounds(pod),
+          pod,
           signal: opts.signal,
         });
         const fsGroup = podFsGroup(pod);

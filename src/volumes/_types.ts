@@ -23,8 +23,8 @@ export interface MountedVolume {
   /** The volume itself forces read-only mounts (the kinds whose files the kubelet writes). */
   readOnly: boolean;
   kind: "emptyDir" | "hostPath" | PluginVolumeKind;
-  /** emptyDir and plugin volumes: "" (node disk) or "Memory" (tmpfs). */
-  medium?: "" | "Memory";
+  /** emptyDir and plugin volumes: "" (node disk), "Memory" (tmpfs) or "HugePages" (hugetlbfs). */
+  medium?: "" | "Memory" | "HugePages";
   /**
    * Exposes `subPath` (relative, without "..") of this volume to one volumeMount and resolves
    * with the node path to give the runtime: a bind mount of the file found there, pinned while

@@ -165,11 +165,43 @@ Deno.test("field table: refusals list the fields in order, five at most", () => 
   );
 });
 
-Deno.test("field table: a memory-backed emptyDir's sizeLimit is honoured, a disk one's is not", () => {
+Deno.test("field table: an emptyDir's sizeLimit is honoured, in memory (tmpfs size) and on disk (eviction)", () => {
   const vol = (medium: string) =>
     pod({ volumes: [{ name: "v", emptyDir: { medium, sizeLimit: "64Mi" } }] });
   assert.deepEqual(admission()(vol("Memory")), { admit: true });
-  assert.match(admission()(vol("")).message!, /spec\.volumes\[0\]\.emptyDir\.sizeLimit/);
+  assert.deepEqual(admission()(vol("")), { admit: true });
+});
+
+Deno.test("field table: ephemeral-storage limits are honoured (eviction)", () => {
+  const storage = { "ephemeral-storage": "1Gi" };
+  const containers = [{ name: "c", image: "busybox", resources: { limits: storage } }];
+  assert.deepEqual(admission()(pod({ containers })), { admit: true });
+});
+
+Deno.test("field table: pod-level cpu and memory resources are honoured", () => {
+  const whole = { cpu: "1", memory: "1Gi" };
+  assert.deepEqual(admission()(pod({ resources: { requests: whole, limits: whole } })), {
+    admit: true,
+  });
+  const claims = admission()(pod({ resources: { claims: [{ name: "gpu" }] } }));
+  assert.match(claims.message!, /spec\.resources\.claims/);
+});
+
+Deno.test("field table: hugepages requests and limits are honoured, at container and pod level", () => {
+  const huge = { "hugepages-2Mi": "4Mi", memory: "64Mi" };
+  const containers = [{ name: "c", image: "busybox", resources: { requests: huge, limits: huge } }];
+  assert.deepEqual(admission()(pod({ containers })), { admit: true });
+  assert.deepEqual(admission()(pod({ resources: { limits: huge } })), { admit: true });
+});
+
+Deno.test("field table: a HugePages emptyDir is honoured", () => {
+  for (const medium of ["HugePages", "HugePages-2Mi"]) {
+    assert.deepEqual(
+      admission()(pod({ volumes: [{ name: "h", emptyDir: { medium } }] })),
+      { admit: true },
+      medium,
+    );
+  }
 });
 
 Deno.test("field table: container restart policies and Restart rules pass; RestartAllContainers does not", () => {

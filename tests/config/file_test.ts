@@ -4,6 +4,7 @@ import { loadConfig } from "../../src/config/mod.ts";
 import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
+import { RESOURCE_DEFAULTS } from "./_resource_defaults.ts";
 import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
 import { SERVER_FILE_DEFAULTS } from "./_server_defaults.ts";
 
@@ -81,6 +82,7 @@ userNamespaces:
     userNamespacesIdsPerPod: 131072,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
+    ...RESOURCE_DEFAULTS,
     ...CLUSTER_DEFAULTS,
     ...SERVER_FILE_DEFAULTS,
   });
@@ -174,11 +176,11 @@ Deno.test("known upstream fields denolet ignores are accepted with a warning", a
   const { warnings } = await run(
     CONFIG,
     file(
-      "podPidsLimit: 50\nrotateCertificates: true\nlogging:\n  format: json\n",
+      "eventRecordQPS: 50\nrotateCertificates: true\nlogging:\n  format: json\n",
     ),
   );
   assert.deepEqual(warnings, [
-    "/etc/kubernetes/kubelet.yaml: podPidsLimit: not implemented by denolet; ignored",
+    "/etc/kubernetes/kubelet.yaml: eventRecordQPS: not implemented by denolet; ignored",
     "/etc/kubernetes/kubelet.yaml: rotateCertificates: not implemented by denolet; ignored",
     '/etc/kubernetes/kubelet.yaml: logging.format: only the "text" format is supported; ignored',
   ]);
@@ -300,7 +302,10 @@ Deno.test("errors are ConfigError instances the caller can find in a cause chain
 });
 
 Deno.test("the config file is YAML 1.1, as the kubelet reads it: no and yes are booleans", async () => {
-  const { config } = await run(CONFIG, file("cgroupsPerQOS: no\nserverTLSBootstrap: yes\n"));
+  const { config } = await run(
+    CONFIG,
+    file("cgroupsPerQOS: no\nenforceNodeAllocatable: []\nserverTLSBootstrap: yes\n"),
+  );
   assert.equal(config.cgroupsPerQOS, false);
   assert.equal(config.serverTLSBootstrap, true);
   await fails(

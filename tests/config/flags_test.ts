@@ -3,6 +3,7 @@ import { loadConfig } from "../../src/config/mod.ts";
 import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
+import { RESOURCE_DEFAULTS } from "./_resource_defaults.ts";
 import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
 import { SERVER_FLAG_DEFAULTS } from "./_server_defaults.ts";
 
@@ -40,6 +41,7 @@ Deno.test("loadConfig without arguments gives the upstream flag defaults", async
     userNamespacesIdsPerPod: 65536,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
+    ...RESOURCE_DEFAULTS,
     ...CLUSTER_DEFAULTS,
     ...SERVER_FLAG_DEFAULTS,
   });
@@ -104,6 +106,7 @@ Deno.test("every flag sets its field, in both --flag=value and --flag value form
     userNamespacesIdsPerPod: 65536,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
+    ...RESOURCE_DEFAULTS,
     ...CLUSTER_DEFAULTS,
     ...SERVER_FLAG_DEFAULTS,
     certDir: "/srv/kubelet/pki",

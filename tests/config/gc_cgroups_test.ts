@@ -7,6 +7,8 @@ const HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfigurat
 Deno.test("cgroup and garbage collection flags set their fields", async () => {
   const { config } = await run([
     "--cgroups-per-qos=false",
+    // Upstream refuses --cgroups-per-qos=false while "pods" (the default) is enforced.
+    "--enforce-node-allocatable=",
     "--cgroup-root=/edge",
     "--cgroup-driver=cgroupfs",
     "--minimum-container-ttl-duration=1m",
@@ -34,6 +36,7 @@ Deno.test("cgroup and garbage collection fields are read from the config file", 
   const { config, warnings } = await run(["--config", "/k.yaml"], {
     "/k.yaml": HEAD + `
 cgroupsPerQOS: false
+enforceNodeAllocatable: []
 cgroupRoot: /edge
 cgroupDriver: cgroupfs
 imageGCHighThresholdPercent: 95

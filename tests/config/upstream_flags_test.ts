@@ -42,15 +42,21 @@ Deno.test("an ignored flag with a value consumes it in either form", async () =>
 
 Deno.test("an ignored boolean flag takes --x or --x=value only, as pflag's bools", async () => {
   for (
-    const argv of [["--fail-swap-on"], ["--fail-swap-on=false"], ["--rotate-certificates=true"]]
+    const argv of [["--protect-kernel-defaults"], ["--protect-kernel-defaults=false"], [
+      "--rotate-certificates=true",
+    ]]
   ) {
     const { warnings } = await run(argv);
     assert.deepEqual(warnings, [ignored(argv[0].split("=")[0])], argv.join(" "));
   }
   await run(["--serialize-image-pulls=false", "--port=1"]);
   // A separate "false" is a positional argument, which pflag refuses too.
-  await fails(["--fail-swap-on", "false"], '"false"', /unexpected argument/);
-  await fails(["--fail-swap-on=maybe"], "--fail-swap-on", /expected a boolean/);
+  await fails(["--protect-kernel-defaults", "false"], '"false"', /unexpected argument/);
+  await fails(
+    ["--protect-kernel-defaults=maybe"],
+    "--protect-kernel-defaults",
+    /expected a boolean/,
+  );
 });
 
 Deno.test("an ignored flag's value is still type-checked, and one is required", async () => {

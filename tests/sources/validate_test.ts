@@ -443,6 +443,29 @@ const MALFORMED: Array<[string, (p: Json) => void, string]> = [
     `${c0}.resources.limits[gpu]: Invalid value: "gpu": must be a standard resource for containers`,
   ],
   [
+    "pod-level requests below the containers'",
+    (p) => set(p, "spec.resources.requests.cpu", "50m"),
+    'spec.resources.requests[cpu]: Invalid value: "50m": must be greater than or equal to aggregate container requests of 100m',
+  ],
+  [
+    "a resource that cannot be pod-level",
+    (p) => set(p, "spec.resources.limits.ephemeral-storage", "1Gi"),
+    'spec.resources.limits[ephemeral-storage]: Unsupported value: "ephemeral-storage": supported values: "cpu", "hugepages-", "memory"',
+  ],
+  [
+    "a container limit above the pod's",
+    (p) => set(p, "spec.resources.limits.memory", "32Mi"),
+    'spec.resources.containers[0][memory].limits: Invalid value: "64Mi": must be less than or equal to pod limits of 32Mi',
+  ],
+  [
+    "hugepages that are not whole pages",
+    (p) => {
+      set(p, `${c0}.resources.limits.hugepages-2Mi`, "3Mi");
+      set(p, `${c0}.resources.requests.hugepages-2Mi`, "3Mi");
+    },
+    `${c0}.resources.limits[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not positive integer multiple of hugepages-2Mi`,
+  ],
+  [
     "a negative runAsUser",
     (p) => set(p, `${c0}.securityContext.runAsUser`, -1),
     `${c0}.securityContext.runAsUser: Invalid value: -1`,
@@ -864,4 +887,16 @@ Deno.test("a manifest uid that is a safe path component is kept", () => {
   const yaml = REAL_WORLD.sidecarAndHooks;
   const pod = staticPodFromManifest(yaml, origin);
   assert.equal(pod.metadata?.uid, "6a0c3e48-5c1b-4d8e-9f0a-1b2c3d4e5f60");
+});
+
+Deno.test("pod-level resources consistent with the containers are valid", () => {
+  assert.deepEqual(
+    errorsOf((p) =>
+      set(p, "spec.resources", {
+        requests: { cpu: "200m", memory: "128Mi" },
+        limits: { cpu: "1", memory: "256Mi" },
+      })
+    ),
+    [],
+  );
 });

@@ -43,7 +43,11 @@ function pod(uid: string, name: string): V1Pod {
     metadata: { uid, name, namespace: "default" },
     spec: {
       containers: [{ name: "main" }],
-      volumes: [{ name: "cache", emptyDir: {} }, { name: "shm", emptyDir: { medium: "Memory" } }],
+      volumes: [
+        { name: "cache", emptyDir: {} },
+        { name: "shm", emptyDir: { medium: "Memory" } },
+        { name: "huge", emptyDir: { medium: "HugePages" } },
+      ],
     },
   };
 }
@@ -71,7 +75,13 @@ function setup(
     statfs: (path) => {
       statfsCalls.push(path);
       return Promise.resolve(
-        path === "/images" ? cap(2000) : path.endsWith("/shm") ? cap(64) : cap(1000),
+        path === "/images"
+          ? cap(2000)
+          : path.endsWith("/shm")
+          ? cap(64)
+          : path.endsWith("/huge")
+          ? cap(32)
+          : cap(1000),
       );
     },
     dirUsage: (dir) =>
@@ -140,8 +150,9 @@ Deno.test("Summary assembly on cgroup v1: node, system container, pod from conta
   assert.deepEqual(p.volume?.map((v) => [v.name, v.usedBytes, v.capacityBytes]), [
     ["cache", 4000, 1000],
     ["shm", 50, 64],
+    ["huge", 50, 32],
   ]);
-  // Writable layer + logs + disk-backed emptyDir; the tmpfs one uses RAM, not disk.
+  // Writable layer + logs + disk-backed emptyDir; the tmpfs and hugetlbfs ones are not disk.
   assert.equal(p["ephemeral-storage"]?.usedBytes, 8192 + 300 + 4000);
   assert.equal(p["ephemeral-storage"]?.inodesUsed, 9 + 2 + 5);
 });
