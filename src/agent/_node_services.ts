@@ -7,7 +7,7 @@ import type { AgentConfig } from "../config/types.ts";
 import type { CriClient } from "../cri/mod.ts";
 import type { Kubelet, RuntimeCapabilities } from "../kubelet/mod.ts";
 import type { LogLinks } from "../runtime/mod.ts";
-import { podCgroupName } from "../cm/mod.ts";
+import { type CgroupDriver, podCgroupName } from "../cm/mod.ts";
 import { createEvictionManager, evictionConfigFrom } from "../eviction/mod.ts";
 import { GarbageCollector } from "../gc/mod.ts";
 import { createNodeStatusProvider, type MachineInfo } from "../node/mod.ts";
@@ -20,6 +20,8 @@ import { VERSION } from "./version.ts";
 
 export interface NodeServicesDeps {
   config: AgentConfig;
+  /** The driver the pods' cgroups are made with (the runtime's, or the configured one). */
+  cgroupDriver?: CgroupDriver;
   /** The machine facts read at start. */
   machine?: MachineInfo;
   nodeIP: string;
@@ -50,7 +52,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     pods: () => k.podsWithStatus(),
     runtimeEndpoint: config.containerRuntimeEndpoint,
     podCgroupPath: config.cgroupsPerQOS
-      ? (pod) => podCgroupName(pod, config.cgroupRoot)
+      ? (pod) => podCgroupName(pod, config.cgroupRoot, deps.cgroupDriver)
       : undefined,
   });
   const gc = new GarbageCollector({

@@ -18,10 +18,12 @@ import {
 } from "../runtime/mod.ts";
 import { createVolumeManager, downwardAPIPlugin } from "../volumes/mod.ts";
 import {
+  type CgroupDriver,
   DEFAULT_CGROUP_MOUNT,
   detectCgroupVersion,
   dirCgroupFs,
   openPodCgroups,
+  resolveCgroupDriver,
   resourceConfigForPod,
 } from "../cm/mod.ts";
 import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
@@ -104,10 +106,22 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
   const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
   const swap = await swapSetup(config, { cgroupVersion, machine: allocatable.machine, logger });
+  // The runtime's driver where it says (containerd 2), else the configured one; read once,
+  // before any cgroup is made, as upstream does.
+  let runtimeConfigAnswer: RuntimeConfigResponse | undefined;
+  const cgroupDriver = await resolveCgroupDriver(config.cgroupDriver as CgroupDriver, {
+    runtimeConfig: async (o) => {
+      runtimeConfigAnswer = await readRuntimeConfig(cri.runtime, o.signal ?? signal);
+      return runtimeConfigAnswer;
+    },
+    logger,
+    clock,
+    signal,
+  });
   const podCgroups = await openPodCgroups({
     cgroupsPerQOS: config.cgroupsPerQOS,
     cgroupRoot: config.cgroupRoot,
-    cgroupDriver: config.cgroupDriver,
+    cgroupDriver,
     hugePageSizes: allocatable.hugePageSizes,
   }, {
     logger,
@@ -134,6 +148,17 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   const logLinks = createLogLinks(CONTAINER_LOGS_DIR, logger);
   // What the runtime can do (CRI Status, RuntimeConfig), refreshed by housekeeping.
   const runtimeState = new RuntimeState();
+  runtimeState.updateConfig(runtimeConfigAnswer);
+  runtimeState.onChange((caps) => {
+    // Upstream reads the driver once too; a runtime reconfigured since needs an agent restart.
+    if (caps.cgroupDriver !== undefined && caps.cgroupDriver !== cgroupDriver) {
+      logger.warn(
+        "The runtime's cgroup driver is not the one pods' cgroups are made with; " +
+          "restart the agent",
+        { runtime: caps.cgroupDriver, agent: cgroupDriver },
+      );
+    }
+  });
   // Read at start, as upstream: a `kubelet` user whose subordinate IDs cannot serve maxPods
   // pods stops the agent here.
   let statusRead = false;
@@ -267,6 +292,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
 
   const node = buildNodeServices({
     config,
+    cgroupDriver,
     machine: allocatable.machine,
     nodeIP,
     cri,

@@ -66,7 +66,7 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     featureGates: {},
     cgroupsPerQOS: true,
     cgroupRoot: "/",
-    // Upstream's default is also cgroupfs; systemd is the usual setting but is not supported.
+    // Upstream's default is also cgroupfs; kubeadm and k3s nodes set systemd.
     cgroupDriver: "cgroupfs",
     minimumContainerTTLDurationMs: 0,
     maxPerPodContainerCount: 1,

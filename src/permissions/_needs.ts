@@ -167,10 +167,24 @@ export const NEEDS: readonly Need[] = [
     grants: (c) => (c.cgroupsPerQOS ? { read: ["/sys/fs/cgroup"], write: ["/sys/fs/cgroup"] } : {}),
   },
   {
+    // The runtime's RuntimeConfig may choose the systemd driver whatever the configuration says.
+    why: "the system D-Bus: systemd's manager for the systemd cgroup driver",
+    grants: (c) => (c.cgroupsPerQOS ? SYSTEM_BUS : {}),
+  },
+  {
     why: "finding tmpfs emptyDir mounts to unmount (/proc/self/mountinfo)",
     grants: () => ({ read: ["/proc/self/mountinfo"] }),
   },
 ];
+
+/** Connecting to the system bus, authenticated as this process's uid. */
+const SYSTEM_BUS_SOCKET = "/run/dbus/system_bus_socket";
+const SYSTEM_BUS: Partial<Record<Kind, string[]>> = {
+  read: [SYSTEM_BUS_SOCKET],
+  write: [SYSTEM_BUS_SOCKET],
+  net: [`unix:${SYSTEM_BUS_SOCKET}`],
+  sys: ["uid"],
+};
 
 function manifestReadPaths(path: string): string[] {
   if (!path) return [];
