@@ -37,6 +37,8 @@ export interface NodeServicesDeps {
   runtime?: () => RuntimeCapabilities;
   /** The /var/log/containers links, for garbage collection. */
   logLinks?: LogLinks;
+  /** More reasons the Node is not Ready (the node shutting down). Cheap. */
+  readinessErrors?: () => string[];
 }
 
 export function buildNodeServices(deps: NodeServicesDeps) {
@@ -123,8 +125,10 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     maxPods: config.maxPods,
     port: config.port,
     pressureConditions: () => eviction.conditions(),
-    readinessErrors: () =>
-      k.healthChecks().filter((c) => !c.ok).map((c) => c.message ?? `${c.name} is not healthy`),
+    readinessErrors: () => [
+      ...k.healthChecks().filter((c) => !c.ok).map((c) => c.message ?? `${c.name} is not healthy`),
+      ...(deps.readinessErrors?.() ?? []),
+    ],
     runtimeVersion: async ({ signal }) => {
       const v = await cri.runtime.version({ signal });
       return `${v.runtimeName}://${v.runtimeVersion}`;

@@ -46,6 +46,8 @@ import { buildSources } from "./_sources.ts";
 import { buildNodeServices } from "./_node_services.ts";
 import { nodeAllocatableSetup } from "./_node_allocatable.ts";
 import { swapSetup } from "./_swap.ts";
+import { buildNodeShutdown } from "./_node_shutdown.ts";
+import type { ShutdownManager } from "../nodeshutdown/mod.ts";
 import { VERSION } from "./version.ts";
 
 export { VERSION };
@@ -135,7 +137,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
 
   // Parts that need each other (the prober reads the kubelet's statuses and reports to it; the
   // kubelet admits through the eviction manager, which needs the kubelet's pods) meet here.
-  const late: { kubelet?: Kubelet; admit?: Admit } = {};
+  const late: { kubelet?: Kubelet; admit?: Admit; shutdown?: ShutdownManager } = {};
   const prober = createProbeManager({
     runtime: cri.runtime,
     clock,
@@ -267,7 +269,10 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     admit: (pod) => {
       const eviction = late.admit?.(pod);
       if (eviction && !eviction.admit) return eviction;
-      return podAdmission(pod);
+      const fields = podAdmission(pod);
+      if (!fields.admit) return fields;
+      // Upstream's shutdown admit handler: no new pods while the node shuts down.
+      return late.shutdown?.admit(pod) ?? fields;
     },
     syncFrequencyMs: config.syncFrequencyMs,
     maxPods: config.maxPods,
@@ -304,8 +309,20 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     events: cluster?.events,
     runtime: () => runtimeState.capabilities,
     logLinks,
+    readinessErrors: () => {
+      const shutting = late.shutdown?.shutdownStatus();
+      return shutting ? [shutting] : [];
+    },
   });
   late.admit = (pod) => node.eviction.admit(pod);
+  late.shutdown = await buildNodeShutdown(config, {
+    kubelet,
+    clock,
+    logger,
+    registry,
+    events: cluster?.events,
+    syncNodeStatus: () => node.nodeStatus.requestUpdate(),
+  });
 
   const api = {
     nodeName: config.nodeName,
@@ -373,6 +390,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   const background = Promise.all([
     node.run(),
     cluster?.run({ kubelet, nodeStatus: node.nodeStatus, cri }, { signal }),
+    late.shutdown?.run({ signal }),
   ]);
   // As upstream, pods are synced knowing what the runtime can do (handlers, features): one
   // Status before the first sync, briefly; an unreachable runtime is housekeeping's to report.

@@ -81,6 +81,9 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     allowedUnsafeSysctls: [],
     defaultPodSysctls: {},
     userNamespacesIdsPerPod: 65536,
+    shutdownGracePeriodMs: 0,
+    shutdownGracePeriodCriticalPodsMs: 0,
+    shutdownGracePeriodByPodPriority: [],
     ...resourceDefaults(),
     ...serverDefaults(opts),
   };

@@ -6,6 +6,7 @@
  */
 import { posix } from "node:path";
 import type { AgentConfig } from "../config/types.ts";
+import { gracefulShutdownConfigured } from "../config/mod.ts";
 import { CONTAINER_LOGS_DIR } from "../runtime/log_links.ts";
 
 /** What the permission set depends on besides the agent configuration. */
@@ -172,6 +173,13 @@ export const NEEDS: readonly Need[] = [
     grants: (c) => (c.cgroupsPerQOS ? SYSTEM_BUS : {}),
   },
   {
+    why: "graceful node shutdown: logind over the system D-Bus, and its logind.conf drop-in",
+    grants: (c) =>
+      gracefulShutdownConfigured(c)
+        ? { ...SYSTEM_BUS, write: [SYSTEM_BUS_SOCKET, LOGIND_CONF_DIR], read: [SYSTEM_BUS_SOCKET] }
+        : {},
+  },
+  {
     why: "finding tmpfs emptyDir mounts to unmount (/proc/self/mountinfo)",
     grants: () => ({ read: ["/proc/self/mountinfo"] }),
   },
@@ -179,6 +187,8 @@ export const NEEDS: readonly Need[] = [
 
 /** Connecting to the system bus, authenticated as this process's uid. */
 const SYSTEM_BUS_SOCKET = "/run/dbus/system_bus_socket";
+/** Where the shutdown manager raises logind's InhibitDelayMaxSec (nodeshutdown/_logind.ts). */
+const LOGIND_CONF_DIR = "/etc/systemd/logind.conf.d";
 const SYSTEM_BUS: Partial<Record<Kind, string[]>> = {
   read: [SYSTEM_BUS_SOCKET],
   write: [SYSTEM_BUS_SOCKET],
