@@ -46,10 +46,12 @@ export interface ReplyBody {
   signature?: string;
   body?: DBusValue[];
   fds?: number[];
+  /** Called once the reply is written (a sender closes its copies of `fds` then). */
+  onSent?: () => void;
 }
 
 export interface ConnectOptions {
-  /** Default: the system bus socket. Ignored when `transport` is given. */
+  /** Default: the system bus socket (systemBusPath). Ignored when `transport` is given. */
   path?: string;
   /** A ready stream (the libc one, for fds); default Deno's unix socket to `path`. */
   transport?: Transport;
@@ -57,9 +59,25 @@ export interface ConnectOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The system bus's socket: $DBUS_SYSTEM_BUS_ADDRESS's first `unix:path=` address when set (as
+ * libdbus and godbus honour it), else the well-known path.
+ */
+export function systemBusPath(): string {
+  const addr = Deno.env.get("DBUS_SYSTEM_BUS_ADDRESS");
+  for (const entry of addr?.split(";") ?? []) {
+    if (!entry.startsWith("unix:")) continue;
+    for (const kv of entry.slice("unix:".length).split(",")) {
+      // Values escape bytes as %xx.
+      if (kv.startsWith("path=")) return decodeURIComponent(kv.slice("path=".length));
+    }
+  }
+  return SYSTEM_BUS_SOCKET;
+}
+
 /** Connects, authenticates as this process's uid and says Hello. */
 export async function connectBus(opts: ConnectOptions = {}): Promise<DBusConnection> {
-  const path = opts.path ?? SYSTEM_BUS_SOCKET;
+  const path = opts.path ?? systemBusPath();
   const transport = opts.transport ?? await denoUnixTransport(path);
   const onAbort = () => transport.close();
   opts.signal?.addEventListener("abort", onAbort, { once: true });
@@ -308,6 +326,7 @@ export class DBusConnection {
         unixFds: out.fds?.length || undefined,
       };
       await this.#write(encodeMessage(reply), out.fds);
+      out.onSent?.();
       return;
     } catch (err) {
       const name = err instanceof DBusCallError

@@ -9,7 +9,7 @@
  */
 import { DBusProtocolError } from "./_errors.ts";
 import { Variant } from "./_marshal.ts";
-import { connectBus, type DBusConnection, SYSTEM_BUS_SOCKET } from "./connection.ts";
+import { connectBus, type DBusConnection, systemBusPath } from "./connection.ts";
 
 const DEST = "org.freedesktop.login1";
 const PATH = "/org/freedesktop/login1";
@@ -75,7 +75,7 @@ export async function inhibitDelay(
   req: { what: string; who: string; why: string },
   opts: { path?: string; signal?: AbortSignal } = {},
 ): Promise<InhibitLock> {
-  const path = opts.path ?? SYSTEM_BUS_SOCKET;
+  const path = opts.path ?? systemBusPath();
   const { closeFd, fdUnixTransport } = await import("./_fd_transport.ts");
   const conn = await connectBus({ transport: await fdUnixTransport(path), signal: opts.signal });
   try {

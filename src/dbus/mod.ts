@@ -26,7 +26,9 @@ export {
   type ReceivedMessage,
   type ReplyBody,
   SYSTEM_BUS_SOCKET,
+  systemBusPath,
 } from "./connection.ts";
+export { closeFd, fdUnixTransport } from "./_fd_transport.ts";
 export {
   isUnitExists,
   JOB_TIMEOUT_MS,

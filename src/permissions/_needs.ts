@@ -194,6 +194,8 @@ const SYSTEM_BUS: Partial<Record<Kind, string[]>> = {
   write: [SYSTEM_BUS_SOCKET],
   net: [`unix:${SYSTEM_BUS_SOCKET}`],
   sys: ["uid"],
+  // Where another system bus listens, as libdbus reads it.
+  env: ["DBUS_SYSTEM_BUS_ADDRESS"],
 };
 
 function manifestReadPaths(path: string): string[] {

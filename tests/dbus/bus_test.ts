@@ -11,11 +11,13 @@ import {
   DBusCallError,
   type DBusConnection,
   DBusConnectionError,
+  fdUnixTransport,
   inhibitDelay,
   inhibitDelayMaxMs,
   isUnitExists,
   prop,
   type ReceivedMessage,
+  systemBusPath,
   SystemdJobError,
   systemdManager,
   Variant,
@@ -208,7 +210,6 @@ Deno.test("inhibitDelay holds logind's lock descriptor until it is released", as
   try {
     // logind's side: a FIFO whose write end goes to the caller; the inhibitor lives while
     // any write end is open. Here a pipe, through a connection that can send descriptors.
-    const { fdUnixTransport } = await import("../../src/dbus/_fd_transport.ts");
     const logind = await connectBus({ transport: await fdUnixTransport(bus.path) });
     await own(logind, "org.freedesktop.login1");
     let readEnd = -1;
@@ -219,11 +220,8 @@ Deno.test("inhibitDelay holds logind's lock descriptor until it is released", as
       asked.push(m.body);
       const [r, w] = libc.pipe();
       readEnd = r;
-      // The reply's write is queued before this returns; logind closes its copy once sent.
-      queueMicrotask(() => {
-        realClock.sleep(50).then(() => libc.close(w)).catch((err) => console.error(err));
-      });
-      return { signature: "h", body: [0], fds: [w] };
+      // logind closes its copy once the reply is sent.
+      return { signature: "h", body: [0], fds: [w], onSent: () => libc.close(w) };
     });
 
     const conn = await connectBus({ path: bus.path });
@@ -239,7 +237,7 @@ Deno.test("inhibitDelay holds logind's lock descriptor until it is released", as
       "delay",
     ]]);
     assert.ok(lock.fd > 2);
-    await realClock.sleep(100); // logind and the bus have closed their copies by now
+    // The bus closed its copy once delivered; logind's went with onSent.
     assert.equal(libc.hungUp(readEnd), false, "the lock is held while its descriptor is open");
     lock.release();
     lock.release();
@@ -285,5 +283,18 @@ Deno.test("watchPrepareForShutdown reports logind's signal and nothing else", as
     logind.close();
   } finally {
     await bus.close();
+  }
+});
+
+Deno.test("systemBusPath honours DBUS_SYSTEM_BUS_ADDRESS's unix path, as libdbus does", () => {
+  const before = Deno.env.get("DBUS_SYSTEM_BUS_ADDRESS");
+  try {
+    Deno.env.delete("DBUS_SYSTEM_BUS_ADDRESS");
+    assert.equal(systemBusPath(), "/run/dbus/system_bus_socket");
+    Deno.env.set("DBUS_SYSTEM_BUS_ADDRESS", "tcp:host=x,port=1;unix:guid=1,path=/tmp/a%20b/bus");
+    assert.equal(systemBusPath(), "/tmp/a b/bus");
+  } finally {
+    if (before === undefined) Deno.env.delete("DBUS_SYSTEM_BUS_ADDRESS");
+    else Deno.env.set("DBUS_SYSTEM_BUS_ADDRESS", before);
   }
 });

@@ -49,7 +49,10 @@ Deno.test("permissionSet: defaults grant the kubelet layout, the socket and the 
       "unix:/run/dbus/system_bus_socket",
     ].sort(),
   );
-  assert.deepEqual(set.env, [...GRPC_ENV, "LOG_STREAM", "LOG_TOKENS"].sort());
+  assert.deepEqual(
+    set.env,
+    [...GRPC_ENV, "DBUS_SYSTEM_BUS_ADDRESS", "LOG_STREAM", "LOG_TOKENS"].sort(),
+  );
   assert.deepEqual(set.run, ["mount", "umount"]);
   // uid: the bus authenticates the agent as its uid (EXTERNAL).
   assert.deepEqual(set.sys, ["hostname", "networkInterfaces", "statfs", "systemMemoryInfo", "uid"]);
