@@ -113,12 +113,18 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     events: deps.events,
     nodeName: config.nodeName,
   });
+  // An external cloud provider sets the addresses itself unless --node-ip says them (upstream
+  // then reports only the hostname, not a guessed address).
+  const external = config.cloudProvider === "external";
   const nodeStatus = createNodeStatusProvider({
     nodeName: config.nodeName,
     hostname: config.nodeName,
     machine: deps.machine,
     localStorageCapacityIsolation: config.localStorageCapacityIsolation,
-    nodeIPs: deps.nodeIP ? [deps.nodeIP] : [],
+    nodeIPs: deps.nodeIP && !(external && config.nodeIP === "") ? [deps.nodeIP] : [],
+    externalCloudProvider: external,
+    providedNodeIP: config.nodeIP.split(",").map((s) => s.trim()).filter(Boolean).join(","),
+    providerID: config.providerID,
     clock,
     logger,
     agentVersion: VERSION,

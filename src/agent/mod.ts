@@ -77,6 +77,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   await Deno.mkdir(config.rootDir, { recursive: true, mode: 0o750 });
   await Deno.mkdir(config.podLogsDir, { recursive: true, mode: 0o755 });
   const hostDNS = await readResolvConf(config.resolvConf, logger);
+  const registry = createMetricsRegistry();
   // API-server mode: loaded only with --kubeconfig, so a standalone node pays nothing for it.
   const cluster = config.kubeconfig
     ? await (await import("../cluster/mod.ts")).startClusterMode({
@@ -85,10 +86,10 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       logger,
       nodeIP,
       version: VERSION,
+      registry,
     })
     : undefined;
 
-  const registry = createMetricsRegistry();
   const metrics = createAgentObservers(registry, () => clock.monotonic());
   const cri = createCriClient(config.containerRuntimeEndpoint, {
     timeoutMs: config.runtimeRequestTimeoutMs,

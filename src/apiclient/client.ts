@@ -8,6 +8,7 @@
  * its KubeConfig alone costs about 74 MB of resident memory here, three times the API mode's
  * whole budget (README, Performance).
  */
+import { decodeObject, decodeStatus, encodeEnvelope, PROTOBUF_CONTENT_TYPE } from "./protobuf.ts";
 import { type Clock, deadlineSignal } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { errorMessage } from "../util/log.ts";
@@ -40,9 +41,29 @@ export interface ApiClientOptions {
   pingTimeoutMs?: number;
   readFile?: (path: string) => Promise<string>;
   runPlugin?: (plugin: ExecPlugin, env: Record<string, string>) => Promise<string>;
+  /**
+   * Called once per request and once per watch as it ends, with what crossed the wire in
+   * bodies (headers and TLS not counted): where the uplink's bytes go. Must be cheap.
+   */
+  observe?: (r: RequestRecord) => void;
+}
+
+/**
+ * One request's account: `code` 0 when no answer came. A watch reports each chunk as it comes
+ * (`partial`, only its bytes), then itself once when it ends.
+ */
+export interface RequestRecord {
+  method: string;
+  path: string;
+  watch: boolean;
+  code: number;
+  sentBytes: number;
+  receivedBytes: number;
+  partial?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+const DECODER = new TextDecoder();
 
 export function createApiClient(conn: Connection, opts: ApiClientOptions): ApiClient {
   return new FetchApiClient(conn, opts);
@@ -95,9 +116,17 @@ class FetchApiClient implements ApiClient {
         new ApiUnavailableError(`${req.method} ${req.path}: no answer in ${timeoutMs} ms`),
     });
     const end = this.#probe.begin();
+    const record = this.#record(req, false);
     try {
       const res = await this.#send(req, deadline.signal);
-      const text = await res.text();
+      record.code = res.status;
+      const bytes = await res.bytes();
+      record.receivedBytes = bytes.byteLength;
+      if (req.protobuf && res.headers.get("content-type")?.startsWith(PROTOBUF_CONTENT_TYPE)) {
+        if (!res.ok) throw protobufApiError(req, res.status, bytes);
+        return decodeObject(req.protobuf, bytes) as T;
+      }
+      const text = DECODER.decode(bytes);
       if (!res.ok) throw apiError(req, res.status, text);
       return (text === "" ? undefined : JSON.parse(text)) as T;
     } catch (e) {
@@ -105,23 +134,41 @@ class FetchApiClient implements ApiClient {
     } finally {
       end();
       deadline.cancel();
+      this.#opts.observe?.(record);
     }
+  }
+
+  #record(req: ApiRequest, watch: boolean): RequestRecord {
+    // The body is serialized again by #fetch; its length is what matters here, and a
+    // request body is small (a patch, a lease).
+    const sentBytes = req.body === undefined || !this.#opts.observe
+      ? 0
+      : req.protobuf && req.method !== "PATCH"
+      ? encodeEnvelope(req.protobuf, req.body).byteLength
+      : JSON.stringify(req.body).length;
+    return { method: req.method, path: req.path, watch, code: 0, sentBytes, receivedBytes: 0 };
   }
 
   async *watch<T>(path: string, opts: WatchOptions): AsyncIterable<WatchEvent<T>> {
     const req: ApiRequest = { method: "GET", path, query: { ...opts.query, watch: true } };
     const end = this.#probe.begin();
+    const record = this.#record(req, true);
     try {
       let res: Response;
       try {
         res = await this.#send(req, opts.signal);
+        record.code = res.status;
         if (!res.ok) throw apiError(req, res.status, await res.text());
       } catch (e) {
         if (opts.signal.aborted) return;
         throw this.#wrap(req, e, opts.signal, opts.signal);
       }
       try {
-        const read = () => this.#probe.read();
+        const observe = this.#opts.observe;
+        const read = (n: number) => {
+          observe?.({ ...record, sentBytes: 0, receivedBytes: n, partial: true });
+          this.#probe.read();
+        };
         for await (const event of decodeWatchStream<T>(res.body!, { onChunk: read })) yield event;
       } catch (e) {
         if (opts.signal.aborted) return;
@@ -132,6 +179,7 @@ class FetchApiClient implements ApiClient {
       }
     } finally {
       end();
+      this.#opts.observe?.(record);
     }
   }
 
@@ -187,12 +235,15 @@ class FetchApiClient implements ApiClient {
       if (v !== undefined) url.searchParams.set(k, String(v));
     }
     const headers = new Headers({
-      "Accept": "application/json",
+      "Accept": req.protobuf ? `${PROTOBUF_CONTENT_TYPE}, application/json` : "application/json",
       "User-Agent": this.#opts.userAgent,
     });
     if (creds.authorization) headers.set("Authorization", creds.authorization);
-    let body: string | undefined;
-    if (req.body !== undefined) {
+    let body: string | Uint8Array<ArrayBuffer> | undefined;
+    if (req.body !== undefined && req.protobuf && req.method !== "PATCH") {
+      body = encodeEnvelope(req.protobuf, req.body);
+      headers.set("Content-Type", PROTOBUF_CONTENT_TYPE);
+    } else if (req.body !== undefined) {
       body = JSON.stringify(req.body);
       headers.set(
         "Content-Type",
@@ -235,6 +286,18 @@ class FetchApiClient implements ApiClient {
       cause: e,
     });
   }
+}
+
+/** A protobuf `Status` answer as an ApiError. */
+function protobufApiError(req: ApiRequest, status: number, bytes: Uint8Array): ApiError {
+  let reason = "";
+  let message = "";
+  try {
+    ({ reason, message } = decodeStatus(bytes));
+  } catch {
+    message = "(an undecodable protobuf answer)";
+  }
+  return new ApiError(status, reason, `${req.method} ${req.path}: ${status} ${reason}: ${message}`);
 }
 
 /** The API server's `Status` body, if it sent one, as an ApiError. */

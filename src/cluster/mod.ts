@@ -6,6 +6,7 @@ import {
   type ApiClientOptions,
   createApiClient,
   loadKubeconfig,
+  requestMetrics,
   runReflector,
 } from "../apiclient/mod.ts";
 import {
@@ -47,6 +48,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     qps: config.kubeAPIQPS,
     burst: config.kubeAPIBurst,
     userAgent: `denolet/v${deps.version} (linux/${arch})`,
+    observe: deps.registry ? requestMetrics(deps.registry, connection.server) : undefined,
   };
   // Pods, their statuses, watches, events, objects: the --kube-api-qps budget.
   const client = createApiClient(connection, common);
@@ -112,10 +114,12 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
         ...node,
         node: (o) => parts.nodeStatus.node(o),
         register: config.registerNode,
+        externalCloudProvider: config.cloudProvider === "external",
         updateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
         reportFrequencyMs: config.nodeStatusReportFrequencyMs,
         recorder: events,
         onUpdateRequest: (fn) => parts.nodeStatus.onUpdateRequest(fn),
+        cachedNode: () => nodeView.current(),
       }).run({ signal }),
       createNodeLeaseController({
         ...node,

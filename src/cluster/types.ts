@@ -12,6 +12,7 @@ import type { VolumePlugin } from "../volumes/mod.ts";
 import type { PodSource } from "../sources/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
+import type { MetricsRegistry } from "../util/metrics.ts";
 
 export interface ClusterDeps {
   config: AgentConfig;
@@ -21,6 +22,8 @@ export interface ClusterDeps {
   nodeIP: string;
   /** The agent's version, for the User-Agent. */
   version: string;
+  /** The agent's /metrics: the API clients' request and byte counts go there. */
+  registry?: MetricsRegistry;
 }
 
 /** The agent's parts the cluster side needs once they are built (they need it first). */

@@ -41,6 +41,16 @@ export const CLUSTER_FLAGS: readonly FlagDef[] = [
     parseBool,
   ),
   scalar(
+    "cloud-provider",
+    "cloudProvider",
+    "string",
+    "external: a cloud controller manager initializes the Node. It registers with the " +
+      "node.cloudprovider.kubernetes.io/uninitialized:NoSchedule taint, --node-ip goes to the " +
+      "alpha.kubernetes.io/provided-node-ip annotation, and addresses the controller has set are " +
+      "kept. Empty: no cloud provider.",
+    (raw) => raw,
+  ),
+  scalar(
     "kube-api-burst",
     "kubeAPIBurst",
     "int32",
@@ -86,6 +96,13 @@ export const CLUSTER_FLAGS: readonly FlagDef[] = [
     "duration",
     "How often the node status is computed and, when it changed, posted to the API server.",
     parseDuration,
+  ),
+  scalar(
+    "provider-id",
+    "providerID",
+    "string",
+    "The Node's spec.providerID, set when the node registers (the cloud's id of the machine).",
+    (raw) => raw,
   ),
   scalar(
     "register-node",
@@ -143,6 +160,16 @@ export function validateCluster(cfg: AgentConfig, where: (key: keyof AgentConfig
         bad(key, `${name}=${value}: ${errorMessage(e)}`);
       }
     }
+  }
+  if (cfg.cloudProvider !== "" && cfg.cloudProvider !== "external") {
+    bad(
+      "cloudProvider",
+      `cloud provider ${
+        JSON.stringify(cfg.cloudProvider)
+      } was specified, but built-in cloud providers ` +
+        "are disabled. Please set --cloud-provider=external and migrate to an external cloud " +
+        "provider",
+    );
   }
   for (const [k, v] of Object.entries(cfg.nodeLabels)) {
     if (!isQualifiedName(k)) bad("nodeLabels", `invalid label key ${JSON.stringify(k)}`);

@@ -40,6 +40,8 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     registerNode: true,
     nodeLabels: {},
     registerWithTaints: [],
+    cloudProvider: "",
+    providerID: "",
     nodeStatusUpdateFrequencyMs: 10_000,
     nodeStatusReportFrequencyMs: 5 * 60_000,
     nodeLeaseDurationSeconds: 40,

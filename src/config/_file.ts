@@ -12,6 +12,14 @@ import { errorMessage } from "../util/log.ts";
 import { DurationSyntaxError, parseDuration } from "./duration.ts";
 import { checkInt32, closest } from "./_values.ts";
 import { UPSTREAM_FIELDS } from "./_upstream_fields.ts";
+import {
+  fileValue,
+  FileValueError,
+  type Given,
+  ignoredWarning,
+  settingOfField,
+} from "./_upstream_check.ts";
+import { readLoggingField } from "./_logging_field.ts";
 import { parseByteQuantity } from "./_gc_flags.ts";
 import { checkTaint } from "./_taints.ts";
 import { type FileReaderKit, serverFileFields } from "./_server_flags.ts";
@@ -31,6 +39,8 @@ interface Ctx {
   /** Absolute directory of the file, for relative paths. */
   dir: string;
   warnings: string[];
+  /** Values of the upstream fields denolet does not implement, for the table's decision. */
+  given: Given[];
 }
 
 type Reader = (value: unknown, ctx: Ctx, path: string) => void;
@@ -158,25 +168,10 @@ const readTaints: Reader = (value, ctx, path) => {
   set(ctx, "registerWithTaints", out, path);
 };
 
-/** `logging` is an upstream struct; denolet honours verbosity and the default text format. */
 const readLogging: Reader = (value, ctx, path) => {
-  if (!isMap(value)) fail(ctx, path, `expected a map, got ${describe(value)}`);
-  for (const [k, v] of Object.entries(value)) {
-    const at = `${path}.${k}`;
-    if (v === null) continue;
-    if (k === "verbosity") {
-      if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > 2 ** 32 - 1) {
-        fail(ctx, at, `expected a non-negative integer, got ${describe(v)}`);
-      }
-      set(ctx, "verbosity", v, at);
-    } else if (k === "format") {
-      if (expectString(v, ctx, at) !== "text" && v !== "") {
-        ctx.warnings.push(`${ctx.file}: ${at}: only the "text" format is supported; ignored`);
-      }
-    } else {
-      ctx.warnings.push(`${ctx.file}: ${at}: not implemented by denolet; ignored`);
-    }
-  }
+  const read = readLoggingField(value, { file: ctx.file, path });
+  if (read.verbosity !== undefined) set(ctx, "verbosity", read.verbosity, `${path}.verbosity`);
+  ctx.warnings.push(...read.warnings);
 };
 
 /** A map[string]string field (evictionHard, ...): the file's map replaces the default. */
@@ -304,6 +299,7 @@ const FIELDS: Record<string, Reader> = {
   maxPods: int32("maxPods", { zeroIsUnset: true }),
   registerNode: bool("registerNode"),
   registerWithTaints: readTaints,
+  providerID: str("providerID"),
   nodeStatusUpdateFrequency: duration("nodeStatusUpdateFrequencyMs"),
   nodeStatusReportFrequency: duration("nodeStatusReportFrequencyMs"),
   nodeLeaseDurationSeconds: int32("nodeLeaseDurationSeconds", { zeroIsUnset: true }),
@@ -348,16 +344,39 @@ const FIELDS: Record<string, Reader> = {
 
 const TYPE_META = new Set(["apiVersion", "kind"]);
 
+/** The names of the fields denolet implements (the tests check the upstream lists against them). */
+export const IMPLEMENTED_FIELDS: readonly string[] = Object.keys(FIELDS);
+
+/**
+ * An upstream field denolet does not implement: decoded as Go would, for the table to decide
+ * once the flags are in (`checkUpstream`); a pending one is ignored with a warning, as before.
+ */
+function readUpstream(name: string, value: unknown, ctx: Ctx): void {
+  const setting = settingOfField(name);
+  const where = `${ctx.file}: ${name}`;
+  if (setting === undefined || setting.rule.kind === "pending") {
+    ctx.warnings.push(ignoredWarning(where));
+    return;
+  }
+  try {
+    ctx.given.push({ setting, where, value: fileValue(setting.type, value), fromFile: true });
+  } catch (e) {
+    if (!(e instanceof FileValueError)) throw e;
+    fail(ctx, `${name}${e.at}`, e.message, e);
+  }
+}
+
 /**
  * Parses `text` and applies its fields onto `cfg`, recording each field's origin. Returns
- * warnings for upstream fields denolet ignores. Throws ConfigError naming `file` and the field.
+ * warnings (pending upstream fields, logging settings) and the values of the upstream fields
+ * the table decides. Throws ConfigError naming `file` and the field.
  */
 export function applyConfigFile(
   cfg: AgentConfig,
   origin: Map<keyof AgentConfig, string>,
   src: { text: string; file: string; dir: string },
-): string[] {
-  const ctx: Ctx = { cfg, origin, file: src.file, dir: src.dir, warnings: [] };
+): { warnings: string[]; given: Given[] } {
+  const ctx: Ctx = { cfg, origin, file: src.file, dir: src.dir, warnings: [], given: [] };
   let doc: unknown;
   try {
     // YAML 1.1, as the kubelet reads its file: `cgroupsPerQOS: yes` is true.
@@ -382,7 +401,7 @@ export function applyConfigFile(
     if (read) {
       if (value !== null) read(value, ctx, name);
     } else if (UPSTREAM_FIELDS.has(name)) {
-      ctx.warnings.push(`${src.file}: ${name}: not implemented by denolet; ignored`);
+      if (value !== null) readUpstream(name, value, ctx);
     } else {
       const near = closest(name, UPSTREAM_FIELDS);
       const hint = near ? ` (did you mean "${near}"?)` : "";
@@ -401,7 +420,7 @@ export function applyConfigFile(
   if (cfg.mergeDefaultEvictionSettings && ctx.origin.has("evictionHard")) {
     cfg.evictionHard = { ...DEFAULT_EVICTION_HARD, ...cfg.evictionHard };
   }
-  return ctx.warnings;
+  return { warnings: ctx.warnings, given: ctx.given };
 }
 
 function isMap(v: unknown): v is Record<string, unknown> {

@@ -1,8 +1,8 @@
 /**
- * Top-level field names of the upstream KubeletConfiguration (kubelet.config.k8s.io/v1beta1,
+ * Top-level field names of the v1.37 KubeletConfiguration (kubelet.config.k8s.io/v1beta1,
  * staging/src/k8s.io/kubelet/config/v1beta1/types.go). A config file written for the real kubelet
- * may set any of these; denolet accepts the ones it does not implement with a warning instead of
- * refusing to start, and rejects names that are in neither list (typos).
+ * may set any of these; the ones denolet does not implement are decided by the upstream-settings
+ * table (`_upstream_check.ts`), and names that are not here are refused (typos).
  */
 export const UPSTREAM_FIELDS: ReadonlySet<string> = new Set([
   "enableServer",
@@ -56,7 +56,6 @@ export const UPSTREAM_FIELDS: ReadonlySet<string> = new Set([
   "singleProcessOOMKill",
   "cpuManagerPolicyOptions",
   "cpuManagerReconcilePeriod",
-  "draManagerReconcilePeriod",
   "memoryManagerPolicy",
   "topologyManagerPolicy",
   "topologyManagerScope",

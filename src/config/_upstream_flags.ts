@@ -1,9 +1,10 @@
 /**
- * Upstream kubelet flags denolet does not implement (names and value types from the kubelet
- * reference for v1.34, Linux; Windows-only flags left out). A unit written for the real kubelet
- * (kubeadm's drop-in passes --bootstrap-kubeconfig) must still start, so these are accepted with a
- * warning, as the config file's upstream fields are; any other unknown name stays an error.
- * A flag denolet implements must not be listed here: the flag table wins, but a test checks.
+ * Upstream kubelet flags denolet does not implement (names and value types of the v1.37 kubelet,
+ * Linux; the Windows-only --windows-service and --windows-priorityclass left out). A unit written
+ * for the real kubelet (kubeadm's drop-in, k3s's arguments) must still start, so these parse as
+ * upstream's do; what each value then does (accepted at upstream's default, refused otherwise)
+ * is decided by the upstream-settings table (`_upstream_check.ts`). Any other unknown name stays
+ * an error. A flag denolet implements must not be listed here: a test checks.
  */
 import { parseDuration } from "./duration.ts";
 import { parseBool, parseInt32 } from "./_values.ts";
@@ -14,7 +15,6 @@ type Kind = "bool" | "string" | "int32" | "int" | "duration";
 
 const KINDS: Record<string, Kind> = {
   "bootstrap-kubeconfig": "string",
-  "cloud-provider": "string",
   "config-dir": "string",
   "contention-profiling": "bool",
   "cpu-cfs-quota": "bool",
@@ -30,6 +30,7 @@ const KINDS: Record<string, Kind> = {
   "experimental-allocatable-ignore-eviction": "bool",
   "experimental-mounter-path": "string",
   "fail-cgroupv1": "bool",
+  "housekeeping-interval": "duration",
   "hairpin-mode": "string",
   "image-credential-provider-bin-dir": "string",
   "image-credential-provider-config": "string",
@@ -38,6 +39,8 @@ const KINDS: Record<string, Kind> = {
   "kubelet-cgroups": "string",
   "lock-file": "string",
   "log-flush-frequency": "duration",
+  "log-json-info-buffer-size": "string",
+  "log-json-split-stream": "bool",
   "log-text-info-buffer-size": "string",
   "log-text-split-stream": "bool",
   "logging-format": "string",
@@ -48,7 +51,6 @@ const KINDS: Record<string, Kind> = {
   "pod-cidr": "string",
   "pods-per-core": "int32",
   "protect-kernel-defaults": "bool",
-  "provider-id": "string",
   "qos-reserved": "string",
   "registry-burst": "int32",
   "registry-qps": "int32",
@@ -83,8 +85,11 @@ const PARSERS: Record<Kind, (raw: string) => unknown> = {
   duration: parseDuration,
 };
 
-/** The ignored flags as flag definitions: they parse their value and store nothing. */
-export const IGNORED_FLAGS: ReadonlyMap<string, FlagDef> = new Map(
+/**
+ * The upstream flags as flag definitions: they parse their value and store nothing in the
+ * configuration; the parser hands the value to the table.
+ */
+export const UPSTREAM_FLAGS: ReadonlyMap<string, FlagDef> = new Map(
   Object.entries(KINDS).map(([name, kind]) => [name, {
     name,
     // Only "takes a value or not" matters to the parser; these never appear in --help.
@@ -94,7 +99,3 @@ export const IGNORED_FLAGS: ReadonlyMap<string, FlagDef> = new Map(
     apply() {},
   }]),
 );
-
-export function ignoredFlagWarning(spelled: string): string {
-  return `${spelled}: not implemented by denolet; ignored`;
-}

@@ -15,7 +15,6 @@ import { validateResources } from "./_resource_flags.ts";
 import { validateShutdown } from "./_shutdown_fields.ts";
 import { validateCluster } from "./_cluster_flags.ts";
 import { validateServer } from "./_server_flags.ts";
-import { unknownGateWarnings } from "./_feature_gates.ts";
 import { isIPv4 } from "node:net";
 import { allowlistProblem } from "../admission/sysctls.ts";
 import { normalizeSysctlName } from "../runtime/_sysctls.ts";
@@ -133,7 +132,6 @@ export function validateConfig(
   validateShutdown(cfg, where);
   validateCluster(cfg, where);
   warnings.push(...validateServer(cfg, where));
-  warnings.push(...unknownGateWarnings(cfg.featureGates));
 
   if (cfg.nodeName === "") bad("nodeName", "must not be empty");
   if (cfg.nodeName.length > 253 || !DNS_SUBDOMAIN.test(cfg.nodeName)) {

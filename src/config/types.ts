@@ -54,6 +54,13 @@ export interface AgentConfig {
   registerNode: boolean;
   /** --node-labels (flag only): added to the registered Node. */
   nodeLabels: Record<string, string>;
+  /**
+   * --cloud-provider (flag only): "" or "external" (a cloud controller manager initializes the
+   * Node: the uninitialized taint at registration, the provided-node-ip annotation).
+   */
+  cloudProvider: string;
+  /** --provider-id / providerID: the Node's spec.providerID at registration; "" = none. */
+  providerID: string;
   /** --register-with-taints / registerWithTaints. */
   registerWithTaints: Taint[];
   /** --node-status-update-frequency / nodeStatusUpdateFrequency, default 10s. */

@@ -35,6 +35,8 @@ export function renderUnit(opts: UnitOptions): string {
     // The kubelet sets oom_score_adj -999 on itself; denolet has no /proc write permission, so
     // systemd does it.
     "OOMScoreAdjust=-999",
+    // The kubelet raises its own open-file limit to maxOpenFiles (1000000); systemd does it here.
+    "LimitNOFILE=1000000",
     "",
     "[Install]",
     "WantedBy=multi-user.target",

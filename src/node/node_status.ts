@@ -28,6 +28,16 @@ export const DEFAULT_MAX_PODS = 110;
 /** How long the image list is reused (upstream's image manager refreshes its cache every 30 s). */
 export const IMAGE_LIST_PERIOD_MS = 30_000;
 
+/** The taint a Node registers with while an external cloud provider has not initialized it. */
+export const UNINITIALIZED_TAINT: V1Taint = {
+  key: "node.cloudprovider.kubernetes.io/uninitialized",
+  value: "true",
+  effect: "NoSchedule",
+};
+
+/** Where --node-ip goes for an external cloud provider (cloud-provider's well-known annotation). */
+export const PROVIDED_NODE_IP = "alpha.kubernetes.io/provided-node-ip";
+
 /** Capacities a Node must report to be Ready (upstream ReadyCondition, local storage isolation on). */
 const REQUIRED_CAPACITY = ["cpu", "memory", "pods", "ephemeral-storage"];
 
@@ -63,6 +73,15 @@ export interface NodeStatusDeps {
   nodeLabels?: Readonly<Record<string, string>>;
   /** --register-with-taints: the Node's spec.taints. */
   taints?: readonly V1Taint[];
+  /**
+   * --cloud-provider=external: the Node adds the uninitialized taint, and `providedNodeIP` (the
+   * --node-ip given, not a detected one) goes to the provided-node-ip annotation, as upstream.
+   * Without a --node-ip, pass no `nodeIPs`: the controller sets the addresses.
+   */
+  externalCloudProvider?: boolean;
+  providedNodeIP?: string;
+  /** --provider-id: the Node's spec.providerID. */
+  providerID?: string;
   /** The runtime's images (CRI ListImages); asked at most every IMAGE_LIST_PERIOD_MS. */
   listImages?: (opts: { signal?: AbortSignal }) => Promise<Image[]>;
   /** nodeStatusMaxImages (default 50); -1 reports every image. */
@@ -213,8 +232,15 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
       last = {
         apiVersion: "v1",
         kind: "Node",
-        metadata: { name: deps.nodeName, creationTimestamp: created, labels },
-        spec: deps.taints?.length ? { taints: deps.taints.map((t) => ({ ...t })) } : {},
+        metadata: {
+          name: deps.nodeName,
+          creationTimestamp: created,
+          labels,
+          ...(deps.externalCloudProvider && deps.providedNodeIP
+            ? { annotations: { [PROVIDED_NODE_IP]: deps.providedNodeIP } }
+            : {}),
+        },
+        spec: nodeSpec(deps),
         status: {
           capacity: formatAmounts(capacity),
           allocatable: formatAmounts(
@@ -253,6 +279,18 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
       };
       return last;
     },
+  };
+}
+
+/** Taints (the uninitialized one last, as upstream appends it) and the provider id. */
+function nodeSpec(deps: NodeStatusDeps): V1Node["spec"] {
+  const taints = [
+    ...(deps.taints ?? []).map((t) => ({ ...t })),
+    ...(deps.externalCloudProvider ? [{ ...UNINITIALIZED_TAINT }] : []),
+  ];
+  return {
+    ...(taints.length > 0 ? { taints } : {}),
+    ...(deps.providerID ? { providerID: deps.providerID } : {}),
   };
 }
 

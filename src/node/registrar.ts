@@ -59,12 +59,23 @@ export interface NodeRegistrarDeps {
   reportFrequencyMs: number;
   /** Node events (NodeReady, NodeHasSufficientMemory, ...); none when absent. */
   recorder?: EventRecorder;
+  /**
+   * --cloud-provider=external: addresses the server's Node already has are the cloud
+   * controller's and are not overwritten.
+   */
+  externalCloudProvider?: boolean;
   /** [0, 1) for the loop's jitter; tests pass `() => 0`. */
   random?: () => number;
   /** A status update failed again: as the lease's (the kubelet closes every connection). */
   onRepeatedHeartbeatFailure?: () => void;
   /** Requests to post the status now (NodeStatusProvider.onUpdateRequest). */
   onUpdateRequest?: (fn: () => void) => () => void;
+  /**
+   * The Node as a watch last showed it (upstream's node lister): the first try of each status
+   * update reads it there instead of GETting the whole Node every period. Cheap, never blocks;
+   * undefined until the watch has listed it.
+   */
+  cachedNode?: () => V1Node | undefined;
 }
 
 export interface NodeRegistrar {
@@ -212,14 +223,19 @@ class Registrar implements NodeRegistrar {
 
   async #tryUpdateStatus(attempt: number, signal: AbortSignal): Promise<void> {
     const { client, clock } = this.#deps;
-    const server = await client.request<V1Node>({
+    // As upstream: the watch's copy first (the data may lag slightly, which at worst costs one
+    // more patch); a retry reads it from storage.
+    const cached = attempt === 0 ? this.#deps.cachedNode?.() : undefined;
+    const server = cached ?? await client.request<V1Node>({
       method: "GET",
       path: this.#path,
       query: attempt === 0 ? { resourceVersion: "0" } : undefined,
     }, { signal });
     this.#serverNode = server;
     const ours = await this.#deps.node({ signal });
-    const update = statusUpdate(server, ours, clock.now());
+    const update = statusUpdate(server, ours, clock.now(), {
+      keepServerAddresses: this.#deps.externalCloudProvider,
+    });
     if (!update.changed && clock.monotonic() - this.#lastReport < this.#deps.reportFrequencyMs) {
       return;
     }

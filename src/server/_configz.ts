@@ -48,6 +48,7 @@ export function configzView(c: AgentConfig): Record<string, unknown> {
     clusterDNS: c.clusterDNS,
     registerNode: c.registerNode,
     registerWithTaints: c.registerWithTaints,
+    providerID: c.providerID,
     nodeStatusUpdateFrequency: d(c.nodeStatusUpdateFrequencyMs),
     nodeStatusReportFrequency: d(c.nodeStatusReportFrequencyMs),
     nodeLeaseDurationSeconds: c.nodeLeaseDurationSeconds,

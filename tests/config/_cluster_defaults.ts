@@ -4,6 +4,8 @@ export const CLUSTER_DEFAULTS = {
   registerNode: true,
   nodeLabels: {},
   registerWithTaints: [],
+  cloudProvider: "",
+  providerID: "",
   nodeStatusUpdateFrequencyMs: 10_000,
   nodeStatusReportFrequencyMs: 300_000,
   nodeLeaseDurationSeconds: 40,

@@ -183,3 +183,23 @@ Deno.test("--api-checkpoint-secrets is on by default, turns off with =false, and
     { "/k.yaml": HEAD + "apiCheckpointSecrets: false\n" },
   );
 });
+
+Deno.test("--cloud-provider takes external or nothing, as v1.37; --provider-id and providerID", async () => {
+  const { config } = await run([
+    "--cloud-provider=external",
+    "--provider-id=aws:///eu-west-1a/i-0abc",
+  ]);
+  assert.equal(config.cloudProvider, "external");
+  assert.equal(config.providerID, "aws:///eu-west-1a/i-0abc");
+  assert.equal((await run([])).config.cloudProvider, "");
+  await fails(
+    ["--cloud-provider=aws"],
+    "--cloud-provider",
+    /cloud provider "aws" was specified, but built-in cloud providers are disabled/,
+  );
+  const fromFile = await run(["--config", "/etc/kubernetes/kubelet.yaml"], {
+    "/etc/kubernetes/kubelet.yaml":
+      "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nproviderID: x://1\n",
+  });
+  assert.equal(fromFile.config.providerID, "x://1");
+});

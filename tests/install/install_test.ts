@@ -77,6 +77,10 @@ Deno.test("unit: restarts on failure, kills only the agent, starts after contain
       "After=network-online.target containerd.service",
       "Wants=network-online.target containerd.service",
       "WantedBy=multi-user.target",
+      // The kubelet's own defaults (oomScoreAdj, maxOpenFiles), which the config accepts only at
+      // these values.
+      "OOMScoreAdjust=-999",
+      "LimitNOFILE=1000000",
     ]
   ) {
     assert.ok(lines.includes(want), `unit has ${want}:\n${unit}`);

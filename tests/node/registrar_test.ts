@@ -424,3 +424,28 @@ Deno.test("registrar posts a changed status at once when asked (a node shutdown 
     await h.stop();
   }
 });
+
+Deno.test("with an external cloud provider the controller's addresses are never overwritten", async () => {
+  const h = start({ externalCloudProvider: true }, (x) => {
+    x.api.addNode({
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name: NAME,
+        labels: { "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64" },
+      },
+      status: { addresses: [{ type: "ExternalIP", address: "203.0.113.9" }] },
+    });
+  });
+  try {
+    await h.clock.advance(30_000);
+    const patches = h.api.calls("PATCH", STATUS_PATH);
+    assert.ok(patches.length > 0);
+    for (const p of patches) {
+      assert.equal((p.body as { status?: { addresses?: unknown } }).status?.addresses, undefined);
+    }
+    assert.deepEqual(stored(h).status?.addresses, [{ type: "ExternalIP", address: "203.0.113.9" }]);
+  } finally {
+    await h.stop();
+  }
+});

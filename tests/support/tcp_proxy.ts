@@ -20,6 +20,8 @@ export interface TcpProxy {
   outage(on: boolean): void;
   /** Connections accepted so far (a reconnect shows as a new one). */
   readonly accepted: number;
+  /** Bytes passed on so far, TLS records included: client → server, and server → client. */
+  readonly bytes: { readonly up: number; readonly down: number };
   /** Closes the listener and every connection. Idempotent. */
   close(): Promise<void>;
 }
@@ -36,14 +38,16 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
   let outage = false;
   let accepted = 0;
   let closed = false;
+  const bytes = { up: 0, down: 0 };
 
-  const pump = async (from: Deno.Conn, to: Deno.Conn, link: Link) => {
+  const pump = async (from: Deno.Conn, to: Deno.Conn, link: Link, dir: "up" | "down") => {
     const buf = new Uint8Array(64 * 1024);
     for (;;) {
       const n = await from.read(buf);
       if (n === null) break;
       // A black hole swallows what is sent: the sender's writes succeed, nothing arrives.
       if (link.dead) continue;
+      bytes[dir] += n;
       let off = 0;
       while (off < n) off += await to.write(buf.subarray(off, n));
     }
@@ -58,7 +62,10 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
     try {
       upstream = await Deno.connect({ hostname: target.hostname, port: target.port });
       link.upstream = upstream;
-      await Promise.all([pump(client, upstream, link), pump(upstream, client, link)]);
+      await Promise.all([
+        pump(client, upstream, link, "up"),
+        pump(upstream, client, link, "down"),
+      ]);
     } catch {
       // A reset or a close from either side (or ours) ends the link; nothing to report.
     } finally {
@@ -100,6 +107,7 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
     get accepted() {
       return accepted;
     },
+    bytes,
     async close() {
       if (closed) return;
       closed = true;
