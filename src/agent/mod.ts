@@ -6,7 +6,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import type { AgentConfig } from "../config/types.ts";
 import type { RuntimeConfigResponse } from "../cri/types.ts";
 import { featureEnabled } from "../config/mod.ts";
-import { type Clock, offsetWallClock, realClock } from "../util/clock.ts";
+import { type Clock, offsetWallClock, processUptimeMs, realClock } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import { createMetricsRegistry } from "../util/metrics.ts";
 import { createCriClient } from "../cri/mod.ts";
@@ -66,6 +66,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   const clock = opts.clock ?? (offsetFile ? offsetWallClock(offsetFile) : realClock);
   const nodeIP = config.nodeIP || detectNodeIP() || "";
   logger.info("Starting denolet", {
+    sinceStartMs: processUptimeMs(),
     version: VERSION,
     node: config.nodeName,
     nodeIP,
@@ -398,6 +399,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   await refreshRuntime(AbortSignal.any([signal, AbortSignal.timeout(5_000)])).catch((err) =>
     logger.debug(1, "The runtime's status is not known yet", { err: errorMessage(err) })
   );
+  logger.debug(1, "Start phase: syncing pods", { sinceStartMs: processUptimeMs() });
   try {
     await kubelet.run(signal);
   } finally {

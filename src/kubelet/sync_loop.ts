@@ -122,6 +122,9 @@ export class Kubelet {
     const stopHk = clock.every(HOUSEKEEPING_MS, () => this.#inbox.push({ kind: "housekeeping" }), {
       signal,
     });
+    // The first round at once, as upstream's runtime check starts: the Node's readiness waits
+    // for the runtime's health, and a 2 s wait for it was most of the time to a Ready Node.
+    this.#inbox.push({ kind: "housekeeping" });
     try {
       await this.#loop(signal);
     } finally {

@@ -16,7 +16,7 @@ import type { V1Node } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/mod.ts";
 import { isApiStatus } from "../apiclient/mod.ts";
 import type { EventRecorder } from "../events/types.ts";
-import type { Clock } from "../util/clock.ts";
+import { type Clock, processUptimeMs } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { errorMessage } from "../util/log.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
@@ -152,7 +152,7 @@ class Registrar implements NodeRegistrar {
       if (await this.#tryRegister(signal)) {
         this.#registered = true;
         this.#failures.clear("register");
-        this.#log.info("Successfully registered node");
+        this.#log.info("Successfully registered node", { sinceStartMs: processUptimeMs() });
         return;
       }
     }
@@ -243,7 +243,10 @@ class Registrar implements NodeRegistrar {
     this.#lastReport = clock.monotonic();
     for (const t of update.transitions) this.#event(t.type, t.status);
     if (update.transitions.some((t) => t.type === "Ready")) {
-      this.#log.info("Node status posted", { ready: readyStatus(this.#serverNode) });
+      this.#log.info("Node status posted", {
+        ready: readyStatus(this.#serverNode),
+        sinceStartMs: processUptimeMs(),
+      });
     }
   }
 

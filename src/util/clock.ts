@@ -197,3 +197,11 @@ export function deadlineSignal(
   const signal = opts.parent ? AbortSignal.any([opts.parent, deadline.signal]) : deadline.signal;
   return { signal, cancel: () => timer.abort() };
 }
+
+/**
+ * Milliseconds since this process started (Deno's time origin), for start-up timings in the
+ * log: the time to a Ready Node counts from there, not from when the agent's code ran.
+ */
+export function processUptimeMs(): number {
+  return Math.round(performance.now());
+}
