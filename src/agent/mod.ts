@@ -115,7 +115,10 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   let runtimeConfigAnswer: RuntimeConfigResponse | undefined;
   const cgroupDriver = await resolveCgroupDriver(config.cgroupDriver as CgroupDriver, {
     runtimeConfig: async (o) => {
-      runtimeConfigAnswer = await readRuntimeConfig(cri.runtime, o.signal ?? signal);
+      // Each try bounded: a runtime still starting must not hold the start for a whole
+      // runtime request timeout.
+      const bounded = AbortSignal.any([o.signal ?? signal, AbortSignal.timeout(10_000)]);
+      runtimeConfigAnswer = await readRuntimeConfig(cri.runtime, bounded);
       return runtimeConfigAnswer;
     },
     logger,
