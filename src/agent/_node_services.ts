@@ -7,7 +7,7 @@ import type { AgentConfig } from "../config/types.ts";
 import type { CriClient } from "../cri/mod.ts";
 import type { Kubelet, RuntimeCapabilities } from "../kubelet/mod.ts";
 import type { LogLinks } from "../runtime/mod.ts";
-import { KUBEPODS, podCgroupName } from "../cm/mod.ts";
+import { type CgroupDriver, kubepodsCgroupName, podCgroupName } from "../cm/mod.ts";
 import { createEvictionManager, evictionConfigFrom } from "../eviction/mod.ts";
 import { GarbageCollector } from "../gc/mod.ts";
 import { createNodeStatusProvider, type MachineInfo } from "../node/mod.ts";
@@ -27,6 +27,8 @@ export interface NodeServicesDeps {
   config: AgentConfig;
   /** The pods' claim volumes as mounted (volume stats with a pvcRef). */
   claimVolumes?: (uid: string) => ClaimVolume[];
+  /** The driver the pods' cgroups are made with (the runtime's, or the configured one). */
+  cgroupDriver?: CgroupDriver;
   /** The machine facts read at start. */
   machine?: MachineInfo;
   /** The node's IPs, primary first (InternalIP addresses). */
@@ -45,6 +47,8 @@ export interface NodeServicesDeps {
   logLinks?: LogLinks;
   /** Why the node is not ready (the runtime's conditions, the PLEG); empty when it is. */
   readiness: () => string[];
+  /** More reasons the Node is not Ready (the node shutting down). Cheap. */
+  readinessErrors?: () => string[];
 }
 
 export function buildNodeServices(deps: NodeServicesDeps) {
@@ -60,7 +64,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     pods: () => k.podsWithStatus(),
     runtimeEndpoint: config.containerRuntimeEndpoint,
     podCgroupPath: config.cgroupsPerQOS
-      ? (pod) => podCgroupName(pod, config.cgroupRoot)
+      ? (pod) => podCgroupName(pod, config.cgroupRoot, deps.cgroupDriver)
       : undefined,
     claimVolumes: deps.claimVolumes,
   });
@@ -145,7 +149,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     maxPods: config.maxPods,
     port: config.port,
     pressureConditions: () => eviction.conditions(),
-    readinessErrors: deps.readiness,
+    readinessErrors: () => [...deps.readiness(), ...(deps.readinessErrors?.() ?? [])],
     runtimeVersion: async ({ signal }) => {
       const v = await cri.runtime.version({ signal });
       return `${v.runtimeName}://${v.runtimeVersion}`;
@@ -173,7 +177,7 @@ export function buildNodeServices(deps: NodeServicesDeps) {
     nodeName: config.nodeName,
     pods: () => k.podsWithStatus(),
     podsCgroupRoot: config.cgroupsPerQOS
-      ? `${config.cgroupRoot.replace(/\/+$/, "")}/${KUBEPODS}`
+      ? kubepodsCgroupName(config.cgroupRoot, deps.cgroupDriver)
       : undefined,
     sandboxImage: config.podInfraContainerImage || undefined,
   });

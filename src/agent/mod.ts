@@ -19,10 +19,12 @@ import {
 } from "../runtime/mod.ts";
 import { createVolumeManager, downwardAPIPlugin } from "../volumes/mod.ts";
 import {
+  type CgroupDriver,
   DEFAULT_CGROUP_MOUNT,
   detectCgroupVersion,
   dirCgroupFs,
   openPodCgroups,
+  resolveCgroupDriver,
   resourceConfigForPod,
 } from "../cm/mod.ts";
 import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
@@ -46,6 +48,8 @@ import { buildNodeServices } from "./_node_services.ts";
 import { lazyCsi } from "./_csi.ts";
 import { nodeAllocatableSetup } from "./_node_allocatable.ts";
 import { swapSetup } from "./_swap.ts";
+import { buildNodeShutdown } from "./_node_shutdown.ts";
+import type { ShutdownManager } from "../nodeshutdown/mod.ts";
 import { VERSION } from "./version.ts";
 
 export { VERSION };
@@ -141,10 +145,25 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
   const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
   const swap = await swapSetup(config, { cgroupVersion, machine: allocatable.machine, logger });
+  // The runtime's driver where it says (containerd 2), else the configured one; read once,
+  // before any cgroup is made, as upstream does.
+  let runtimeConfigAnswer: RuntimeConfigResponse | undefined;
+  const cgroupDriver = await resolveCgroupDriver(config.cgroupDriver as CgroupDriver, {
+    runtimeConfig: async (o) => {
+      // Each try bounded: a runtime still starting must not hold the start for a whole
+      // runtime request timeout.
+      const bounded = AbortSignal.any([o.signal ?? signal, AbortSignal.timeout(10_000)]);
+      runtimeConfigAnswer = await readRuntimeConfig(cri.runtime, bounded);
+      return runtimeConfigAnswer;
+    },
+    logger,
+    clock,
+    signal,
+  });
   const podCgroups = await openPodCgroups({
     cgroupsPerQOS: config.cgroupsPerQOS,
     cgroupRoot: config.cgroupRoot,
-    cgroupDriver: config.cgroupDriver,
+    cgroupDriver,
     hugePageSizes: allocatable.hugePageSizes,
   }, {
     logger,
@@ -158,7 +177,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
 
   // Parts that need each other (the prober reads the kubelet's statuses and reports to it; the
   // kubelet admits through the eviction manager, which needs the kubelet's pods) meet here.
-  const late: { kubelet?: Kubelet; admit?: Admit } = {};
+  const late: { kubelet?: Kubelet; admit?: Admit; shutdown?: ShutdownManager } = {};
   const prober = createProbeManager({
     runtime: cri.runtime,
     clock,
@@ -171,6 +190,17 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   const logLinks = createLogLinks(CONTAINER_LOGS_DIR, logger);
   // What the runtime can do (CRI Status, RuntimeConfig), refreshed by housekeeping.
   const runtimeState = new RuntimeState({ clock });
+  runtimeState.updateConfig(runtimeConfigAnswer);
+  runtimeState.onChange((caps) => {
+    // Upstream reads the driver once too; a runtime reconfigured since needs an agent restart.
+    if (caps.cgroupDriver !== undefined && caps.cgroupDriver !== cgroupDriver) {
+      logger.warn(
+        "The runtime's cgroup driver is not the one pods' cgroups are made with; " +
+          "restart the agent",
+        { runtime: caps.cgroupDriver, agent: cgroupDriver },
+      );
+    }
+  });
   // Read at start, as upstream: a `kubelet` user whose subordinate IDs cannot serve maxPods
   // pods stops the agent here.
   let statusRead = false;
@@ -279,7 +309,10 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     admit: (pod) => {
       const eviction = late.admit?.(pod);
       if (eviction && !eviction.admit) return eviction;
-      return podAdmission(pod);
+      const fields = podAdmission(pod);
+      if (!fields.admit) return fields;
+      // Upstream's shutdown admit handler: no new pods while the node shuts down.
+      return late.shutdown?.admit(pod) ?? fields;
     },
     syncFrequencyMs: config.syncFrequencyMs,
     maxPods: config.maxPods,
@@ -308,6 +341,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   const node = buildNodeServices({
     config,
     claimVolumes: cluster ? volumes.claimVolumes : undefined,
+    cgroupDriver,
     machine: allocatable.machine,
     nodeIPs,
     cri,
@@ -321,8 +355,20 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     // Upstream's runtime health checks: the runtime's own conditions and the PLEG's.
     readiness: () => runtimeState.readinessErrors([{ name: "PLEG", ...pleg.healthy() }]),
     logLinks,
+    readinessErrors: () => {
+      const shutting = late.shutdown?.shutdownStatus();
+      return shutting ? [shutting] : [];
+    },
   });
   late.admit = (pod) => node.eviction.admit(pod);
+  late.shutdown = await buildNodeShutdown(config, {
+    kubelet,
+    clock,
+    logger,
+    registry,
+    events: cluster?.events,
+    syncNodeStatus: () => node.nodeStatus.requestUpdate(),
+  });
 
   const api = {
     nodeName: config.nodeName,
@@ -392,6 +438,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     node.run(),
     cluster?.run({ kubelet, nodeStatus: node.nodeStatus, cri }, { signal }),
     csi?.run({ signal }),
+    late.shutdown?.run({ signal }),
   ]);
   // As upstream, pods are synced knowing what the runtime can do (handlers, features): one
   // Status before the first sync, briefly; an unreachable runtime is housekeeping's to report.

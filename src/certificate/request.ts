@@ -8,7 +8,7 @@ import type { ApiClient } from "../apiclient/types.ts";
 import { ApiError, isApiStatus } from "../apiclient/types.ts";
 import { DenoletError } from "../util/errors.ts";
 import { errorMessage } from "../util/log.ts";
-import { type KeyKind, type RequestKey } from "./keys.ts";
+import type { KeyKind, RequestKey } from "./keys.ts";
 import { createCertificateRequest } from "../server/tls/_x509.ts";
 import { pem, requestParts } from "../server/tls/_der.ts";
 

@@ -134,6 +134,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
         updateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
         reportFrequencyMs: config.nodeStatusReportFrequencyMs,
         recorder: events,
+        onUpdateRequest: (fn) => parts.nodeStatus.onUpdateRequest(fn),
         cachedNode: () => nodeView.current(),
       }).run({ signal }),
       createNodeLeaseController({

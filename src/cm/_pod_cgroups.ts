@@ -29,7 +29,8 @@ import {
   type PodResourceOptions,
   resourceConfigForPod,
 } from "./_resource_config.ts";
-import type { CgroupTree } from "./_tree.ts";
+import { systemdCgroupPath } from "./_systemd_names.ts";
+import type { CgroupDriver, CgroupTree } from "./_tree.ts";
 
 /** Pod cgroups as the runtime manager and housekeeping use them. */
 export interface PodCgroups {
@@ -96,9 +97,29 @@ const QOS_DIRS: Record<QOSClass, string> = {
   BestEffort: "besteffort",
 };
 
-/** The pod's cgroup name for the cgroupfs driver, e.g. "/kubepods/burstable/pod<uid>". */
-export function podCgroupName(pod: V1Pod, cgroupRoot = "/"): string {
-  return joinName(cgroupRoot, KUBEPODS, QOS_DIRS[qosClass(pod)], `pod${pod.metadata?.uid ?? ""}`);
+/**
+ * The pod's cgroup as the runtime and the hierarchy know it: "/kubepods/burstable/pod<uid>"
+ * with the cgroupfs driver, "/kubepods.slice/kubepods-burstable.slice/
+ * kubepods-burstable-pod<uid with _>.slice" with the systemd driver.
+ */
+export function podCgroupName(
+  pod: V1Pod,
+  cgroupRoot = "/",
+  driver: CgroupDriver = "cgroupfs",
+): string {
+  const name = joinName(
+    cgroupRoot,
+    KUBEPODS,
+    QOS_DIRS[qosClass(pod)],
+    `pod${pod.metadata?.uid ?? ""}`,
+  );
+  return driver === "systemd" ? systemdCgroupPath(name) : name;
+}
+
+/** The node allocatable cgroup: "/kubepods", or "/kubepods.slice" with the systemd driver. */
+export function kubepodsCgroupName(cgroupRoot = "/", driver: CgroupDriver = "cgroupfs"): string {
+  const name = joinName(cgroupRoot, KUBEPODS);
+  return driver === "systemd" ? systemdCgroupPath(name) : name;
 }
 
 function joinName(...parts: string[]): string {
@@ -142,6 +163,7 @@ class PodCgroupManager implements PodCgroups {
 
   async ensure(pod: V1Pod): Promise<string> {
     const name = podCgroupName(pod, this.#root);
+    const literal = this.#tree.literal(name);
     this.#qosReady ??= this.#setUpQOS().catch((err) => {
       this.#qosReady = undefined; // retried on the next pod
       throw err;
@@ -152,15 +174,15 @@ class PodCgroupManager implements PodCgroups {
     // An existing cgroup of a pod this agent runs is its own too (created before a restart).
     await this.#owned.claim(uid);
     this.#pods.set(uid, pod);
-    if (await this.#tree.exists(name)) return name;
+    if (await this.#tree.exists(name)) return literal;
     const config = resourceConfigForPod(pod, this.#deps.resources);
     config.hugePageLimits = podHugePageLimits(pod);
     const pids = this.#deps.podPidsLimit ?? -1;
     if (pids > 0) config.pidsLimit = pids;
     await this.#updateBurstable();
     await this.#tree.create(name, config);
-    this.#deps.logger.info("Created pod cgroup", { uid, cgroup: name, ...config });
-    return name;
+    this.#deps.logger.info("Created pod cgroup", { uid, cgroup: literal, ...config });
+    return literal;
   }
 
   async #setUpQOS(): Promise<void> {
@@ -231,7 +253,9 @@ class PodCgroupManager implements PodCgroups {
       const here = await this.#tree.exists(name);
       // Even when the main hierarchy has no directory, runc may have left one in another.
       await this.#tree.remove(name);
-      if (here) this.#deps.logger.info("Removed pod cgroup", { uid, cgroup: name });
+      if (here) {
+        this.#deps.logger.info("Removed pod cgroup", { uid, cgroup: this.#tree.literal(name) });
+      }
       existed ||= here;
     }
     await this.#owned.release(uid);

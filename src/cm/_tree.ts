@@ -7,9 +7,16 @@ import { CgroupError, type CgroupFs } from "./_cgroup_fs.ts";
 import { cpuMax, type ResourceConfig, sharesToWeight } from "./_resource_config.ts";
 
 export type CgroupVersion = 1 | 2;
+/** --cgroup-driver: who owns the pods' cgroups, the kubelet itself or systemd. */
+export type CgroupDriver = "cgroupfs" | "systemd";
 
 export interface CgroupTree {
   readonly version: CgroupVersion;
+  /**
+   * The cgroup as the hierarchy and the runtime know it: the name itself with the cgroupfs
+   * driver, its slice path with the systemd driver (the sandbox's cgroup parent).
+   */
+  literal(name: string): string;
   /** Creates the cgroup (and missing parents) and applies `config`. Idempotent. */
   create(name: string, config: ResourceConfig): Promise<void>;
   /** Writes `config` to an existing cgroup. */
@@ -109,6 +116,7 @@ async function removeTree(fs: CgroupFs, path: string): Promise<void> {
 
 class V1Tree implements CgroupTree {
   readonly version = 1;
+  literal = (name: string) => name;
   constructor(
     private readonly fs: CgroupFs,
     private readonly root: string,
@@ -223,6 +231,7 @@ const V2_VALIDATED = ["cpu", "cpuset", "memory", "hugetlb", "pids"];
 
 class V2Tree implements CgroupTree {
   readonly version = 2;
+  literal = (name: string) => name;
   constructor(
     private readonly fs: CgroupFs,
     private readonly root: string,

@@ -1,5 +1,6 @@
 /**
- * The container manager: QoS and pod-level cgroups (cgroupfs driver, cgroup v1 and v2).
+ * The container manager: QoS and pod-level cgroups (cgroupfs and systemd drivers, cgroup v1 and
+ * v2).
  *
  * `openPodCgroups(config, deps)` checks the configuration, detects the cgroup version and gives
  * the `PodCgroups` the runtime manager (cgroup parent of each sandbox, removal with the pod) and
@@ -9,7 +10,7 @@
 import type { Clock } from "../util/clock.ts";
 import { ConfigError } from "../util/errors.ts";
 import type { Logger } from "../util/log.ts";
-import { type CgroupFs, dirCgroupFs } from "./_cgroup_fs.ts";
+import { CgroupError, type CgroupFs, dirCgroupFs } from "./_cgroup_fs.ts";
 import { OWNERSHIP_DIR } from "./_ownership.ts";
 import {
   enforceReservedCgroups,
@@ -19,12 +20,20 @@ import {
 } from "./_node_allocatable.ts";
 import { createPodCgroups, type PodCgroups } from "./_pod_cgroups.ts";
 import type { PodResourceOptions } from "./_resource_config.ts";
-import { type CgroupVersion, detectCgroupVersion, openCgroupTree } from "./_tree.ts";
+import {
+  type CgroupDriver,
+  type CgroupTree,
+  type CgroupVersion,
+  detectCgroupVersion,
+  openCgroupTree,
+} from "./_tree.ts";
+import type { SystemdAccess } from "./_systemd_tree.ts";
 
 export { CgroupError, type CgroupFs, dirCgroupFs } from "./_cgroup_fs.ts";
 export {
   createPodCgroups,
   KUBEPODS,
+  kubepodsCgroupName,
   podCgroupName,
   type PodCgroups,
   type PodCgroupsDeps,
@@ -48,11 +57,21 @@ export {
 } from "./_node_allocatable.ts";
 export { checkSwap, type SwapCheck, swapControllerFile, swapOn } from "./_swap.ts";
 export {
+  type CgroupDriver,
   type CgroupTree,
   type CgroupVersion,
   detectCgroupVersion,
   openCgroupTree,
 } from "./_tree.ts";
+export type { SystemdAccess } from "./_systemd_tree.ts";
+export {
+  cpuWeight,
+  expandSlice,
+  resourceProperties,
+  sliceProperties,
+  systemdCgroupPath,
+} from "./_systemd_names.ts";
+export { resolveCgroupDriver, type RuntimeDriverAnswer } from "./_driver.ts";
 
 export const DEFAULT_CGROUP_MOUNT = "/sys/fs/cgroup";
 
@@ -61,7 +80,7 @@ export interface PodCgroupsConfig {
   cgroupsPerQOS: boolean;
   /** --cgroup-root (default "/"). */
   cgroupRoot: string;
-  /** --cgroup-driver: only "cgroupfs" is supported. */
+  /** --cgroup-driver, or the runtime's (see resolveCgroupDriver): "cgroupfs" or "systemd". */
   cgroupDriver: string;
   /** Where cgroupfs is mounted; default /sys/fs/cgroup. */
   mountRoot?: string;
@@ -95,21 +114,18 @@ export interface OpenPodCgroupsDeps {
   rootDir?: string;
   /** Paces repeated failure warnings; default the real clock. */
   clock?: Clock;
+  /** systemd's manager for the systemd driver; default the system bus's, on first use. */
+  systemd?: SystemdAccess;
+  /** Whether PID 1 is systemd (sd_booted); default: /run/systemd/system is a directory. */
+  systemdRunning?: () => Promise<boolean>;
 }
 
-/** Throws ConfigError for an unsupported --cgroup-driver. */
-export function checkCgroupDriver(driver: string): void {
-  if (driver === "cgroupfs") return;
-  if (driver === "systemd") {
-    throw new ConfigError(
-      "cgroupDriver",
-      'the "systemd" cgroup driver is not supported; use --cgroup-driver=cgroupfs and configure ' +
-        "the runtime to match (containerd: SystemdCgroup = false)",
-    );
-  }
+/** Throws ConfigError for a --cgroup-driver that is neither cgroupfs nor systemd. */
+export function checkCgroupDriver(driver: string): asserts driver is CgroupDriver {
+  if (driver === "cgroupfs" || driver === "systemd") return;
   throw new ConfigError(
     "cgroupDriver",
-    `unknown cgroup driver ${JSON.stringify(driver)}; use cgroupfs`,
+    `unknown cgroup driver ${JSON.stringify(driver)}; use cgroupfs or systemd`,
   );
 }
 
@@ -134,11 +150,14 @@ export async function openPodCgroups(
   const fs = deps.fs ?? dirCgroupFs();
   const mountRoot = config.mountRoot ?? DEFAULT_CGROUP_MOUNT;
   const version = config.version ?? await detectCgroupVersion(fs, mountRoot);
-  const tree = await openCgroupTree(fs, {
+  let tree: CgroupTree = await openCgroupTree(fs, {
     mountRoot,
     version,
     hugePageSizes: config.hugePageSizes,
   });
+  if (config.cgroupDriver === "systemd") {
+    tree = await systemdTree(tree, deps);
+  }
   deps.logger.info("Pod cgroups enabled", {
     version,
     mountRoot,
@@ -160,4 +179,30 @@ export async function openPodCgroups(
       : `${deps.rootDir.replace(/\/+$/, "")}/${OWNERSHIP_DIR}`,
     clock: deps.clock,
   });
+}
+
+/** The systemd driver's tree; its module (and the D-Bus client) load only here. */
+async function systemdTree(inner: CgroupTree, deps: OpenPodCgroupsDeps): Promise<CgroupTree> {
+  const running = await (deps.systemdRunning ?? sdBooted)();
+  if (!running) {
+    throw new CgroupError(
+      "systemd not running on this host, cannot use systemd cgroups manager; use " +
+        "--cgroup-driver=cgroupfs (and configure the runtime to match)",
+    );
+  }
+  const { systemdCgroupTree, systemdOverDBus } = await import("./_systemd_tree.ts");
+  return systemdCgroupTree(inner, {
+    systemd: deps.systemd ?? systemdOverDBus(),
+    logger: deps.logger,
+  });
+}
+
+/** sd_booted(3): /run/systemd/system exists and is a directory. */
+async function sdBooted(): Promise<boolean> {
+  try {
+    return (await Deno.lstat("/run/systemd/system")).isDirectory;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
 }

@@ -70,7 +70,7 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     featureGates: {},
     cgroupsPerQOS: true,
     cgroupRoot: "/",
-    // Upstream's default is also cgroupfs; systemd is the usual setting but is not supported.
+    // Upstream's default is also cgroupfs; kubeadm and k3s nodes set systemd.
     cgroupDriver: "cgroupfs",
     minimumContainerTTLDurationMs: 0,
     maxPerPodContainerCount: 1,
@@ -85,6 +85,9 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     allowedUnsafeSysctls: [],
     defaultPodSysctls: {},
     userNamespacesIdsPerPod: 65536,
+    shutdownGracePeriodMs: 0,
+    shutdownGracePeriodCriticalPodsMs: 0,
+    shutdownGracePeriodByPodPriority: [],
     ...resourceDefaults(),
     ...serverDefaults(opts),
   };

@@ -27,6 +27,15 @@ export const GATES = {
     default: false,
     help: "apply the configuration's defaultPodSysctls to every pod (alpha upstream)",
   },
+  GracefulNodeShutdown: {
+    default: true,
+    help: "hold a node shutdown with a logind delay inhibitor while pods terminate " +
+      "(shutdownGracePeriod; beta upstream)",
+  },
+  GracefulNodeShutdownBasedOnPodPriority: {
+    default: true,
+    help: "shutdownGracePeriodByPodPriority (beta upstream)",
+  },
 } as const satisfies Record<string, Gate>;
 
 type GateName = keyof typeof GATES;

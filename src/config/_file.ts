@@ -24,6 +24,7 @@ import { parseByteQuantity } from "./_gc_flags.ts";
 import { checkTaint } from "./_taints.ts";
 import { type FileReaderKit, serverFileFields } from "./_server_flags.ts";
 import { resourceFileFields, type ResourceFileKit } from "./_resource_flags.ts";
+import { FieldProblem, parseByPodPriority } from "./_shutdown_fields.ts";
 import { DEFAULT_EVICTION_HARD } from "../eviction/thresholds.ts";
 import type { AgentConfig } from "./types.ts";
 
@@ -256,6 +257,17 @@ const readIdsPerPod: Reader = (value, ctx, path) => {
   set(ctx, "userNamespacesIdsPerPod", value, path);
 };
 
+const readShutdownByPriority: Reader = (value, ctx, path) => {
+  let entries;
+  try {
+    entries = parseByPodPriority(value, path);
+  } catch (e) {
+    if (!(e instanceof FieldProblem)) throw e;
+    return fail(ctx, e.at, e.message);
+  }
+  set(ctx, "shutdownGracePeriodByPodPriority", entries, path);
+};
+
 const KIT: FileReaderKit<Ctx> & ResourceFileKit<Ctx> = {
   str,
   bool,
@@ -324,6 +336,9 @@ const FIELDS: Record<string, Reader> = {
   allowedUnsafeSysctls: stringList("allowedUnsafeSysctls"),
   defaultPodSysctls: stringMap("defaultPodSysctls"),
   userNamespaces: struct({ idsPerPod: readIdsPerPod }),
+  shutdownGracePeriod: duration("shutdownGracePeriodMs"),
+  shutdownGracePeriodCriticalPods: duration("shutdownGracePeriodCriticalPodsMs"),
+  shutdownGracePeriodByPodPriority: readShutdownByPriority,
   ...resourceFileFields(KIT),
   ...serverFileFields(KIT),
 };

@@ -29,13 +29,11 @@ export const DENOLET_OFF: Readonly<Record<string, string>> = {
 
 /**
  * Gates whose two values behave alike on denolet: what they switch is reached only through
- * settings denolet accepts at one value only (graceful shutdown periods 0, the 300 s back-off
- * cap, no memory throttling factor, the 100ms CFS period, the none CPU and topology policies,
- * no qosReserved) or through devices denolet does not have.
+ * settings denolet accepts at one value only (the 300 s back-off cap, no memory throttling
+ * factor, the 100ms CFS period, the none CPU and topology policies, no qosReserved) or through
+ * devices denolet does not have.
  */
 export const EITHER: Readonly<Record<string, string>> = {
-  GracefulNodeShutdown: "shutdownGracePeriod is accepted at 0s only",
-  GracefulNodeShutdownBasedOnPodPriority: "shutdownGracePeriodByPodPriority is accepted empty only",
   KubeletCrashLoopBackOffMax: "the back-off cap is upstream's 300 s either way",
   MemoryQoS: "with no throttling factor and reservation policy None it writes only zeros",
   CustomCPUCFSQuotaPeriod: "cpuCFSQuotaPeriod is accepted at 100ms only",

@@ -1,6 +1,6 @@
 /**
  * Decisions for the upstream settings of the node's resources that denolet does not implement:
- * CPU, memory and topology managers, cgroups, QoS, swap, shutdown, reservations. One entry per
+ * CPU, memory and topology managers, cgroups, QoS, swap, reservations. One entry per
  * setting (field and flag together); the vocabulary is in `_upstream_rules.ts`. Defaults are
  * v1.37's (pkg/kubelet/apis/config/v1beta1/defaults.go).
  */
@@ -213,29 +213,6 @@ export const NODE_SETTINGS: readonly Setting[] = [
     upstream: "false",
     rule: only([false], "memcg threshold notifications for memory eviction"),
     why: "false: memory pressure is found by polling, which is what denolet does",
-  },
-  {
-    field: "shutdownGracePeriod",
-    type: "duration",
-    zeroIsDefault: true,
-    upstream: "0s",
-    rule: only([0], "graceful node shutdown"),
-    why: "0s: no shutdown inhibitor, which is what denolet does",
-  },
-  {
-    field: "shutdownGracePeriodCriticalPods",
-    type: "duration",
-    zeroIsDefault: true,
-    upstream: "0s",
-    rule: only([0], "graceful node shutdown"),
-    why: "0s: no shutdown inhibitor, which is what denolet does",
-  },
-  {
-    field: "shutdownGracePeriodByPodPriority",
-    type: "objects",
-    upstream: "[]",
-    rule: only([[]], "graceful node shutdown by pod priority"),
-    why: "none: no shutdown inhibitor, which is what denolet does",
   },
   {
     field: "crashLoopBackOff",

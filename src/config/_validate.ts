@@ -12,6 +12,7 @@ import type { AgentConfig } from "./types.ts";
 import { parseThresholdConfig } from "../eviction/thresholds.ts";
 import { validateGC } from "./_gc_flags.ts";
 import { validateResources } from "./_resource_flags.ts";
+import { validateShutdown } from "./_shutdown_fields.ts";
 import { validateCluster } from "./_cluster_flags.ts";
 import { validateServer } from "./_server_flags.ts";
 import { isIPv4 } from "node:net";
@@ -128,6 +129,7 @@ export function validateConfig(
   validateEviction(cfg, where);
   validateGC(cfg, where);
   validateResources(cfg, where);
+  validateShutdown(cfg, where);
   validateCluster(cfg, where);
   // Upstream ignores it too: without --kubeconfig the kubelet is standalone.
   if (cfg.bootstrapKubeconfig !== "" && cfg.kubeconfig === "") {

@@ -137,7 +137,10 @@ export interface AgentConfig {
   cgroupsPerQOS: boolean;
   /** --cgroup-root / cgroupRoot, default "/" ("" as given upstream means "/" too). */
   cgroupRoot: string;
-  /** --cgroup-driver / cgroupDriver: only "cgroupfs" (the default here) is supported. */
+  /**
+   * --cgroup-driver / cgroupDriver: "cgroupfs" (the default) or "systemd"; a runtime that says
+   * which it uses (CRI RuntimeConfig, containerd 2) decides instead.
+   */
   cgroupDriver: string;
   /**
    * --pod-max-pids / podPidsLimit, default -1: pids.max of each pod cgroup when positive;
@@ -200,6 +203,14 @@ export interface AgentConfig {
   defaultPodSysctls: Record<string, string>;
   /** userNamespaces.idsPerPod (file only): host IDs per pod with `hostUsers: false`; 65536. */
   userNamespacesIdsPerPod: number;
+  /**
+   * shutdownGracePeriod (default 0: off): how long logind is asked to hold a shutdown while
+   * pods terminate; shutdownGracePeriodCriticalPods of it is kept for critical pods.
+   */
+  shutdownGracePeriodMs: number;
+  shutdownGracePeriodCriticalPodsMs: number;
+  /** shutdownGracePeriodByPodPriority: grace periods by priority (instead of the two above). */
+  shutdownGracePeriodByPodPriority: ShutdownGracePeriodByPodPriority[];
   /** --tls-cert-file / tlsCertFile: the node API's serving certificate; "" = self-signed. */
   tlsCertFile: string;
   /** --tls-private-key-file / tlsPrivateKeyFile. */
@@ -230,4 +241,10 @@ export interface AgentConfig {
   enableDebuggingHandlers: boolean;
   /** enableSystemLogHandler: /logs/ (needs the debugging handlers too). */
   enableSystemLogHandler: boolean;
+}
+
+/** One entry of shutdownGracePeriodByPodPriority: pods from `priority` up get these seconds. */
+export interface ShutdownGracePeriodByPodPriority {
+  priority: number;
+  shutdownGracePeriodSeconds: number;
 }

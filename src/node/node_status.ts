@@ -115,6 +115,13 @@ export interface NodeStatusProvider {
    * undefined before the first. Cheap, never blocks.
    */
   lastNode(): V1Node | undefined;
+  /**
+   * Asks whoever posts the Node (API mode) to do so now rather than at its next period: the
+   * status changed in a way that cannot wait (a node shutdown began). Never blocks.
+   */
+  requestUpdate(): void;
+  /** Calls `fn` at every requestUpdate; returns a function that stops it. */
+  onUpdateRequest(fn: () => void): () => void;
 }
 
 const ARCH: Record<string, string> = { x86_64: "amd64", aarch64: "arm64" };
@@ -185,8 +192,14 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
     }
   };
 
+  const updateRequests = new Set<() => void>();
   return {
     lastNode: () => last,
+    requestUpdate: () => updateRequests.forEach((fn) => fn()),
+    onUpdateRequest(fn) {
+      updateRequests.add(fn);
+      return () => updateRequests.delete(fn);
+    },
     async node(opts = {}) {
       machine ??= readMachineInfo(deps.roots, { logger: deps.logger });
       const info = await machine;

@@ -68,6 +68,8 @@ export interface NodeRegistrarDeps {
   random?: () => number;
   /** A status update failed again: as the lease's (the kubelet closes every connection). */
   onRepeatedHeartbeatFailure?: () => void;
+  /** Requests to post the status now (NodeStatusProvider.onUpdateRequest). */
+  onUpdateRequest?: (fn: () => void) => () => void;
   /**
    * The Node as a watch last showed it (upstream's node lister): the first try of each status
    * update reads it there instead of GETting the whole Node every period. Cheap, never blocks;
@@ -272,7 +274,7 @@ class Registrar implements NodeRegistrar {
         this.#fastPending = false;
       }
       if (!this.#fastPending || this.#serverNode === undefined) {
-        await clock.sleep(until - clock.monotonic(), { signal });
+        await this.#sleepUnlessRequested(until - clock.monotonic(), signal);
         return;
       }
       await clock.sleep(Math.min(FAST_STATUS_PERIOD_MS, until - clock.monotonic()), { signal });
@@ -280,6 +282,19 @@ class Registrar implements NodeRegistrar {
         this.#fastPending = false;
         return;
       }
+    }
+  }
+
+  /** Sleeps `ms`, or less when an update is requested meanwhile (upstream syncNodeStatus). */
+  async #sleepUnlessRequested(ms: number, signal: AbortSignal): Promise<void> {
+    const requested = new AbortController();
+    const off = this.#deps.onUpdateRequest?.(() => requested.abort());
+    try {
+      await this.#deps.clock.sleep(ms, { signal: AbortSignal.any([signal, requested.signal]) });
+    } catch (err) {
+      if (signal.aborted || !requested.signal.aborted) throw err;
+    } finally {
+      off?.();
     }
   }
 

@@ -6,6 +6,7 @@
  */
 import { posix } from "node:path";
 import type { AgentConfig } from "../config/types.ts";
+import { gracefulShutdownConfigured } from "../config/mod.ts";
 import { CONTAINER_LOGS_DIR } from "../runtime/log_links.ts";
 
 /** What the permission set depends on besides the agent configuration. */
@@ -177,10 +178,35 @@ export const NEEDS: readonly Need[] = [
     grants: (c) => (c.cgroupsPerQOS ? { read: ["/sys/fs/cgroup"], write: ["/sys/fs/cgroup"] } : {}),
   },
   {
+    // The runtime's RuntimeConfig may choose the systemd driver whatever the configuration says.
+    why: "the system D-Bus: systemd's manager for the systemd cgroup driver",
+    grants: (c) => (c.cgroupsPerQOS ? SYSTEM_BUS : {}),
+  },
+  {
+    why: "graceful node shutdown: logind over the system D-Bus, and its logind.conf drop-in",
+    grants: (c) =>
+      gracefulShutdownConfigured(c)
+        ? { ...SYSTEM_BUS, write: [SYSTEM_BUS_SOCKET, LOGIND_CONF_DIR], read: [SYSTEM_BUS_SOCKET] }
+        : {},
+  },
+  {
     why: "finding tmpfs emptyDir mounts to unmount (/proc/self/mountinfo)",
     grants: () => ({ read: ["/proc/self/mountinfo"] }),
   },
 ];
+
+/** Connecting to the system bus, authenticated as this process's uid. */
+const SYSTEM_BUS_SOCKET = "/run/dbus/system_bus_socket";
+/** Where the shutdown manager raises logind's InhibitDelayMaxSec (nodeshutdown/_logind.ts). */
+const LOGIND_CONF_DIR = "/etc/systemd/logind.conf.d";
+const SYSTEM_BUS: Partial<Record<Kind, string[]>> = {
+  read: [SYSTEM_BUS_SOCKET],
+  write: [SYSTEM_BUS_SOCKET],
+  net: [`unix:${SYSTEM_BUS_SOCKET}`],
+  sys: ["uid"],
+  // Where another system bus listens, as libdbus reads it.
+  env: ["DBUS_SYSTEM_BUS_ADDRESS"],
+};
 
 function manifestReadPaths(path: string): string[] {
   if (!path) return [];

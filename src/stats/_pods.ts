@@ -29,6 +29,8 @@ const EMPTY_DIR_PLUGIN_DIR = "kubernetes.io~empty-dir";
  */
 export function containerCgroupPath(podCgroup: string | undefined, containerId: string): string {
   const parent = (podCgroup ?? DEFAULT_CGROUP_PARENT).replace(/^\/+|\/+$/g, "");
+  // Under a slice (the systemd cgroup driver) containerd names the scope it has runc create.
+  if (parent.endsWith(".slice")) return `${parent}/cri-containerd-${containerId}.scope`;
   return `${parent}/${containerId}`;
 }
 

@@ -269,12 +269,13 @@ Deno.test("cgroups-per-qos=false gives no cgroup parent and creates nothing", as
   }
 });
 
-Deno.test("the systemd cgroup driver is refused with a clear message", async () => {
+Deno.test("an unknown cgroup driver is refused with a clear message", async () => {
   await assert.rejects(
     openPodCgroups(
-      { cgroupsPerQOS: true, cgroupRoot: "/", cgroupDriver: "systemd" },
+      { cgroupsPerQOS: true, cgroupRoot: "/", cgroupDriver: "systemd-ish" },
       { logger: nullLogger, fs },
     ),
-    (e: unknown) => e instanceof ConfigError && /systemd.*not supported.*cgroupfs/.test(e.message),
+    (e: unknown) =>
+      e instanceof ConfigError && /unknown cgroup driver.*cgroupfs or systemd/.test(e.message),
   );
 });

@@ -5,6 +5,7 @@ import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
 import { RESOURCE_DEFAULTS } from "./_resource_defaults.ts";
+import { SHUTDOWN_DEFAULTS } from "./_shutdown_defaults.ts";
 import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
 import { SERVER_FILE_DEFAULTS } from "./_server_defaults.ts";
 
@@ -83,6 +84,7 @@ userNamespaces:
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...RESOURCE_DEFAULTS,
+    ...SHUTDOWN_DEFAULTS,
     ...CLUSTER_DEFAULTS,
     ...SERVER_FILE_DEFAULTS,
   });

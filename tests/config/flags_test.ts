@@ -4,6 +4,7 @@ import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
 import { RESOURCE_DEFAULTS } from "./_resource_defaults.ts";
+import { SHUTDOWN_DEFAULTS } from "./_shutdown_defaults.ts";
 import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
 import { SERVER_FLAG_DEFAULTS } from "./_server_defaults.ts";
 
@@ -42,6 +43,7 @@ Deno.test("loadConfig without arguments gives the upstream flag defaults", async
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...RESOURCE_DEFAULTS,
+    ...SHUTDOWN_DEFAULTS,
     ...CLUSTER_DEFAULTS,
     ...SERVER_FLAG_DEFAULTS,
   });
@@ -107,6 +109,7 @@ Deno.test("every flag sets its field, in both --flag=value and --flag value form
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...RESOURCE_DEFAULTS,
+    ...SHUTDOWN_DEFAULTS,
     ...CLUSTER_DEFAULTS,
     ...SERVER_FLAG_DEFAULTS,
     certDir: "/srv/kubelet/pki",

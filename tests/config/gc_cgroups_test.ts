@@ -66,8 +66,7 @@ async function rejects(args: string[], pattern: RegExp) {
 }
 
 Deno.test("bad cgroup and garbage collection settings are refused at startup", async () => {
-  await rejects(["--cgroup-driver=systemd"], /cgroup-driver.*systemd.*not supported.*cgroupfs/);
-  await rejects(["--cgroup-driver=foo"], /unknown cgroup driver/);
+  await rejects(["--cgroup-driver=foo"], /unknown cgroup driver "foo"; use cgroupfs or systemd/);
   await rejects(["--cgroup-root=edge"], /cgroup-root.*absolute/);
   await rejects(["--image-gc-high-threshold=101"], /between 0 and 100/);
   await rejects(
@@ -89,4 +88,8 @@ Deno.test("--minimum-image-ttl-duration, upstream's name, sets the image minimum
     (await run(["--minimum-image-ttl-duration=5m"])).config.imageMinimumGCAgeMs,
     300_000,
   );
+});
+
+Deno.test("the systemd cgroup driver is accepted, as kubeadm and k3s set it", async () => {
+  assert.equal((await run(["--cgroup-driver=systemd"])).config.cgroupDriver, "systemd");
 });

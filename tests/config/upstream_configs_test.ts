@@ -2,6 +2,7 @@
  * Real configurations written for the upstream kubelet load: kubeadm v1.37's config.yaml and
  * command line, and k3s v1.37's kubelet arguments. What they set that denolet does not
  * implement is either upstream's default (accepted) or pending (warned, ignored).
+ * kubeadm's cgroupDriver: systemd is implemented (the systemd cgroup driver).
  */
 import assert from "node:assert/strict";
 import { K3S_ARGS, KUBEADM_ARGS, KUBEADM_CONFIG } from "./_kubeadm_v1_37.ts";
@@ -15,19 +16,14 @@ const K3S_DROPINS = {
 };
 const ignored = (where: string) => `${where}: not implemented by denolet; ignored`;
 
-Deno.test("kubeadm's stock config is refused only for cgroupDriver: systemd (issue 26)", async () => {
-  await fails(KUBEADM_ARGS, `${PATH}: cgroupDriver`, /"systemd" cgroup driver is not supported/, {
-    [PATH]: KUBEADM_CONFIG,
-  });
-});
-
-Deno.test("kubeadm's config loads with the cgroupfs driver, warning only for what is pending", async () => {
-  const text = KUBEADM_CONFIG.replace("cgroupDriver: systemd", "cgroupDriver: cgroupfs");
-  const { config, warnings } = await run(KUBEADM_ARGS, { [PATH]: text });
+Deno.test("kubeadm's stock config loads, cgroupDriver: systemd included; only what is pending warns", async () => {
+  const { config, warnings } = await run(KUBEADM_ARGS, { [PATH]: KUBEADM_CONFIG });
   assert.deepEqual(warnings, [ignored(`${PATH}: imageMaximumGCAge`)]);
+  assert.equal(config.cgroupDriver, "systemd");
   // The 0s durations are upstream's defaults, as SetDefaults fills them in.
   assert.equal(config.syncFrequencyMs, 60_000);
   assert.equal(config.nodeStatusUpdateFrequencyMs, 10_000);
+  assert.equal(config.shutdownGracePeriodMs, 0);
   assert.equal(config.authenticationTokenWebhookCacheTTLMs, 120_000);
   assert.equal(config.clientCAFile, "/etc/kubernetes/pki/ca.crt");
   assert.equal(config.anonymousAuth, false);
@@ -37,15 +33,23 @@ Deno.test("kubeadm's config loads with the cgroupfs driver, warning only for wha
 });
 
 Deno.test("kubeadm's config with a setting changed from the default is refused, naming it", async () => {
-  const text = KUBEADM_CONFIG.replace("cgroupDriver: systemd", "cgroupDriver: cgroupfs")
-    .replace("shutdownGracePeriod: 0s", "shutdownGracePeriod: 30s");
+  const text = KUBEADM_CONFIG.replace("volumeStatsAggPeriod: 0s", "volumeStatsAggPeriod: 30s");
   await fails(
     KUBEADM_ARGS,
-    `${PATH}: shutdownGracePeriod`,
-    /^\/var\/lib\/kubelet\/config.yaml: shutdownGracePeriod: 30s: denolet does not implement graceful node shutdown; only the default 0s is accepted$/,
+    `${PATH}: volumeStatsAggPeriod`,
+    /^\/var\/lib\/kubelet\/config.yaml: volumeStatsAggPeriod: 30s: denolet does not implement /,
     { [PATH]: text },
   );
 });
+
+Deno.test("kubeadm's config with graceful node shutdown on loads it", async () => {
+  const text = KUBEADM_CONFIG.replace("shutdownGracePeriod: 0s", "shutdownGracePeriod: 30s")
+    .replace("shutdownGracePeriodCriticalPods: 0s", "shutdownGracePeriodCriticalPods: 10s");
+  const { config } = await run(KUBEADM_ARGS, { [PATH]: text });
+  assert.equal(config.shutdownGracePeriodMs, 30_000);
+  assert.equal(config.shutdownGracePeriodCriticalPodsMs, 10_000);
+});
+
 Deno.test("k3s's kubelet arguments load; what is pending is warned, --runtime-cgroups noted", async () => {
   const { config, warnings } = await run(K3S_ARGS, K3S_DROPINS);
   assert.equal(config.nodeName, "edge-1");

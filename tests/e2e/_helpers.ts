@@ -35,6 +35,8 @@ export interface E2EOptions {
   manifestDir?: string;
   /** Share the pod log directory between agents; defaults to `<tmp>/pods`. */
   podLogsDir?: string;
+  /** Extra environment for the agent process. */
+  env?: Record<string, string>;
   /**
    * false: stopping the agent leaves its pods running (for restart tests, which adopt them).
    * Default true: stopping removes every sandbox of this node.
@@ -107,6 +109,7 @@ export async function setupE2E(opts: E2EOptions = {}): Promise<E2E> {
     manifestDir: opts.manifestDir,
     manifestURL: opts.manifestURL,
     cleanupWith: opts.removePodsOnStop === false ? undefined : cri.runtime,
+    env: opts.env,
     extraArgs: [
       "--config",
       configFile,

@@ -402,6 +402,29 @@ Deno.test("a status update that fails again closes the connections, as the kubel
   }
 });
 
+Deno.test("registrar posts a changed status at once when asked (a node shutdown began)", async () => {
+  let request: () => void = () => {};
+  const h = start({
+    onUpdateRequest: (fn) => {
+      request = fn;
+      return () => request = () => {};
+    },
+  });
+  try {
+    await h.clock.advance(100);
+    await h.clock.advance(3_000);
+    h.state.ready = false;
+    // Without the request the NotReady would wait for the next period, 7 s away.
+    request();
+    await h.clock.advance(0);
+    const patches = h.api.calls("PATCH");
+    assert.equal(patches.length, 1);
+    assert.equal(condition(stored(h), "Ready")?.status, "False");
+  } finally {
+    await h.stop();
+  }
+});
+
 Deno.test("with an external cloud provider the controller's addresses are never overwritten", async () => {
   const h = start({ externalCloudProvider: true }, (x) => {
     x.api.addNode({

@@ -169,6 +169,24 @@ for (const mode of ["v1", "v2"] as const) {
   });
 }
 
+Deno.test("systemd driver: pod slices and container scopes are found, with the pod's uid and the container's id", async () => {
+  const root = await Deno.makeTempDir({ prefix: "denolet-cadvisor-systemd-" });
+  try {
+    const qos = "/kubepods.slice/kubepods-burstable.slice";
+    const pod = `${qos}/kubepods-burstable-pod${POD_UID.replaceAll("-", "_")}.slice`;
+    await Deno.mkdir(`${root}${pod}/cri-containerd-${CONTAINER_ID}.scope`, { recursive: true });
+    assert.deepEqual(walkCgroups(root, { podsRoot: "/kubepods.slice" }), [
+      { name: "/", kind: "root" },
+      { name: "/kubepods.slice", kind: "raw" },
+      { name: qos, kind: "raw" },
+      { name: pod, kind: "pod", podUid: POD_UID },
+      { name: `${pod}/cri-containerd-${CONTAINER_ID}.scope`, kind: "child", id: CONTAINER_ID },
+    ]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("the agent's own cgroup comes from /proc/self/cgroup", async () => {
   const dir = await writeFixture("v2");
   try {

@@ -1,7 +1,7 @@
 /**
  * Which cgroups `/metrics/cadvisor` reports, as the kubelet's cAdvisor watches them: the root
- * ("/"), everything under the node allocatable root (`<cgroup-root>/kubepods`: QoS classes, pod
- * cgroups, the containers in them) and the agent's own cgroup (upstream's kubelet cgroup).
+ * ("/"), everything under the node allocatable root (`<cgroup-root>/kubepods`, or
+ * `/kubepods.slice` with the systemd driver: QoS classes, pod cgroups, the containers in them) and the agent's own cgroup (upstream's kubelet cgroup).
  * Names are cAdvisor's container names: absolute cgroup paths, "/" for the root.
  */
 import { readOptionalSync } from "../_cgroup.ts";
@@ -34,6 +34,10 @@ export interface WalkOptions {
 }
 
 const POD_DIR = /^pod([0-9a-fA-F-]+)$/;
+/** The systemd driver's pod slice: kubepods[-<qos>]-pod<uid, "-" as "_">.slice. */
+const POD_SLICE = /^kubepods(?:-[a-z]+)?-pod([0-9a-fA-F_]+)\.slice$/;
+/** The scope containerd puts a container in under the systemd driver. */
+const CONTAINER_SCOPE = /^(?:cri-containerd|crio|docker)-([0-9a-f]+)\.scope$/;
 
 /**
  * Lists the reported cgroups under `hierarchy` (the directory of one v1 hierarchy, or the v2
@@ -65,12 +69,12 @@ function walk(hierarchy: string, dir: string, depth: number, out: CgroupEntry[])
   const parent = out[out.length - 1];
   for (const name of subdirs(hierarchy + dir)) {
     const path = `${dir}/${name}`;
-    const pod = depth <= 1 ? POD_DIR.exec(name) : null;
+    const pod = depth <= 1 ? POD_DIR.exec(name) ?? POD_SLICE.exec(name) : null;
     let entry: CgroupEntry;
     if (parent.name === dir && parent.kind === "pod") {
-      entry = { name: path, kind: "child", id: name };
+      entry = { name: path, kind: "child", id: CONTAINER_SCOPE.exec(name)?.[1] ?? name };
     } else if (pod) {
-      entry = { name: path, kind: "pod", podUid: pod[1] };
+      entry = { name: path, kind: "pod", podUid: pod[1].replaceAll("_", "-") };
     } else {
       entry = { name: path, kind: "raw" };
     }
