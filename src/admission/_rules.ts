@@ -26,9 +26,11 @@ export interface Ask {
   ctx: FieldContext;
 }
 
-/** Where a `when` looks: the pod and node, and the object holding the field. */
+/** Where a `when` looks: the pod and node, the object holding the field, and its path. */
 export interface At extends Ask {
   parent: Readonly<Record<string, unknown>>;
+  /** The field's own path, `spec.initContainers[0].restartPolicy`. */
+  field: string;
 }
 
 /**
@@ -111,7 +113,7 @@ function walk(
       walk(table, rule.type, v, field, ask, out);
       continue;
     }
-    const verdict = rule.when ? rule.when(v, { ...ask, parent }) : isSet(v);
+    const verdict = rule.when ? rule.when(v, { ...ask, parent, field }) : isSet(v);
     if (verdict === false) continue;
     out.push({ field, what: typeof verdict === "string" ? verdict : rule.refuse });
   }

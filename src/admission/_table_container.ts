@@ -13,7 +13,7 @@ import type {
   V1SecurityContext,
   V1VolumeMount,
 } from "@kubernetes/client-node";
-import { isSet, type Rule } from "./_rules.ts";
+import type { Rule } from "./_rules.ts";
 
 type Rules<T, Newer extends string = never> = Record<keyof T | Newer, Rule>;
 
@@ -33,8 +33,15 @@ const CONTAINER_RULES = {
   // declares no in-place resize support.
   resizePolicy: "ok",
   resources: { type: "ResourceRequirements" },
+  // Always on an init container makes it a sidecar; any other value, with the rules, is
+  // ContainerRestartRules (beta upstream).
   restartPolicy: "ok",
-  restartPolicyRules: { refuse: "container restart rules" },
+  restartPolicyRules: {
+    refuse: "restarting every container when one exits (RestartAllContainers)",
+    when: (v) =>
+      Array.isArray(v) &&
+      v.some((r) => (r as { action?: string } | null)?.action === "RestartAllContainers"),
+  },
   securityContext: { type: "SecurityContext" },
   startupProbe: { type: "Probe" },
   stdin: "ok",
@@ -63,7 +70,7 @@ export const ENV_VAR = {
 export const ENV_VAR_SOURCE = {
   configMapKeyRef: "ok",
   fieldRef: "ok",
-  fileKeyRef: { refuse: "environment variables from files (fileKeyRef)" },
+  fileKeyRef: "ok",
   resourceFieldRef: "ok",
   secretKeyRef: "ok",
 } satisfies Rules<V1EnvVarSource>;
@@ -110,27 +117,13 @@ export const HTTP_GET_ACTION = {
   scheme: "ok",
 } satisfies Rules<V1HTTPGetAction, "protocol">;
 
-const HUGEPAGES = "hugepages-";
-const EPHEMERAL_STORAGE = "ephemeral-storage";
-
 export const RESOURCE_REQUIREMENTS = {
   claims: { refuse: "dynamic resource allocation (resource claims)" },
-  limits: {
-    refuse: "resource limits",
-    when: (v) => limitsAsked(v as Record<string, unknown>),
-  },
-  requests: {
-    refuse: "hugepages",
-    when: (v) => Object.keys(v as object).some((k) => k.startsWith(HUGEPAGES)),
-  },
+  // hugepages-<size> limits reach the runtime and the pod cgroup's hugetlb limits;
+  // ephemeral-storage limits are enforced by eviction (localStorageCapacityIsolation).
+  limits: "ok",
+  requests: "ok",
 } satisfies Rules<V1ResourceRequirements>;
-
-function limitsAsked(limits: Record<string, unknown>): boolean | string {
-  const keys = Object.keys(limits);
-  if (keys.some((k) => k.startsWith(HUGEPAGES))) return "hugepages limits";
-  if (keys.includes(EPHEMERAL_STORAGE)) return "an ephemeral-storage limit";
-  return false;
-}
 
 export const SECURITY_CONTEXT = {
   allowPrivilegeEscalation: "ok",
@@ -155,10 +148,9 @@ export const VOLUME_MOUNT = {
   mountPropagation: "ok",
   name: "ok",
   readOnly: "ok",
-  recursiveReadOnly: {
-    refuse: "recursively read-only mounts",
-    when: (v) => isSet(v) && v !== "Disabled",
-  },
+  // Resolved against the pod's runtime handler when the container is made (src/volumes
+  // containerMounts): Enabled without the runtime's support fails it as upstream does.
+  recursiveReadOnly: "ok",
   subPath: "ok",
   subPathExpr: "ok",
 } satisfies Rules<V1VolumeMount, "bindMountOptions">;

@@ -33,14 +33,15 @@ export const POD_SPEC = {
   dnsConfig: "ok",
   dnsPolicy: "ok",
   enableServiceLinks: "ok",
-  ephemeralContainers: { refuse: "ephemeral containers" },
+  ephemeralContainers: { type: "EphemeralContainer" },
   // The Eviction API's responders: control-plane objects, nothing for the node to do.
   evictionResponders: "inert",
   hostAliases: "ok",
   hostIPC: "ok",
   hostNetwork: "ok",
   hostPID: "ok",
-  hostUsers: { refuse: "a user namespace (hostUsers: false)", when: (v) => v === false },
+  // false: a user namespace (src/userns), or the sandbox fails where the runtime has none.
+  hostUsers: "ok",
   hostname: "ok",
   hostnameOverride: { refuse: "a hostname override" },
   // Read from the API mode's Secret cache; static pods cannot name Secrets (validation).
@@ -56,9 +57,13 @@ export const POD_SPEC = {
   priorityClassName: "ok",
   readinessGates: "ok",
   resourceClaims: { refuse: "dynamic resource allocation (resource claims)" },
-  resources: { refuse: "pod-level resources" },
+  // Pod-level resources (cpu, memory, hugepages): the same rules as a container's.
+  resources: { type: "ResourceRequirements" },
   restartPolicy: "ok",
-  runtimeClassName: { refuse: "a RuntimeClass", when: runtimeClassAsked },
+  runtimeClassName: {
+    refuse: "a RuntimeClass in standalone mode (API mode runs its handler)",
+    when: runtimeClassAsked,
+  },
   schedulerName: "inert",
   schedulingGates: "inert",
   schedulingGroup: "inert",
@@ -94,7 +99,10 @@ export const AFFINITY = {
 export const POD_SECURITY_CONTEXT = {
   // Checked by the AppArmor admission handler (the host must enforce AppArmor).
   appArmorProfile: "ok",
-  fsGroup: { refuse: "volume ownership by fsGroup" },
+  // Applied to emptyDir, configMap, secret, downwardAPI and projected volumes (src/volumes).
+  fsGroup: "ok",
+  // Upstream's plugins for the volume kinds served here ignore it (only CSI, local, fc, iscsi
+  // and flexVolume honour it, all refused), so it changes nothing, as on the kubelet.
   fsGroupChangePolicy: "ok",
   runAsGroup: "ok",
   runAsNonRoot: "ok",

@@ -2,11 +2,14 @@
 import type {
   V1ConfigMapProjection,
   V1ConfigMapVolumeSource,
+  V1CSIVolumeSource,
   V1DownwardAPIProjection,
   V1DownwardAPIVolumeFile,
   V1DownwardAPIVolumeSource,
   V1EmptyDirVolumeSource,
+  V1EphemeralVolumeSource,
   V1KeyToPath,
+  V1PersistentVolumeClaimVolumeSource,
   V1ProjectedVolumeSource,
   V1SecretProjection,
   V1SecretVolumeSource,
@@ -14,7 +17,7 @@ import type {
   V1Volume,
   V1VolumeProjection,
 } from "@kubernetes/client-node";
-import { isPresent, isSet, type Rule } from "./_rules.ts";
+import { isPresent, type Rule } from "./_rules.ts";
 
 type Rules<T, Newer extends string = never> = Record<keyof T | Newer, Rule>;
 
@@ -28,10 +31,10 @@ export const VOLUME = {
   cephfs: source("cephfs volumes"),
   cinder: source("cinder volumes"),
   configMap: { type: "ConfigMapVolumeSource" },
-  csi: source("CSI volumes"),
+  csi: { type: "CSIVolumeSource" },
   downwardAPI: { type: "DownwardAPIVolumeSource" },
   emptyDir: { type: "EmptyDirVolumeSource" },
-  ephemeral: source("generic ephemeral volumes"),
+  ephemeral: { type: "EphemeralVolumeSource" },
   fc: source("fc volumes"),
   flexVolume: source("flexVolume volumes"),
   flocker: source("flocker volumes"),
@@ -43,7 +46,7 @@ export const VOLUME = {
   iscsi: source("iscsi volumes"),
   name: "ok",
   nfs: source("nfs volumes"),
-  persistentVolumeClaim: source("persistentVolumeClaim volumes"),
+  persistentVolumeClaim: { type: "PersistentVolumeClaimVolumeSource" },
   photonPersistentDisk: source("photonPersistentDisk volumes"),
   portworxVolume: source("portworxVolume volumes"),
   projected: { type: "ProjectedVolumeSource" },
@@ -55,17 +58,38 @@ export const VOLUME = {
   vsphereVolume: source("vsphereVolume volumes"),
 } satisfies Rules<V1Volume>;
 
+/** A claim resolved to its bound PersistentVolume (hostPath, local, CSI), mounted as upstream. */
+export const PVC_VOLUME = {
+  claimName: "ok",
+  // Every mount of the claim's volume is read-only, as upstream's mustMountRO.
+  readOnly: "ok",
+} satisfies Rules<V1PersistentVolumeClaimVolumeSource>;
+
+/** An inline ephemeral CSI volume, published by its registered driver (src/csi). */
+export const CSI_VOLUME = {
+  driver: "ok",
+  fsType: "ok",
+  // The driver gets the Secret's data in NodePublishVolume; this node does not read it yet.
+  nodePublishSecretRef: { refuse: "secrets for CSI volumes" },
+  readOnly: "ok",
+  volumeAttributes: "ok",
+} satisfies Rules<V1CSIVolumeSource>;
+
+export const EPHEMERAL_VOLUME = {
+  // The controller manager makes the claim `<pod>-<volume>` from it; the node waits for that
+  // claim, owned by the pod, and mounts it as any other.
+  volumeClaimTemplate: "inert",
+} satisfies Rules<V1EphemeralVolumeSource>;
+
 /** The AtomicWriteVolumeUserFields fields (alpha in v1.37): file owners in atomic-writer volumes. */
 const FILE_OWNER: Rule = { refuse: "file owners in configMap, secret and projected volumes" };
 
 export const EMPTY_DIR = {
-  medium: { refuse: "hugepages-backed emptyDir volumes", when: (v) => v === "HugePages" },
+  // "Memory" is a tmpfs, "HugePages[-<size>]" a hugetlbfs of the pod's huge pages.
+  medium: "ok",
   mode: { refuse: "an emptyDir mode" },
-  sizeLimit: {
-    refuse: "a size limit on a disk-backed emptyDir",
-    // A Memory emptyDir is a tmpfs of that size; on disk the limit needs eviction to enforce.
-    when: (v, { parent }) => isSet(v) && parent.medium !== "Memory",
-  },
+  // A Memory emptyDir is a tmpfs of that size; on disk, eviction enforces the limit.
+  sizeLimit: "ok",
 } satisfies Rules<V1EmptyDirVolumeSource, "mode">;
 
 export const CONFIG_MAP_VOLUME = {

@@ -36,6 +36,26 @@ export const FEATURE_UNSUPPORTED = "PodFeatureUnsupported";
 /** How many fields one refusal message names; the rest are counted. */
 const MAX_LISTED = 5;
 
+/**
+ * Why the node cannot start an ephemeral container added to a running pod (`kubectl debug`
+ * adds them after admission), or undefined: its fields go through the same table.
+ */
+export function ephemeralContainerProblem(
+  pod: V1Pod,
+  name: string,
+  deps: Pick<PodAdmissionDeps, "apiMode" | "runtime">,
+): string | undefined {
+  const list = pod.spec?.ephemeralContainers ?? [];
+  const i = list.findIndex((c) => c.name === name);
+  if (i < 0) return undefined;
+  const unsupported = findUnsupported(
+    FIELD_TABLE,
+    { type: "EphemeralContainer", value: list[i], path: `spec.ephemeralContainers[${i}]` },
+    { pod, ctx: { apiMode: deps.apiMode, runtime: deps.runtime() } },
+  );
+  return unsupported.length > 0 ? unsupportedMessage(unsupported) : undefined;
+}
+
 /** The admit handler: the first check that fails is the verdict. Pure but for `deps.runtime`. */
 export function createPodAdmission(deps: PodAdmissionDeps): (pod: V1Pod) => AdmitResult {
   const sysctls = createSysctlAllowlist(deps.allowedUnsafeSysctls, {

@@ -7,23 +7,32 @@ import type { AgentConfig } from "../config/types.ts";
 import type { Image, RuntimeConfigResponse } from "../cri/types.ts";
 import { PullManager, type VerificationPolicy, verificationPolicy } from "../images/mod.ts";
 import { featureEnabled } from "../config/mod.ts";
-import { type Clock, realClock } from "../util/clock.ts";
-import type { Logger } from "../util/log.ts";
+import { type Clock, offsetWallClock, processUptimeMs, realClock } from "../util/clock.ts";
+import { errorMessage, type Logger } from "../util/log.ts";
 import { createMetricsRegistry } from "../util/metrics.ts";
+import { processCollector } from "../util/process_metrics.ts";
 import { createCriClient } from "../cri/mod.ts";
-import { createRuntimeManager, downwardAPIValues } from "../runtime/mod.ts";
+import {
+  CONTAINER_LOGS_DIR,
+  createLogLinks,
+  createRuntimeManager,
+  downwardAPIValues,
+} from "../runtime/mod.ts";
 import { createVolumeManager, downwardAPIPlugin } from "../volumes/mod.ts";
 import {
+  type CgroupDriver,
   DEFAULT_CGROUP_MOUNT,
   detectCgroupVersion,
   dirCgroupFs,
   openPodCgroups,
+  resolveCgroupDriver,
   resourceConfigForPod,
 } from "../cm/mod.ts";
 import { createPleg, createPodStatusCache } from "../pleg/mod.ts";
 import { createProbeManager } from "../prober/mod.ts";
-import { Kubelet, RuntimeState } from "../kubelet/mod.ts";
-import { createPodAdmission } from "../admission/mod.ts";
+import { handlerUserNamespaces, Kubelet, RuntimeState } from "../kubelet/mod.ts";
+import { openUserNamespaces } from "../userns/mod.ts";
+import { createPodAdmission, ephemeralContainerProblem } from "../admission/mod.ts";
 import { isUnimplemented } from "../cri/mod.ts";
 import {
   createHealthzHandler,
@@ -33,10 +42,15 @@ import {
   serveNodeApi,
 } from "../server/mod.ts";
 import { createAgentObservers } from "./_metrics.ts";
-import { detectNodeIP } from "./_node_ip.ts";
+import { nodeIPsFrom } from "./_node_ip.ts";
 import { hostAppArmorEnabled, listPodDirs, readResolvConf } from "./_host.ts";
 import { buildSources } from "./_sources.ts";
 import { buildNodeServices } from "./_node_services.ts";
+import { lazyCsi } from "./_csi.ts";
+import { nodeAllocatableSetup } from "./_node_allocatable.ts";
+import { swapSetup } from "./_swap.ts";
+import { buildNodeShutdown } from "./_node_shutdown.ts";
+import type { ShutdownManager } from "../nodeshutdown/mod.ts";
 import { VERSION } from "./version.ts";
 
 export { VERSION };
@@ -50,13 +64,21 @@ export interface RunAgentOptions {
 type Admit = (pod: V1Pod) => { admit: boolean; reason?: string; message?: string };
 
 export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Promise<void> {
-  const { signal, logger } = opts;
-  const clock = opts.clock ?? realClock;
-  const nodeIP = config.nodeIP || detectNodeIP() || "";
+  const { logger } = opts;
+  // A part that cannot go on (no client certificate) stops the agent as a signal would, then
+  // runAgent throws its error.
+  const failed = new AbortController();
+  const signal = AbortSignal.any([opts.signal, failed.signal]);
+  const offsetFile = Deno.env.get("DENOLET_TEST_WALL_OFFSET_FILE");
+  const clock = opts.clock ?? (offsetFile ? offsetWallClock(offsetFile) : realClock);
+  // --node-ip as upstream: one address or a dual-stack pair (primary first), else detected.
+  const nodeIPs = nodeIPsFrom(config.nodeIP);
+  const nodeIP = nodeIPs[0] ?? "";
   logger.info("Starting denolet", {
+    sinceStartMs: processUptimeMs(),
     version: VERSION,
     node: config.nodeName,
-    nodeIP,
+    nodeIP: nodeIPs.join(","),
     runtime: config.containerRuntimeEndpoint,
     staticPodPath: config.staticPodPath || undefined,
     staticPodURL: config.staticPodURL || undefined,
@@ -65,6 +87,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   await Deno.mkdir(config.rootDir, { recursive: true, mode: 0o750 });
   await Deno.mkdir(config.podLogsDir, { recursive: true, mode: 0o755 });
   const hostDNS = await readResolvConf(config.resolvConf, logger);
+  const registry = createMetricsRegistry();
   // API-server mode: loaded only with --kubeconfig, so a standalone node pays nothing for it.
   const cluster = config.kubeconfig
     ? await (await import("../cluster/mod.ts")).startClusterMode({
@@ -73,11 +96,18 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       logger,
       nodeIP,
       version: VERSION,
+      registry,
+      signal,
+      fail: (err) => {
+        logger.error("Stopping the agent", { err: errorMessage(err) });
+        failed.abort(err);
+      },
     })
     : undefined;
 
-  const registry = createMetricsRegistry();
-  const metrics = createAgentObservers(registry, () => clock.now());
+  // process_* as the Go client gives upstream's /metrics; read only when scraped.
+  registry.registerCollector(processCollector());
+  const metrics = createAgentObservers(registry, () => clock.monotonic());
   const cri = createCriClient(config.containerRuntimeEndpoint, {
     timeoutMs: config.runtimeRequestTimeoutMs,
     imageEndpoint: config.imageServiceEndpoint || undefined,
@@ -99,6 +129,19 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       serviceAccounts: cluster?.serviceAccounts,
     })
     : undefined;
+  // CSI (API mode only) loads when a plugin registers or a pod needs it; pods waiting for a
+  // driver sync again when one registers.
+  const resyncPods = { all: () => {} };
+  const csi = cluster
+    ? lazyCsi({
+      rootDir: config.rootDir,
+      nodeName: config.nodeName,
+      client: cluster.client,
+      clock,
+      logger,
+      onChange: () => resyncPods.all(),
+    })
+    : undefined;
   // downwardAPI needs no API server; configMap, secret and projected come with the cluster.
   const volumes = createVolumeManager({
     rootDir: config.rootDir,
@@ -106,16 +149,51 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     clock,
     plugins: [downwardAPIPlugin(downwardAPIValues()), ...(cluster?.volumePlugins ?? [])],
     podMemoryLimitBytes: podMemoryLimit,
+    claims: cluster?.claims,
+    // PersistentVolume node affinity: the Node's labels; before the Node is seen (offline after
+    // a reboot), the labels this agent gives it.
+    nodeLabels: () => cluster?.admissionNode?.()?.metadata?.labels ?? ownNodeLabels(config),
+    csi: csi?.persistent,
+    csiInline: csi?.inline,
+    csiTearDown: csi?.tearDown,
+  });
+  const allocatable = await nodeAllocatableSetup(config, { logger });
+  // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
+  const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
+  const swap = await swapSetup(config, { cgroupVersion, machine: allocatable.machine, logger });
+  // The runtime's driver where it says (containerd 2), else the configured one; read once,
+  // before any cgroup is made, as upstream does.
+  let runtimeConfigAnswer: RuntimeConfigResponse | undefined;
+  const cgroupDriver = await resolveCgroupDriver(config.cgroupDriver as CgroupDriver, {
+    runtimeConfig: async (o) => {
+      // Each try bounded: a runtime still starting must not hold the start for a whole
+      // runtime request timeout.
+      const bounded = AbortSignal.any([o.signal ?? signal, AbortSignal.timeout(10_000)]);
+      runtimeConfigAnswer = await readRuntimeConfig(cri.runtime, bounded);
+      return runtimeConfigAnswer;
+    },
+    logger,
+    clock,
+    signal,
   });
   const podCgroups = await openPodCgroups({
     cgroupsPerQOS: config.cgroupsPerQOS,
     cgroupRoot: config.cgroupRoot,
-    cgroupDriver: config.cgroupDriver,
-  }, { logger, clock, rootDir: config.rootDir });
+    cgroupDriver,
+    hugePageSizes: allocatable.hugePageSizes,
+  }, {
+    logger,
+    clock,
+    rootDir: config.rootDir,
+    podPidsLimit: config.podPidsLimit,
+    nodeAllocatable: allocatable.nodeAllocatable,
+    reserved: allocatable.reserved,
+    nodeEvents: cluster?.events && { events: cluster.events, nodeName: config.nodeName },
+  });
 
   // Parts that need each other (the prober reads the kubelet's statuses and reports to it; the
   // kubelet admits through the eviction manager, which needs the kubelet's pods) meet here.
-  const late: { kubelet?: Kubelet; admit?: Admit } = {};
+  const late: { kubelet?: Kubelet; admit?: Admit; shutdown?: ShutdownManager } = {};
   const prober = createProbeManager({
     runtime: cri.runtime,
     clock,
@@ -125,10 +203,40 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     metrics: registry,
     events: cluster?.events,
   });
-  // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
-  const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
+  const logLinks = createLogLinks(CONTAINER_LOGS_DIR, logger);
+  // What the runtime can do (CRI Status, RuntimeConfig), refreshed by housekeeping.
+  const runtimeState = new RuntimeState({ clock });
+  runtimeState.updateConfig(runtimeConfigAnswer);
+  runtimeState.onChange((caps) => {
+    // Upstream reads the driver once too; a runtime reconfigured since needs an agent restart.
+    if (caps.cgroupDriver !== undefined && caps.cgroupDriver !== cgroupDriver) {
+      logger.warn(
+        "The runtime's cgroup driver is not the one pods' cgroups are made with; " +
+          "restart the agent",
+        { runtime: caps.cgroupDriver, agent: cgroupDriver },
+      );
+    }
+  });
+  // Read at start, as upstream: a `kubelet` user whose subordinate IDs cannot serve maxPods
+  // pods stops the agent here.
+  let statusRead = false;
+  const userns = await openUserNamespaces({
+    rootDir: config.rootDir,
+    logger,
+    handlerSupport: async (handler) => {
+      // A pod may sync before housekeeping's first Status: ask, rather than refuse it.
+      if (!statusRead) runtimeState.updateStatus(await cri.runtime.status({ signal }));
+      statusRead = true;
+      return handlerUserNamespaces(runtimeState.capabilities, handler);
+    },
+  }, { idsPerPod: config.userNamespacesIdsPerPod, maxPods: config.maxPods });
   const runtime = createRuntimeManager({
-    node: { cgroupVersion, seccompDefault: config.seccompDefault },
+    node: {
+      cgroupVersion,
+      seccompDefault: config.seccompDefault,
+      hugePageSizes: allocatable.hugePageSizes,
+      swap,
+    },
     runtime: cri.runtime,
     image: cri.image,
     events: cluster?.events,
@@ -153,13 +261,21 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     keyrings: plugins ? (pod) => [plugins.keyring(pod)] : undefined,
     services: cluster?.services,
     runtimeHandler: cluster?.runtimeHandler,
+    logLinks,
+    ephemeralProblem: (pod, name) =>
+      ephemeralContainerProblem(pod, name, {
+        apiMode: cluster !== undefined,
+        runtime: () => runtimeState.capabilities,
+      }),
+    userns,
+    runtimeHandlers: () => runtimeState.capabilities.handlers,
     sandboxOptions: {
       podLogsDir: config.podLogsDir,
       clusterDNS: config.clusterDNS,
       clusterDomain: config.clusterDomain,
       hostDNS,
       resolvConf: config.resolvConf,
-      nodeIPs: nodeIP ? [nodeIP] : [],
+      nodeIPs,
       defaultPodSysctls: featureEnabled(config, "DefaultPodSysctls")
         ? config.defaultPodSysctls
         : undefined,
@@ -177,7 +293,6 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       ? (onEvent, o) => cri.runtime.containerEvents!(onEvent, o)
       : undefined,
   });
-  const runtimeState = new RuntimeState();
   const podAdmission = createPodAdmission({
     apiMode: cluster !== undefined,
     runtime: () => runtimeState.capabilities,
@@ -187,6 +302,20 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   });
   // RuntimeConfig is read at start and again whenever the runtime comes back.
   let runtimeConfigStale = true;
+  /** CRI Status every housekeeping round; RuntimeConfig at start and after an outage. */
+  const refreshRuntime = async (signal: AbortSignal) => {
+    try {
+      runtimeState.updateStatus(await cri.runtime.status({ signal }));
+      statusRead = true;
+    } catch (e) {
+      runtimeConfigStale = true;
+      throw e;
+    }
+    if (runtimeConfigStale) {
+      runtimeState.updateConfig(await readRuntimeConfig(cri.runtime, signal));
+      runtimeConfigStale = false;
+    }
+  };
   const kubelet = new Kubelet({
     sources: [
       ...buildSources(config, { clock, logger, apiMode: cluster !== undefined }),
@@ -204,39 +333,41 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     admit: (pod) => {
       const eviction = late.admit?.(pod);
       if (eviction && !eviction.admit) return eviction;
-      return podAdmission(pod);
+      const fields = podAdmission(pod);
+      if (!fields.admit) return fields;
+      // Upstream's shutdown admit handler: no new pods while the node shuts down.
+      return late.shutdown?.admit(pod) ?? fields;
     },
     syncFrequencyMs: config.syncFrequencyMs,
     maxPods: config.maxPods,
     nodeIP: nodeIP || undefined,
+    nodeIPs,
     podCgroups,
     podDirs: {
       list: () => Promise.resolve(listPodDirs(config.rootDir)),
-      remove: (uid, o) => volumes.tearDownPod(uid, o),
+      remove: async (uid, o) => {
+        await volumes.tearDownPod(uid, o);
+        // Upstream CleanupOrphanedPodUsernsAllocations: the orphan's range is free again.
+        await userns.release(uid);
+      },
     },
-    checkRuntime: async ({ signal }) => {
-      try {
-        runtimeState.updateStatus(await cri.runtime.status({ signal }));
-      } catch (e) {
-        runtimeConfigStale = true;
-        throw e;
-      }
-      if (runtimeConfigStale) {
-        runtimeState.updateConfig(await readRuntimeConfig(cri.runtime, signal));
-        runtimeConfigStale = false;
-      }
-    },
+    checkRuntime: ({ signal }) => refreshRuntime(signal),
     observe: {
       podWorker: (op, ms) => metrics.podWorker(op, ms),
       loopIteration: (ms) => metrics.syncLoop(ms),
     },
   });
   late.kubelet = kubelet;
+  resyncPods.all = () =>
+    kubelet.podManager.pods().forEach((p) => kubelet.requestSync(p.metadata?.uid ?? ""));
   metrics.counts(() => kubelet.runningCounts());
 
   const node = buildNodeServices({
     config,
-    nodeIP,
+    claimVolumes: cluster ? volumes.claimVolumes : undefined,
+    cgroupDriver,
+    machine: allocatable.machine,
+    nodeIPs,
     cri,
     kubelet,
     clock,
@@ -248,8 +379,23 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     afterImageGC: pullRecords
       ? (ids, startedAt) => pullRecords.pruneUnknownRecords(ids, startedAt)
       : undefined,
+    // Upstream's runtime health checks: the runtime's own conditions and the PLEG's.
+    readiness: () => runtimeState.readinessErrors([{ name: "PLEG", ...pleg.healthy() }]),
+    logLinks,
+    readinessErrors: () => {
+      const shutting = late.shutdown?.shutdownStatus();
+      return shutting ? [shutting] : [];
+    },
   });
   late.admit = (pod) => node.eviction.admit(pod);
+  late.shutdown = await buildNodeShutdown(config, {
+    kubelet,
+    clock,
+    logger,
+    registry,
+    events: cluster?.events,
+    syncNodeStatus: () => node.nodeStatus.requestUpdate(),
+  });
 
   const api = {
     nodeName: config.nodeName,
@@ -260,6 +406,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     manifestProblems: () => kubelet.manifestProblems(),
     metrics: registry,
     stats: node.stats,
+    cadvisor: node.cadvisor,
     node: (o: { signal?: AbortSignal }) => node.nodeStatus.node(o),
     logger,
   };
@@ -286,15 +433,29 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     }));
   }
   if (config.port !== 0) {
+    // Upstream's flag defaults, kept for compatibility, open exec and logs to anyone who can
+    // connect; an installed node's older config may still carry them. Said at every start.
+    if (
+      config.anonymousAuth && config.authorizationMode === "AlwaysAllow" &&
+      config.enableDebuggingHandlers
+    ) {
+      logger.warn(
+        "The node API lets anyone who reaches it read logs and run commands in containers " +
+          "(anonymous access with AlwaysAllow); set --anonymous-auth=false with " +
+          "--client-ca-file, or --authorization-mode=Webhook",
+        { address: `${config.address}:${config.port}` },
+      );
+    }
     servers.push(
       await serveAuthenticatedNodeApi({
         config,
-        nodeIPs: nodeIP ? [nodeIP] : [],
+        nodeIPs,
         api,
         cri,
         clock,
         logger,
         apiClient: cluster?.client,
+        reviewClient: cluster?.reviewClient,
         signal,
       }),
     );
@@ -303,7 +464,15 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   const background = Promise.all([
     node.run(),
     cluster?.run({ kubelet, nodeStatus: node.nodeStatus, cri }, { signal }),
+    csi?.run({ signal }),
+    late.shutdown?.run({ signal }),
   ]);
+  // As upstream, pods are synced knowing what the runtime can do (handlers, features): one
+  // Status before the first sync, briefly; an unreachable runtime is housekeeping's to report.
+  await refreshRuntime(AbortSignal.any([signal, AbortSignal.timeout(5_000)])).catch((err) =>
+    logger.debug(1, "The runtime's status is not known yet", { err: errorMessage(err) })
+  );
+  logger.debug(1, "Start phase: syncing pods", { sinceStartMs: processUptimeMs() });
   try {
     await kubelet.run(signal);
   } finally {
@@ -314,6 +483,19 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     cluster?.close();
     logger.info("denolet stopped; containers keep running");
   }
+  if (failed.signal.aborted) throw failed.signal.reason;
+}
+
+/** The labels the agent registers its Node with (node_status.ts), before any the API adds. */
+function ownNodeLabels(config: AgentConfig): Record<string, string> {
+  const arch = ({ x86_64: "amd64", aarch64: "arm64" } as Record<string, string>)[Deno.build.arch] ??
+    Deno.build.arch;
+  return {
+    "kubernetes.io/arch": arch,
+    "kubernetes.io/hostname": config.nodeName,
+    "kubernetes.io/os": "linux",
+    ...config.nodeLabels,
+  };
 }
 
 /**

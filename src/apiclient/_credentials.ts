@@ -30,7 +30,11 @@ const FILE_REFRESH_MS = 60_000;
 export class CredentialSource {
   readonly #conn: Connection;
   readonly #deps: CredentialDeps;
-  #cached?: { creds: Credentials; until: number };
+  /**
+   * `refreshAt` is monotonic (the file re-read interval); `expiresAt` is the wall time an exec
+   * plugin's credential expires at, as the plugin states it.
+   */
+  #cached?: { creds: Credentials; refreshAt: number; expiresAt: number };
 
   constructor(conn: Connection, deps: CredentialDeps) {
     this.#conn = conn;
@@ -45,11 +49,22 @@ export class CredentialSource {
 
   /** The credentials to use now. May run the exec plugin or read files. */
   async get(): Promise<Credentials> {
-    const now = this.#deps.clock.now();
-    if (this.#cached && now < this.#cached.until) return this.#cached.creds;
-    const fresh = await this.#load(now);
+    const { clock } = this.#deps;
+    const c = this.#cached;
+    if (c && clock.monotonic() < c.refreshAt && clock.now() < c.expiresAt) {
+      return this.#managed(c.creds);
+    }
+    const fresh = await this.#load(clock.monotonic());
     this.#cached = fresh;
-    return fresh.creds;
+    return this.#managed(fresh.creds);
+  }
+
+  /** A certificate manager's pair, when there is one, is the one used, read every time. */
+  #managed(creds: Credentials): Credentials {
+    const provide = this.#conn.certificate;
+    if (!provide) return creds;
+    const pair = provide();
+    return { ...creds, cert: pair?.cert, key: pair?.key };
   }
 
   /** Forgets cached credentials (after the server answered 401). */
@@ -57,21 +72,24 @@ export class CredentialSource {
     this.#cached = undefined;
   }
 
-  async #load(now: number): Promise<{ creds: Credentials; until: number }> {
+  async #load(
+    now: number,
+  ): Promise<{ creds: Credentials; refreshAt: number; expiresAt: number }> {
     const c = this.#conn;
     const read = this.#deps.readFile ?? ((p: string) => Deno.readTextFile(p));
     const creds: Credentials = { cert: c.clientCert, key: c.clientKey };
-    let until = Infinity;
+    let refreshAt = Infinity;
+    let expiresAt = Infinity;
     if (c.clientCertFile && c.clientKeyFile) {
       creds.cert = await read(c.clientCertFile);
       creds.key = await read(c.clientKeyFile);
-      until = now + FILE_REFRESH_MS;
+      refreshAt = now + FILE_REFRESH_MS;
     }
     if (c.token) creds.authorization = `Bearer ${c.token}`;
     else if (c.tokenFile) {
       const token = (await read(c.tokenFile)).trim();
       creds.authorization = `Bearer ${token}`;
-      until = Math.min(until, now + FILE_REFRESH_MS);
+      refreshAt = Math.min(refreshAt, now + FILE_REFRESH_MS);
     } else if (c.basic) {
       creds.authorization = `Basic ${btoa(`${c.basic.username}:${c.basic.password}`)}`;
     }
@@ -82,9 +100,9 @@ export class CredentialSource {
         creds.cert = out.cert;
         creds.key = out.key;
       }
-      until = Math.min(until, out.expires ?? Infinity);
+      expiresAt = out.expires ?? Infinity;
     }
-    return { creds, until };
+    return { creds, refreshAt, expiresAt };
   }
 
   async #exec(

@@ -29,16 +29,25 @@ export interface Connection {
   tokenFile?: string;
   basic?: { username: string; password: string };
   exec?: ExecPlugin;
+  /**
+   * The client certificate from a certificate manager (client certificate rotation): asked at
+   * every request, it replaces any other client certificate; undefined sends none.
+   */
+  certificate?: () => { cert: string; key: string } | undefined;
   /** The context's namespace, or "default". */
   namespace: string;
 }
 
 type Obj = Record<string, unknown>;
 
-/** Loads `path` and resolves its current context (or `context`). */
+/**
+ * Loads `path` and resolves its current context (or `context`). `anonymous`: only the server and
+ * its CA, no credentials (client-go's AnonymousClientConfig), for a client whose certificate
+ * comes from a certificate manager: the files the user names may not exist yet.
+ */
 export async function loadKubeconfig(
   path: string,
-  opts: { context?: string; readFile?: (p: string) => Promise<string> } = {},
+  opts: { context?: string; readFile?: (p: string) => Promise<string>; anonymous?: boolean } = {},
 ): Promise<Connection> {
   const read = opts.readFile ?? ((p: string) => Deno.readTextFile(p));
   let text: string;
@@ -57,10 +66,15 @@ export async function loadKubeconfig(
       throw new KubeconfigError(`${path}: ${field}: cannot read ${file}`, { cause });
     }
   };
+  const caCert = partial.connection.caCert ??
+    await fromFile("certificate-authority", partial.files.ca);
+  if (opts.anonymous) {
+    const { server, namespace } = partial.connection;
+    return { server, namespace, caCert };
+  }
   return {
     ...partial.connection,
-    caCert: partial.connection.caCert ??
-      await fromFile("certificate-authority", partial.files.ca),
+    caCert,
     clientCert: partial.connection.clientCert ??
       await fromFile("client-certificate", partial.connection.clientCertFile),
     clientKey: partial.connection.clientKey ??

@@ -9,10 +9,12 @@ const MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
 export async function* decodeWatchStream<T>(
   body: ReadableStream<Uint8Array>,
+  opts: { onChunk?: (bytes: number) => void } = {},
 ): AsyncIterable<WatchEvent<T>> {
   const decoder = new TextDecoder();
   let buffered = "";
   for await (const chunk of body) {
+    opts.onChunk?.(chunk.byteLength);
     buffered += decoder.decode(chunk, { stream: true });
     let nl: number;
     while ((nl = buffered.indexOf("\n")) >= 0) {

@@ -18,5 +18,6 @@ export {
   loadKubeconfig,
   resolveKubeconfig,
 } from "./_kubeconfig.ts";
-export { type ApiClientOptions, createApiClient } from "./client.ts";
+export { type ApiClientOptions, createApiClient, type RequestRecord } from "./client.ts";
+export { requestMetrics, resourceOf, verbOf } from "./request_metrics.ts";
 export { type ReflectorOptions, runReflector } from "./reflector.ts";

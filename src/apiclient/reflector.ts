@@ -113,11 +113,11 @@ export async function runReflector<T extends Versioned>(
     ctx: { rv: string; signal: AbortSignal; log: Logger },
   ): Promise<{ kind: "closed"; rv: string } | { kind: "relist" }> {
     let rv = ctx.rv;
-    const startedAt = o.clock.now();
+    const startedAt = o.clock.monotonic();
     let seen = 0;
     // Only a watch that worked resets the back-off: a proxy that closes every watch at once
     // must not get a fresh LIST every 800 ms (client-go's back-off keeps growing too).
-    const worked = () => seen > 0 || o.clock.now() - startedAt >= SHORT_WATCH_MS;
+    const worked = () => seen > 0 || o.clock.monotonic() - startedAt >= SHORT_WATCH_MS;
     const timeout = o.watchTimeoutSeconds?.() ?? Math.floor(300 + Math.random() * 300);
     const events = o.client.watch<T>(o.path, {
       query: {

@@ -1,4 +1,5 @@
 /** The Kubernetes API client's surface: requests, watches and the errors they end with. */
+import type { ProtobufCodec } from "./protobuf.ts";
 import { DenoletError } from "../util/errors.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -18,6 +19,11 @@ export interface ApiRequest {
   /** Sent as JSON (content type `application/json`, or `patchType` for PATCH). */
   body?: unknown;
   patchType?: PatchType;
+  /**
+   * Speak the API server's protobuf form for this object kind: the body (not a patch) is sent
+   * in it, and a protobuf answer decoded with it (a JSON answer is still understood).
+   */
+  protobuf?: ProtobufCodec<unknown>;
 }
 
 export interface RequestOptions {
@@ -47,6 +53,13 @@ export interface ApiClient {
    * cannot be opened; a broken stream ends iteration with `ApiUnavailableError`.
    */
   watch<T>(path: string, opts: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  /**
+   * Closes every connection now (the kubelet's closeAllConns): requests and watches on them
+   * fail with `ApiUnavailableError`, the next request dials anew. For a connection that went
+   * silent, which nothing else would notice. Optional: a client without connections of its own
+   * (a test's) has nothing to close.
+   */
+  closeConnections?(reason: string): void;
   /** Releases connections. Idempotent. */
   close(): void;
 }

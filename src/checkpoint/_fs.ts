@@ -15,7 +15,7 @@ export interface CheckpointFs {
   syncDir(dir: string): Promise<void>;
   /** The file's bytes; throws Deno.errors.NotFound when it does not exist. */
   readFile(path: string): Promise<Uint8Array>;
-  /** Removes a file; NotFound is not an error. */
+  /** Removes a file or an empty directory; NotFound is not an error. */
   remove(path: string): Promise<void>;
   /** Names of the entries of `dir`. */
   list(dir: string): Promise<string[]>;

@@ -1,9 +1,10 @@
 /**
  * The checkpoint of the node's desired state for the API-server mode (edge autonomy): the pods
- * bound to the node, the ConfigMaps, Secrets and service-account tokens they use and the
+ * bound to the node, the ConfigMaps, Secrets, service-account tokens, PersistentVolumeClaims and
+ * PersistentVolumes they use and the
  * cluster's Services (for their env), as the agent last saw them, so a node that starts while
- * the API server cannot be reached runs what it ran before. Files under
- * `<root-dir>/checkpoint/`, written atomically and debounced.
+ * the API server cannot be reached runs what it ran before. A file per object under
+ * `<root-dir>/checkpoint/<kind>/`, written atomically and debounced, only those that changed.
  */
 import type { Clock } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
@@ -38,6 +39,11 @@ export interface OpenCheckpointDeps {
   fs?: CheckpointFs;
   /** Debounce window per kind; default 1 s. */
   delayMs?: number;
+  /**
+   * --api-checkpoint-secrets (default true): keep Secrets and service-account tokens too. false
+   * removes those an earlier run kept, and the pods that need them wait for the API server.
+   */
+  secrets?: boolean;
 }
 
 /** The slots, and the loop that writes what is pending when the agent stops. */
@@ -83,12 +89,27 @@ export async function openCheckpoint(deps: OpenCheckpointDeps): Promise<Checkpoi
       delayMs: deps.delayMs,
     });
   };
+  const keepSecrets = deps.secrets ?? true;
+  if (!keepSecrets && usable) {
+    for (const kind of ["secrets", "tokens"] as const) {
+      try {
+        await store.remove(kind);
+      } catch (err) {
+        log.warn("Cannot remove the checkpointed Secrets or tokens", {
+          kind,
+          err: errorMessage(err),
+        });
+      }
+    }
+  }
   const slots = {
     pods: await slot("pods"),
     configMaps: await slot("configmaps"),
-    secrets: await slot("secrets"),
-    tokens: await slot("tokens"),
+    secrets: keepSecrets ? await slot("secrets") : undefined,
+    tokens: keepSecrets ? await slot("tokens") : undefined,
     services: await slot("services"),
+    claims: await slot("persistentvolumeclaims"),
+    persistentVolumes: await slot("persistentvolumes"),
   };
   return {
     dir: deps.dir,
@@ -99,7 +120,7 @@ export async function openCheckpoint(deps: OpenCheckpointDeps): Promise<Checkpoi
           signal.addEventListener("abort", () => resolve(), { once: true })
         );
       }
-      await Promise.all(Object.values(slots).map((s) => s.close()));
+      await Promise.all(Object.values(slots).map((s) => s?.close()));
     },
   };
 }

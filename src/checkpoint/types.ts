@@ -2,14 +2,31 @@
  * What the checkpoint keeps of the node's desired state, and the seam its users (the `api`
  * source, the object managers) see. Those import these types only.
  */
-import type { V1ConfigMap, V1Pod, V1Secret, V1Service } from "@kubernetes/client-node";
+import type {
+  V1ConfigMap,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1Secret,
+  V1Service,
+} from "@kubernetes/client-node";
 import { DenoletError } from "../util/errors.ts";
 
-/** The format this agent writes; it reads this one and refuses others cleanly. */
-export const CHECKPOINT_VERSION = 1;
+/**
+ * The format this agent writes (one file per object); it reads this one, migrates version 1
+ * (one file per kind) and refuses others cleanly.
+ */
+export const CHECKPOINT_VERSION = 2;
 
-/** One file per kind: `<root-dir>/checkpoint/<kind>.json`. */
-export type CheckpointKind = "pods" | "configmaps" | "secrets" | "tokens" | "services";
+/** A directory per kind: `<root-dir>/checkpoint/<kind>/`. */
+export type CheckpointKind =
+  | "pods"
+  | "configmaps"
+  | "secrets"
+  | "tokens"
+  | "services"
+  | "persistentvolumeclaims"
+  | "persistentvolumes";
 
 /** The pods bound to this node as the `api` source last had them (mirror pods left out). */
 export interface PodsCheckpoint {
@@ -25,6 +42,11 @@ export type ConfigMapsCheckpoint = ObjectsCheckpoint<V1ConfigMap>;
 export type SecretsCheckpoint = ObjectsCheckpoint<V1Secret>;
 /** The cluster's Services as the service-link env needs them (name, ClusterIP, ports). */
 export type ServicesCheckpoint = ObjectsCheckpoint<V1Service>;
+
+/** The claims the pods' volumes name, as last read (edge autonomy for PVC pods). */
+export type ClaimsCheckpoint = ObjectsCheckpoint<V1PersistentVolumeClaim>;
+/** The PersistentVolumes bound to those claims (cluster-scoped: no namespace). */
+export type PersistentVolumesCheckpoint = ObjectsCheckpoint<V1PersistentVolume>;
 
 /** A service-account token as the token manager caches it. */
 export interface SavedToken {
@@ -66,9 +88,12 @@ export interface CheckpointSlot<T> {
 export interface CheckpointSlots {
   pods: CheckpointSlot<PodsCheckpoint>;
   configMaps: CheckpointSlot<ConfigMapsCheckpoint>;
-  secrets: CheckpointSlot<SecretsCheckpoint>;
-  tokens: CheckpointSlot<TokensCheckpoint>;
+  /** Absent with --api-checkpoint-secrets=false: Secrets and tokens are not kept on disk. */
+  secrets?: CheckpointSlot<SecretsCheckpoint>;
+  tokens?: CheckpointSlot<TokensCheckpoint>;
   services: CheckpointSlot<ServicesCheckpoint>;
+  claims?: CheckpointSlot<ClaimsCheckpoint>;
+  persistentVolumes?: CheckpointSlot<PersistentVolumesCheckpoint>;
 }
 
 /** A checkpoint file could not be written (the previous one stays). */

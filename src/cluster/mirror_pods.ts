@@ -130,7 +130,7 @@ class Mirrors implements MirrorPods {
 
   #waiting(name: string): boolean {
     const b = this.#backoff.get(name);
-    return b !== undefined && this.#deps.clock.now() < b.until;
+    return b !== undefined && this.#deps.clock.monotonic() < b.until;
   }
 
   /** Runs `fn`; on failure backs the pod off and logs. True when it succeeded. */
@@ -143,7 +143,7 @@ class Mirrors implements MirrorPods {
     } catch (err) {
       const prev = this.#backoff.get(name)?.ms ?? 0;
       const ms = prev === 0 ? (this.#deps.backoffMs ?? 1000) : Math.min(prev * 2, MAX_BACKOFF_MS);
-      this.#backoff.set(name, { until: this.#deps.clock.now() + ms, ms });
+      this.#backoff.set(name, { until: this.#deps.clock.monotonic() + ms, ms });
       this.#failures.warn(name, "Mirror pod change failed; will retry", {
         pod: name,
         err,

@@ -3,7 +3,12 @@
  * --kubeconfig is given, so the standalone agent never loads any of it.
  */
 import type { V1ServiceAccount } from "@kubernetes/client-node";
-import { createApiClient, loadKubeconfig, runReflector } from "../apiclient/mod.ts";
+import {
+  type ApiClientOptions,
+  createApiClient,
+  requestMetrics,
+  runReflector,
+} from "../apiclient/mod.ts";
 import {
   type Checkpoint,
   checkpointDir,
@@ -22,32 +27,89 @@ import { apiServerCheck } from "./_health.ts";
 import { createNodeView } from "./node_view.ts";
 import { createServiceCache } from "./services.ts";
 import { createRuntimeClasses } from "./runtime_classes.ts";
+import { RepeatedFailures } from "../util/repeated_failures.ts";
 import { createStatusWriter } from "./status_writer.ts";
+import { clientIdentity } from "./_client_identity.ts";
 import type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
 
 export type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
 
 const ARCH: Record<string, string> = { x86_64: "amd64", aarch64: "arm64" };
+/** After closing every connection, further heartbeat failures close nothing for this long. */
+const CLOSE_ALL_QUIET_MS = 5_000;
 
-/** Loads the kubeconfig and builds the cluster parts. Throws KubeconfigError naming the field. */
+/**
+ * Loads the kubeconfig (bootstrapping the client certificate first where asked) and builds the
+ * cluster parts. Throws KubeconfigError or BootstrapError naming the file or field.
+ */
 export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> {
   const { config, clock, logger } = deps;
-  const connection = await loadKubeconfig(config.kubeconfig);
   const arch = ARCH[Deno.build.arch] ?? Deno.build.arch;
-  const client = createApiClient(connection, {
+  const common: ApiClientOptions = {
     clock,
     logger,
     qps: config.kubeAPIQPS,
     burst: config.kubeAPIBurst,
     userAgent: `denolet/v${deps.version} (linux/${arch})`,
+  };
+  const identity = await clientIdentity({
+    config,
+    clock,
+    logger,
+    clientOptions: common,
+    signal: deps.signal,
   });
+  const { connection } = identity;
+  // rest_client_* counts the clients below (the certificate requests above are rare).
+  if (deps.registry) common.observe = requestMetrics(deps.registry, connection.server);
+  // Pods, their statuses, watches, events, objects: the --kube-api-qps budget.
+  const client = createApiClient(connection, common);
+  // The Lease and the Node status, as upstream's heartbeat client: connections of their own, no
+  // rate limit, and a deadline of the shorter of the status period and the lease duration, so
+  // nothing else the node does (a burst of pod work, a flood of reviews) can make them late.
+  const heartbeat = createApiClient(connection, {
+    ...common,
+    qps: 0,
+    burst: 0,
+    timeoutMs: Math.min(config.nodeStatusUpdateFrequencyMs, config.nodeLeaseDurationSeconds * 1000),
+  });
+  // TokenReviews and SubjectAccessReviews for the node API: anyone who reaches the port can make
+  // the agent ask, so they have a budget of their own that refuses excess (the reviewers hold
+  // it) and a connection of their own, not the pods' rate limit. Dials only when first used.
+  const reviewClient = createApiClient(connection, { ...common, qps: 0, burst: 0 });
+  const clients = [client, heartbeat, reviewClient];
+  const heartbeatFailures = new RepeatedFailures(logger, { clock, everyMs: 60_000 });
+  let closedAt = -Infinity;
+  // The kubelet's closeAllConns: a heartbeat that fails twice in a row may be stuck on a
+  // connection gone silent, and so may every watch; new connections are dialled for the retry.
+  // Not again within a few seconds: the requests the close itself failed (the other heartbeat
+  // loop's) would close the fresh connections their retries just opened.
+  const closeAllConnections = () => {
+    if (clock.monotonic() - closedAt < CLOSE_ALL_QUIET_MS) return;
+    closedAt = clock.monotonic();
+    heartbeatFailures.warn(
+      "heartbeat",
+      "Heartbeat failed repeatedly; closing every connection to the API server",
+    );
+    for (const c of clients) c.closeConnections?.("a heartbeat failed repeatedly");
+  };
   logger.info("API-server mode", { server: connection.server, node: config.nodeName });
   const loops: Array<(parts: AgentParts, signal: AbortSignal) => Promise<void>> = [];
+  // The client certificate's rotation: every client moves to each new certificate.
+  const { run: keepIdentity } = identity;
+  if (keepIdentity) {
+    loops.push((_parts, signal) => keepIdentity(clients, { signal, fail: deps.fail }));
+  }
   // Edge autonomy: the desired state as last seen, to start from while the API server is away.
   const dir = checkpointDir(config.rootDir);
   let checkpoint: Checkpoint | undefined;
   if (config.apiCheckpoint) {
-    const opened = checkpoint = await openCheckpoint({ dir, clock, logger });
+    const opened = checkpoint = await openCheckpoint({
+      dir,
+      clock,
+      logger,
+      secrets: config.apiCheckpointSecrets,
+    });
     loops.push((_parts, signal) => opened.run({ signal }));
   } else {
     await removeCheckpoint(dir, { logger });
@@ -57,15 +119,24 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   // The Node and its Lease. As upstream, status and lease run with --register-node=false too:
   // the flag only decides whether the agent creates the Node or expects someone else to.
   loops.push(async (parts, signal) => {
-    const node = { client, nodeName: config.nodeName, clock, logger };
+    const node = {
+      client: heartbeat,
+      nodeName: config.nodeName,
+      clock,
+      logger,
+      onRepeatedHeartbeatFailure: closeAllConnections,
+    };
     await Promise.all([
       createNodeRegistrar({
         ...node,
         node: (o) => parts.nodeStatus.node(o),
         register: config.registerNode,
+        externalCloudProvider: config.cloudProvider === "external",
         updateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
         reportFrequencyMs: config.nodeStatusReportFrequencyMs,
         recorder: events,
+        onUpdateRequest: (fn) => parts.nodeStatus.onUpdateRequest(fn),
+        cachedNode: () => nodeView.current(),
       }).run({ signal }),
       createNodeLeaseController({
         ...node,
@@ -138,6 +209,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
   );
   return {
     client,
+    reviewClient,
     podSource,
     statusSink,
     admissionNode: () => nodeView.current(),
@@ -148,6 +220,7 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
       : undefined,
     events,
     objects,
+    claims: objects,
     services: (namespace) => services.list(namespace),
     serviceAccounts: {
       async get(namespace, name) {
@@ -175,6 +248,9 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     async run(parts, { signal }) {
       await Promise.all(loops.map((loop) => loop(parts, signal)));
     },
-    close: () => client.close(),
+    close: () => {
+      clients.forEach((c) => c.close());
+      identity.close();
+    },
   };
 }

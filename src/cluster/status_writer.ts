@@ -193,7 +193,7 @@ class Writer implements StatusWriter {
 
   /** Starts the syncs that are due; returns ms until the next back-off ends, if any. */
   #startDue(signal: AbortSignal): number | undefined {
-    const now = this.#deps.clock.now();
+    const now = this.#deps.clock.monotonic();
     const limit = this.#deps.concurrency ?? 4;
     let next: number | undefined;
     for (const e of this.#entries.values()) {
@@ -234,7 +234,7 @@ class Writer implements StatusWriter {
       e.backoffMs = e.backoffMs === 0
         ? (this.#deps.backoffMs ?? 1000)
         : Math.min(e.backoffMs * 2, max);
-      e.retryAt = this.#deps.clock.now() + e.backoffMs;
+      e.retryAt = this.#deps.clock.monotonic() + e.backoffMs;
       e.dirty = true;
       this.#failures.warn(e.uid, "Cannot update pod status in the API server; will retry", {
         ...fields,

@@ -6,12 +6,13 @@ import type { AgentConfig } from "../config/types.ts";
 import type { CriClient } from "../cri/mod.ts";
 import type { HealthCheck, Kubelet, PodStatusSink } from "../kubelet/mod.ts";
 import type { NodeStatusProvider } from "../node/mod.ts";
-import type { PodObjects } from "../objects/mod.ts";
+import type { PodClaims, PodObjects } from "../objects/mod.ts";
 import type { ServiceLookup } from "../runtime/mod.ts";
 import type { VolumePlugin } from "../volumes/mod.ts";
 import type { PodSource } from "../sources/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
+import type { MetricsRegistry } from "../util/metrics.ts";
 
 export interface ClusterDeps {
   config: AgentConfig;
@@ -21,6 +22,12 @@ export interface ClusterDeps {
   nodeIP: string;
   /** The agent's version, for the User-Agent. */
   version: string;
+  /** The agent's /metrics: the API clients' request and byte counts go there. */
+  registry?: MetricsRegistry;
+  /** Ends waits at start (the bootstrap CSR may take an hour). */
+  signal: AbortSignal;
+  /** Stops the agent with `err` (no client certificate could be had, as upstream exits). */
+  fail: (err: Error) => void;
 }
 
 /** The agent's parts the cluster side needs once they are built (they need it first). */
@@ -36,6 +43,8 @@ export interface AgentParts {
  */
 export interface ClusterMode {
   readonly client: ApiClient;
+  /** For the node API's TokenReviews and SubjectAccessReviews: not the pods' budget. */
+  readonly reviewClient?: ApiClient;
   /** Pods bound to this node, from the API server: the `api` source. */
   readonly podSource?: PodSource;
   /** Writes pod statuses to the API server; deletes pods whose graceful deletion finished. */
@@ -44,6 +53,8 @@ export interface ClusterMode {
   readonly admissionNode?: () => V1Node | undefined;
   /** ConfigMaps, Secrets and tokens for the pods' env and volumes (watch-based caches). */
   readonly objects?: PodObjects;
+  /** PersistentVolumeClaims and PersistentVolumes for the pods' claim volumes (GETs). */
+  readonly claims?: PodClaims;
   /** The cluster's Services by namespace (a watch-fed cache), for service-link env. */
   readonly services?: ServiceLookup;
   /**
@@ -76,6 +87,6 @@ export interface ClusterMode {
    * until the signal aborts. Never rejects.
    */
   run(parts: AgentParts, opts: { signal: AbortSignal }): Promise<void>;
-  /** Releases the API client. Idempotent. */
+  /** Releases the API clients. Idempotent. */
   close(): void;
 }

@@ -16,11 +16,21 @@ import { type QOSClass, qosClass } from "../util/qos.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
 import { CgroupOwnership } from "./_ownership.ts";
 import {
+  kubepodsEnforced,
+  type NodeAllocatable,
+  nodeAllocatableConfig,
+  type NodeEvents,
+  nodeRef,
+  REASON_FAILED,
+} from "./_node_allocatable.ts";
+import {
   podCPURequestMilli,
+  podHugePageLimits,
   type PodResourceOptions,
   resourceConfigForPod,
 } from "./_resource_config.ts";
-import type { CgroupTree } from "./_tree.ts";
+import { systemdCgroupPath } from "./_systemd_names.ts";
+import type { CgroupDriver, CgroupTree } from "./_tree.ts";
 
 /** Pod cgroups as the runtime manager and housekeeping use them. */
 export interface PodCgroups {
@@ -52,10 +62,19 @@ export interface PodCgroupsDeps {
   logger: Logger;
   /** --cgroup-root; default "/". */
   cgroupRoot?: string;
-  /** What pods may use in total (capacity minus reservations); default this machine's. */
-  nodeAllocatable?: { cpuMilli: number; memoryBytes: number };
+  /**
+   * What the kubepods cgroup is sized to: capacity, less kube- and system-reserved when
+   * --enforce-node-allocatable has `pods`; default this machine's cpus and memory.
+   */
+  nodeAllocatable?: NodeAllocatable;
+  /** Where the node allocatable enforcement events go (API mode). */
+  nodeEvents?: NodeEvents;
   /** --cpu-cfs-quota and its period. */
   resources?: PodResourceOptions;
+  /** --pod-max-pids: pids.max of each new pod cgroup when positive; otherwise none is written. */
+  podPidsLimit?: number;
+  /** The host's huge page sizes ("2MB"): the QoS cgroups leave each unbounded. */
+  hugePageSizes?: readonly string[];
   /**
    * Where the records of the pod cgroups this agent created are kept (`_ownership.ts`);
    * without one, only the cgroups this process created count as its own.
@@ -66,15 +85,41 @@ export interface PodCgroupsDeps {
 }
 
 export const KUBEPODS = "kubepods";
+/** upstream's `1 << 62`: a hugetlb limit no node reaches. */
+const HUGETLB_UNBOUNDED = 2 ** 62;
+
+/** How long a failed kubepods limit update waits before it is tried again (upstream: 1 min). */
+export const KUBEPODS_RETRY_MS = 60_000;
+
 const QOS_DIRS: Record<QOSClass, string> = {
   Guaranteed: "",
   Burstable: "burstable",
   BestEffort: "besteffort",
 };
 
-/** The pod's cgroup name for the cgroupfs driver, e.g. "/kubepods/burstable/pod<uid>". */
-export function podCgroupName(pod: V1Pod, cgroupRoot = "/"): string {
-  return joinName(cgroupRoot, KUBEPODS, QOS_DIRS[qosClass(pod)], `pod${pod.metadata?.uid ?? ""}`);
+/**
+ * The pod's cgroup as the runtime and the hierarchy know it: "/kubepods/burstable/pod<uid>"
+ * with the cgroupfs driver, "/kubepods.slice/kubepods-burstable.slice/
+ * kubepods-burstable-pod<uid with _>.slice" with the systemd driver.
+ */
+export function podCgroupName(
+  pod: V1Pod,
+  cgroupRoot = "/",
+  driver: CgroupDriver = "cgroupfs",
+): string {
+  const name = joinName(
+    cgroupRoot,
+    KUBEPODS,
+    QOS_DIRS[qosClass(pod)],
+    `pod${pod.metadata?.uid ?? ""}`,
+  );
+  return driver === "systemd" ? systemdCgroupPath(name) : name;
+}
+
+/** The node allocatable cgroup: "/kubepods", or "/kubepods.slice" with the systemd driver. */
+export function kubepodsCgroupName(cgroupRoot = "/", driver: CgroupDriver = "cgroupfs"): string {
+  const name = joinName(cgroupRoot, KUBEPODS);
+  return driver === "systemd" ? systemdCgroupPath(name) : name;
 }
 
 function joinName(...parts: string[]): string {
@@ -101,6 +146,8 @@ class PodCgroupManager implements PodCgroups {
   readonly #pods = new Map<string, V1Pod>();
   #qosReady?: Promise<void>;
   #burstableShares = -1;
+  /** When the kubepods limits are to be written again after a failure; undefined once done. */
+  #kubepodsRetryAt?: number;
 
   constructor(deps: PodCgroupsDeps & { tree: CgroupTree }) {
     this.#tree = deps.tree;
@@ -116,6 +163,7 @@ class PodCgroupManager implements PodCgroups {
 
   async ensure(pod: V1Pod): Promise<string> {
     const name = podCgroupName(pod, this.#root);
+    const literal = this.#tree.literal(name);
     this.#qosReady ??= this.#setUpQOS().catch((err) => {
       this.#qosReady = undefined; // retried on the next pod
       throw err;
@@ -126,24 +174,59 @@ class PodCgroupManager implements PodCgroups {
     // An existing cgroup of a pod this agent runs is its own too (created before a restart).
     await this.#owned.claim(uid);
     this.#pods.set(uid, pod);
-    if (await this.#tree.exists(name)) return name;
+    if (await this.#tree.exists(name)) return literal;
     const config = resourceConfigForPod(pod, this.#deps.resources);
+    config.hugePageLimits = podHugePageLimits(pod);
+    const pids = this.#deps.podPidsLimit ?? -1;
+    if (pids > 0) config.pidsLimit = pids;
     await this.#updateBurstable();
     await this.#tree.create(name, config);
-    this.#deps.logger.info("Created pod cgroup", { uid, cgroup: name, ...config });
-    return name;
+    this.#deps.logger.info("Created pod cgroup", { uid, cgroup: literal, ...config });
+    return literal;
   }
 
   async #setUpQOS(): Promise<void> {
+    await this.#tree.create(this.#qosName("Guaranteed"), {});
+    await this.#enforceKubepods();
+    // The QoS levels leave huge pages to the pod cgroups below them (setHugePagesUnbounded).
+    const unbounded = Object.fromEntries(
+      (this.#deps.hugePageSizes ?? []).map((size) => [size, HUGETLB_UNBOUNDED]),
+    );
+    await this.#tree.create(this.#qosName("BestEffort"), {
+      cpuShares: milliCPUToShares(0),
+      hugePageLimits: unbounded,
+    });
+    await this.#tree.create(this.#qosName("Burstable"), { hugePageLimits: unbounded });
+    await this.#updateBurstable();
+  }
+
+  /**
+   * Sizes kubepods to the node allocatable. Pods already running may use more memory than the
+   * new limit allows (the kernel refuses it), so a failure is reported and tried again a minute
+   * later, while pods keep starting (upstream enforceNodeAllocatableCgroups).
+   */
+  async #enforceKubepods(): Promise<void> {
     const alloc = this.#deps.nodeAllocatable ??
       { cpuMilli: cpus().length * 1000, memoryBytes: totalmem() };
-    await this.#tree.create(this.#qosName("Guaranteed"), {
-      cpuShares: milliCPUToShares(alloc.cpuMilli),
-      memoryLimitBytes: alloc.memoryBytes,
-    });
-    await this.#tree.create(this.#qosName("BestEffort"), { cpuShares: milliCPUToShares(0) });
-    await this.#tree.create(this.#qosName("Burstable"), {});
-    await this.#updateBurstable();
+    const name = this.#qosName("Guaranteed");
+    const clock = this.#deps.clock ?? realClock;
+    try {
+      await this.#tree.update(name, nodeAllocatableConfig(alloc));
+      this.#kubepodsRetryAt = undefined;
+      this.#deps.logger.info("Node allocatable enforced on the pods' cgroup", {
+        cgroup: name,
+        ...alloc,
+      });
+      kubepodsEnforced(this.#deps.nodeEvents);
+    } catch (err) {
+      this.#kubepodsRetryAt = clock.now() + KUBEPODS_RETRY_MS;
+      const message = `Failed to update Node Allocatable Limits ${JSON.stringify(name)}: ${
+        errorMessage(err)
+      }`;
+      this.#deps.logger.warn(message, { retryInMs: KUBEPODS_RETRY_MS });
+      const node = this.#deps.nodeEvents;
+      node?.events.event(nodeRef(node.nodeName), "Warning", REASON_FAILED, message);
+    }
   }
 
   /** Burstable pods share CPU in proportion to what they asked for (qos UpdateCgroups). */
@@ -170,7 +253,9 @@ class PodCgroupManager implements PodCgroups {
       const here = await this.#tree.exists(name);
       // Even when the main hierarchy has no directory, runc may have left one in another.
       await this.#tree.remove(name);
-      if (here) this.#deps.logger.info("Removed pod cgroup", { uid, cgroup: name });
+      if (here) {
+        this.#deps.logger.info("Removed pod cgroup", { uid, cgroup: this.#tree.literal(name) });
+      }
       existed ||= here;
     }
     await this.#owned.release(uid);
@@ -180,6 +265,10 @@ class PodCgroupManager implements PodCgroups {
   }
 
   async cleanupOrphans(desired: Set<string>): Promise<string[]> {
+    const retryAt = this.#kubepodsRetryAt;
+    if (retryAt !== undefined && (this.#deps.clock ?? realClock).now() >= retryAt) {
+      await this.#enforceKubepods();
+    }
     const removed: string[] = [];
     for (const uid of await this.#owned.list()) {
       if (desired.has(uid)) continue;

@@ -12,9 +12,17 @@ import {
   milliCPUToQuota,
   milliCPUToShares,
   QUOTA_PERIOD_US,
+  resourceBytes,
 } from "../runtime/mod.ts";
+import { hugePageLimits, HUGEPAGES_PREFIX } from "../util/hugepages.ts";
 import { qosClass } from "../util/qos.ts";
 import { isRestartableInit } from "../util/sidecar.ts";
+import {
+  aggregateContainers,
+  podLevelList,
+  podLevelRequestsSet,
+  podLevelResourcesSet,
+} from "../util/pod_level.ts";
 import { quantityMilliValue, quantityValue } from "../util/quantity.ts";
 
 /** What a cgroup is set to; an absent field is left as the kernel (or the parent) has it. */
@@ -29,6 +37,11 @@ export interface ResourceConfig {
   memoryLimitBytes?: number;
   /** pids.max; -1 means unlimited. */
   pidsLimit?: number;
+  /**
+   * hugetlb limits in bytes by page size ("2MB"). Given, every page size of the host is
+   * written: those named here with their value, the others 0 (upstream maybeSetHugetlb).
+   */
+  hugePageLimits?: Record<string, number>;
 }
 
 export interface PodResourceOptions {
@@ -86,6 +99,25 @@ function podAmounts(pod: V1Pod, of: (c: V1Container) => Amounts): Amounts {
   return max(total, initMax);
 }
 
+/**
+ * The pod-level amounts that replace the containers' (applyPodLevelResources): requests when
+ * the pod sets pod-level requests, limits when it sets pod-level resources at all.
+ */
+function withPodLevel(pod: V1Pod, kind: "requests" | "limits", containers: Amounts): Amounts {
+  const set = kind === "requests" ? podLevelRequestsSet(pod) : podLevelResourcesSet(pod);
+  if (!set) return containers;
+  const list = podLevelList(pod, kind);
+  const field = `spec.resources.${kind}`;
+  return {
+    cpuMilli: list.cpu === undefined
+      ? containers.cpuMilli
+      : quantityMilliValue(list.cpu, { field: `${field}.cpu` }),
+    memory: list.memory === undefined
+      ? containers.memory
+      : quantityValue(list.memory, { field: `${field}.memory` }),
+  };
+}
+
 function overhead(pod: V1Pod): Amounts {
   const o = pod.spec?.overhead as Record<string, string | number> | undefined;
   return {
@@ -99,18 +131,20 @@ function overhead(pod: V1Pod): Amounts {
 /**
  * The pod cgroup's values: cpu shares from the summed requests (at least 2); CFS quota and
  * memory limit from the summed limits, but only when every container (init ones included)
- * declares that limit, since one unlimited container makes the pod unlimited. Guaranteed pods
- * always get all three; BestEffort only the minimum shares. Throws ConfigError for quantities
- * that do not parse.
+ * declares that limit, since one unlimited container makes the pod unlimited. Pod-level
+ * resources replace the sums they name, and a pod-level limit declares that limit. Guaranteed
+ * pods always get all three; BestEffort only the minimum shares. Throws ConfigError for
+ * quantities that do not parse.
  */
 export function resourceConfigForPod(pod: V1Pod, opts: PodResourceOptions = {}): ResourceConfig {
   const period = opts.cpuPeriod ?? QUOTA_PERIOD_US;
   const all = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-  const cpuLimitsDeclared = all.every((c) => cpuLimitMilli(c) > 0);
-  const memoryLimitsDeclared = all.every((c) => memoryLimitBytes(c) > 0);
   const extra = overhead(pod);
-  const requests = add(podAmounts(pod, requestsOf), extra);
-  const limits = podAmounts(pod, limitsOf);
+  const requests = add(withPodLevel(pod, "requests", podAmounts(pod, requestsOf)), extra);
+  const limits = withPodLevel(pod, "limits", podAmounts(pod, limitsOf));
+  const podLimits = podLevelResourcesSet(pod) ? withPodLevel(pod, "limits", ZERO) : ZERO;
+  const cpuLimitsDeclared = podLimits.cpuMilli > 0 || all.every((c) => cpuLimitMilli(c) > 0);
+  const memoryLimitsDeclared = podLimits.memory > 0 || all.every((c) => memoryLimitBytes(c) > 0);
   // Overhead only raises limits that exist (PodLimits).
   if (limits.cpuMilli > 0) limits.cpuMilli += extra.cpuMilli;
   if (limits.memory > 0) limits.memory += extra.memory;
@@ -131,9 +165,35 @@ export function resourceConfigForPod(pod: V1Pod, opts: PodResourceOptions = {}):
   }
 }
 
-/** The summed cpu request of a pod in millicores (for the burstable QoS cgroup's shares). */
+/**
+ * The pod cgroup's hugetlb limits (ResourceConfigForPod's HugePageLimits of the pod requests):
+ * each hugepages-<size> request summed over the containers as the pod needs them, the
+ * pod-level request instead where the pod sets one; keyed by cgroup page size ("2MB").
+ */
+export function podHugePageLimits(pod: V1Pod): Record<string, number> {
+  const requested: Record<string, number> = {};
+  const all = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])];
+  const names = new Set(
+    all.flatMap((c) => [
+      ...Object.keys(c.resources?.requests ?? {}),
+      ...Object.keys(c.resources?.limits ?? {}),
+    ]).filter((n) => n.startsWith(HUGEPAGES_PREFIX)),
+  );
+  for (const name of names) {
+    requested[name] = aggregateContainers(pod, (c) => resourceBytes(c, "requests", name));
+  }
+  if (podLevelRequestsSet(pod)) {
+    for (const [name, q] of Object.entries(podLevelList(pod, "requests"))) {
+      if (name.startsWith(HUGEPAGES_PREFIX)) requested[name] = quantityValue(q);
+    }
+  }
+  return hugePageLimits(requested);
+}
+
+/** The pod's cpu request in millicores (for the burstable QoS cgroup's shares). */
 export function podCPURequestMilli(pod: V1Pod): number {
-  return podAmounts(pod, requestsOf).cpuMilli + overhead(pod).cpuMilli;
+  return withPodLevel(pod, "requests", podAmounts(pod, requestsOf)).cpuMilli +
+    overhead(pod).cpuMilli;
 }
 
 /**

@@ -7,9 +7,16 @@ import { CgroupError, type CgroupFs } from "./_cgroup_fs.ts";
 import { cpuMax, type ResourceConfig, sharesToWeight } from "./_resource_config.ts";
 
 export type CgroupVersion = 1 | 2;
+/** --cgroup-driver: who owns the pods' cgroups, the kubelet itself or systemd. */
+export type CgroupDriver = "cgroupfs" | "systemd";
 
 export interface CgroupTree {
   readonly version: CgroupVersion;
+  /**
+   * The cgroup as the hierarchy and the runtime know it: the name itself with the cgroupfs
+   * driver, its slice path with the systemd driver (the sandbox's cgroup parent).
+   */
+  literal(name: string): string;
   /** Creates the cgroup (and missing parents) and applies `config`. Idempotent. */
   create(name: string, config: ResourceConfig): Promise<void>;
   /** Writes `config` to an existing cgroup. */
@@ -24,6 +31,16 @@ export interface CgroupTree {
   remove(name: string): Promise<void>;
   /** The absolute directory of `name` for a v1 controller ("memory", "cpu") or in the v2 tree. */
   dir(name: string, controller?: string): string;
+  /**
+   * Throws CgroupError, worded as upstream's cgroup manager Validate, unless `name` exists in
+   * every hierarchy the kubelet needs (v1) or has every controller it needs enabled (v2).
+   */
+  validate(name: string): Promise<void>;
+}
+
+/** The cgroup name as upstream prints a CgroupName with %q: `["system.slice" "kubelet"]`. */
+export function quotedCgroupName(name: string): string {
+  return `[${name.split("/").filter((p) => p !== "").map((p) => JSON.stringify(p)).join(" ")}]`;
 }
 
 /** v2 when the mount root is itself a unified hierarchy (has cgroup.controllers). */
@@ -36,16 +53,56 @@ export async function detectCgroupVersion(
 
 export async function openCgroupTree(
   fs: CgroupFs,
-  opts: { mountRoot: string; version: CgroupVersion },
+  opts: {
+    mountRoot: string;
+    version: CgroupVersion;
+    /** The host's huge page sizes ("2MB", "1GB"), for hugetlb limits; default none. */
+    hugePageSizes?: readonly string[];
+  },
 ): Promise<CgroupTree> {
-  if (opts.version === 2) return new V2Tree(fs, opts.mountRoot);
+  const sizes = opts.hugePageSizes ?? [];
+  if (opts.version === 2) {
+    const offered = (await fs.readFile(`${opts.mountRoot}/cgroup.controllers`)) ?? "";
+    return new V2Tree(fs, opts.mountRoot, offered.split(/\s+/).includes("hugetlb") ? sizes : []);
+  }
   // Each real directory is a hierarchy ("cpu,cpuacct", "memory", "systemd", "unified", ...);
   // the "cpu" -> "cpu,cpuacct" symlinks are skipped so a hierarchy is visited once.
   const hierarchies = await fs.listDirs(opts.mountRoot);
   if (!hierarchies.some((h) => h.split(",").includes("memory"))) {
     throw new CgroupError(`No cgroup v1 memory hierarchy under ${opts.mountRoot}`);
   }
-  return new V1Tree(fs, opts.mountRoot, hierarchies);
+  const hugetlb = hierarchies.some((h) => h.split(",").includes("hugetlb"));
+  return new V1Tree(fs, opts.mountRoot, hierarchies, hugetlb ? sizes : []);
+}
+
+/**
+ * The hugetlb writes for `limits`: the sizes it names, then 0 for the host's other sizes; none
+ * when the host has no hugetlb controller (an empty `sizes`).
+ */
+function hugetlbWrites(
+  limits: Record<string, number> | undefined,
+  sizes: readonly string[],
+): Array<[string, number]> {
+  if (limits === undefined || sizes.length === 0) return [];
+  const out = Object.entries(limits);
+  for (const size of sizes) if (!(size in limits)) out.push([size, 0]);
+  return out;
+}
+
+/**
+ * Writes one hugetlb limit and, where the kernel has it, the same reservation limit (runc's
+ * hugetlb Set: `.rsvd` files exist from Linux 5.7).
+ */
+async function writeHugetlb(
+  fs: CgroupFs,
+  dir: string,
+  files: { limit: string; rsvd: string },
+  value: number,
+): Promise<void> {
+  await fs.writeFile(`${dir}/${files.limit}`, `${value}`);
+  if (await fs.exists(`${dir}/${files.rsvd}`)) {
+    await fs.writeFile(`${dir}/${files.rsvd}`, `${value}`);
+  }
 }
 
 function join(...parts: string[]): string {
@@ -59,10 +116,13 @@ async function removeTree(fs: CgroupFs, path: string): Promise<void> {
 
 class V1Tree implements CgroupTree {
   readonly version = 1;
+  literal = (name: string) => name;
   constructor(
     private readonly fs: CgroupFs,
     private readonly root: string,
     private readonly hierarchies: string[],
+    /** The host's huge page sizes when a hugetlb hierarchy is mounted, else none. */
+    private readonly hugePageSizes: readonly string[],
   ) {}
 
   #hierarchy(controller: string): string | undefined {
@@ -110,10 +170,30 @@ class V1Tree implements CgroupTree {
       const v = c.pidsLimit < 0 ? "max" : `${c.pidsLimit}`;
       await this.fs.writeFile(`${this.dir(name, "pids")}/pids.max`, v);
     }
+    for (const [size, bytes] of hugetlbWrites(c.hugePageLimits, this.hugePageSizes)) {
+      await writeHugetlb(this.fs, this.dir(name, "hugetlb"), {
+        limit: `hugetlb.${size}.limit_in_bytes`,
+        rsvd: `hugetlb.${size}.rsvd.limit_in_bytes`,
+      }, bytes);
+    }
   }
 
   exists(name: string): Promise<boolean> {
     return this.fs.exists(this.dir(name));
+  }
+
+  async validate(name: string): Promise<void> {
+    const missing: string[] = [];
+    for (const h of this.hierarchies) {
+      if (!h.split(",").some((c) => V1_VALIDATED.has(c))) continue;
+      const path = join(this.root, h, name);
+      if (!(await this.fs.exists(path))) missing.push(path);
+    }
+    if (missing.length > 0) {
+      throw new CgroupError(
+        `cgroup ${quotedCgroupName(name)} has some missing paths: ${missing.join(", ")}`,
+      );
+    }
   }
 
   async children(name: string): Promise<string[]> {
@@ -141,12 +221,23 @@ class V1Tree implements CgroupTree {
   }
 }
 
+/** The v1 hierarchies upstream's Validate requires (hugetlb when it is mounted). */
+const V1_VALIDATED = new Set(["cpu", "cpuacct", "cpuset", "memory", "systemd", "pids", "hugetlb"]);
+
 /** Controllers a pod cgroup needs enabled from its parents (v2 delegates per level). */
 const V2_CONTROLLERS = ["cpu", "cpuset", "memory", "pids", "io", "hugetlb"];
+/** What upstream's v2 Validate requires of a cgroup (getSupportedUnifiedControllers). */
+const V2_VALIDATED = ["cpu", "cpuset", "memory", "hugetlb", "pids"];
 
 class V2Tree implements CgroupTree {
   readonly version = 2;
-  constructor(private readonly fs: CgroupFs, private readonly root: string) {}
+  literal = (name: string) => name;
+  constructor(
+    private readonly fs: CgroupFs,
+    private readonly root: string,
+    /** The host's huge page sizes when the root offers hugetlb, else none. */
+    private readonly hugePageSizes: readonly string[],
+  ) {}
 
   dir(name: string): string {
     return join(this.root, name);
@@ -188,10 +279,35 @@ class V2Tree implements CgroupTree {
     if (c.pidsLimit !== undefined) {
       await this.fs.writeFile(`${dir}/pids.max`, c.pidsLimit < 0 ? "max" : `${c.pidsLimit}`);
     }
+    for (const [size, bytes] of hugetlbWrites(c.hugePageLimits, this.hugePageSizes)) {
+      await writeHugetlb(this.fs, dir, {
+        limit: `hugetlb.${size}.max`,
+        rsvd: `hugetlb.${size}.rsvd.max`,
+      }, bytes);
+    }
   }
 
   exists(name: string): Promise<boolean> {
     return this.fs.exists(this.dir(name));
+  }
+
+  async validate(name: string): Promise<void> {
+    const enabled = await this.fs.readFile(`${this.dir(name)}/cgroup.controllers`);
+    if (enabled === undefined) {
+      throw new CgroupError(
+        `could not read controllers for cgroup ${quotedCgroupName(name)}: ` +
+          `open ${this.dir(name)}/cgroup.controllers: no such file or directory`,
+      );
+    }
+    // Upstream needs the controllers the root offers among cpu, cpuset, memory, hugetlb, pids.
+    const offered = (await this.fs.readFile(`${this.root}/cgroup.controllers`) ?? "").split(/\s+/);
+    const has = new Set(enabled.split(/\s+/));
+    const missing = V2_VALIDATED.filter((c) => offered.includes(c) && !has.has(c)).sort();
+    if (missing.length > 0) {
+      throw new CgroupError(
+        `cgroup ${quotedCgroupName(name)} has some missing controllers: ${missing.join(", ")}`,
+      );
+    }
   }
 
   children(name: string): Promise<string[]> {

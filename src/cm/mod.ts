@@ -1,5 +1,6 @@
 /**
- * The container manager: QoS and pod-level cgroups (cgroupfs driver, cgroup v1 and v2).
+ * The container manager: QoS and pod-level cgroups (cgroupfs and systemd drivers, cgroup v1 and
+ * v2).
  *
  * `openPodCgroups(config, deps)` checks the configuration, detects the cgroup version and gives
  * the `PodCgroups` the runtime manager (cgroup parent of each sandbox, removal with the pod) and
@@ -9,16 +10,30 @@
 import type { Clock } from "../util/clock.ts";
 import { ConfigError } from "../util/errors.ts";
 import type { Logger } from "../util/log.ts";
-import { type CgroupFs, dirCgroupFs } from "./_cgroup_fs.ts";
+import { CgroupError, type CgroupFs, dirCgroupFs } from "./_cgroup_fs.ts";
 import { OWNERSHIP_DIR } from "./_ownership.ts";
+import {
+  enforceReservedCgroups,
+  type NodeAllocatable,
+  type NodeEvents,
+  type ReservedCgroupsConfig,
+} from "./_node_allocatable.ts";
 import { createPodCgroups, type PodCgroups } from "./_pod_cgroups.ts";
 import type { PodResourceOptions } from "./_resource_config.ts";
-import { type CgroupVersion, detectCgroupVersion, openCgroupTree } from "./_tree.ts";
+import {
+  type CgroupDriver,
+  type CgroupTree,
+  type CgroupVersion,
+  detectCgroupVersion,
+  openCgroupTree,
+} from "./_tree.ts";
+import type { SystemdAccess } from "./_systemd_tree.ts";
 
 export { CgroupError, type CgroupFs, dirCgroupFs } from "./_cgroup_fs.ts";
 export {
   createPodCgroups,
   KUBEPODS,
+  kubepodsCgroupName,
   podCgroupName,
   type PodCgroups,
   type PodCgroupsDeps,
@@ -26,17 +41,37 @@ export {
 export {
   cpuMax,
   podCPURequestMilli,
+  podHugePageLimits,
   type PodResourceOptions,
   type ResourceConfig,
   resourceConfigForPod,
   sharesToWeight,
 } from "./_resource_config.ts";
 export {
+  ENFORCE_PODS,
+  type NodeAllocatable,
+  nodeAllocatableConfig,
+  type NodeEvents,
+  type ReservedCgroupsConfig,
+  reservedConfig,
+} from "./_node_allocatable.ts";
+export { checkSwap, type SwapCheck, swapControllerFile, swapOn } from "./_swap.ts";
+export {
+  type CgroupDriver,
   type CgroupTree,
   type CgroupVersion,
   detectCgroupVersion,
   openCgroupTree,
 } from "./_tree.ts";
+export type { SystemdAccess } from "./_systemd_tree.ts";
+export {
+  cpuWeight,
+  expandSlice,
+  resourceProperties,
+  sliceProperties,
+  systemdCgroupPath,
+} from "./_systemd_names.ts";
+export { resolveCgroupDriver, type RuntimeDriverAnswer } from "./_driver.ts";
 
 export const DEFAULT_CGROUP_MOUNT = "/sys/fs/cgroup";
 
@@ -45,20 +80,32 @@ export interface PodCgroupsConfig {
   cgroupsPerQOS: boolean;
   /** --cgroup-root (default "/"). */
   cgroupRoot: string;
-  /** --cgroup-driver: only "cgroupfs" is supported. */
+  /** --cgroup-driver, or the runtime's (see resolveCgroupDriver): "cgroupfs" or "systemd". */
   cgroupDriver: string;
   /** Where cgroupfs is mounted; default /sys/fs/cgroup. */
   mountRoot?: string;
   /** Forces the cgroup version instead of detecting it. */
   version?: CgroupVersion;
+  /** The host's huge page sizes ("2MB", "1GB") for the hugetlb limits; default none. */
+  hugePageSizes?: readonly string[];
 }
 
 export interface OpenPodCgroupsDeps {
   logger: Logger;
   /** Default: the real filesystem. */
   fs?: CgroupFs;
-  nodeAllocatable?: { cpuMilli: number; memoryBytes: number };
+  /** What kubepods is sized to (see PodCgroupsDeps); default this machine's cpus and memory. */
+  nodeAllocatable?: NodeAllocatable;
+  /**
+   * The kube- and system-reserved enforcement of --enforce-node-allocatable: their cgroups get
+   * the reservations as limits when opened, or the open fails (CgroupError).
+   */
+  reserved?: ReservedCgroupsConfig;
+  /** Where node allocatable enforcement events go (API mode). */
+  nodeEvents?: NodeEvents;
   resources?: PodResourceOptions;
+  /** --pod-max-pids: pids.max of each pod cgroup when positive. */
+  podPidsLimit?: number;
   /**
    * --root-dir: the records of the pod cgroups this agent created go to `<rootDir>/pod-cgroups`,
    * so a restarted agent still removes its own orphans and never another's. Without it only
@@ -67,27 +114,26 @@ export interface OpenPodCgroupsDeps {
   rootDir?: string;
   /** Paces repeated failure warnings; default the real clock. */
   clock?: Clock;
+  /** systemd's manager for the systemd driver; default the system bus's, on first use. */
+  systemd?: SystemdAccess;
+  /** Whether PID 1 is systemd (sd_booted); default: /run/systemd/system is a directory. */
+  systemdRunning?: () => Promise<boolean>;
 }
 
-/** Throws ConfigError for an unsupported --cgroup-driver. */
-export function checkCgroupDriver(driver: string): void {
-  if (driver === "cgroupfs") return;
-  if (driver === "systemd") {
-    throw new ConfigError(
-      "cgroupDriver",
-      'the "systemd" cgroup driver is not supported; use --cgroup-driver=cgroupfs and configure ' +
-        "the runtime to match (containerd: SystemdCgroup = false)",
-    );
-  }
+/** Throws ConfigError for a --cgroup-driver that is neither cgroupfs nor systemd. */
+export function checkCgroupDriver(driver: string): asserts driver is CgroupDriver {
+  if (driver === "cgroupfs" || driver === "systemd") return;
   throw new ConfigError(
     "cgroupDriver",
-    `unknown cgroup driver ${JSON.stringify(driver)}; use cgroupfs`,
+    `unknown cgroup driver ${JSON.stringify(driver)}; use cgroupfs or systemd`,
   );
 }
 
 /**
- * Validates the configuration, detects v1 or v2 (`<mountRoot>/cgroup.controllers` exists → v2)
- * and returns the pod cgroup manager. Nothing is created until the first `ensure`.
+ * Validates the configuration, detects v1 or v2 (`<mountRoot>/cgroup.controllers` exists → v2),
+ * writes the reserved cgroups' limits when enforced, and returns the pod cgroup manager. No pod
+ * or QoS cgroup is created until the first `ensure`. Throws ConfigError for a bad setting and
+ * CgroupError when a reserved cgroup cannot be limited (upstream's kubelet exits then too).
  */
 export async function openPodCgroups(
   config: PodCgroupsConfig,
@@ -104,22 +150,59 @@ export async function openPodCgroups(
   const fs = deps.fs ?? dirCgroupFs();
   const mountRoot = config.mountRoot ?? DEFAULT_CGROUP_MOUNT;
   const version = config.version ?? await detectCgroupVersion(fs, mountRoot);
-  const tree = await openCgroupTree(fs, { mountRoot, version });
+  let tree: CgroupTree = await openCgroupTree(fs, {
+    mountRoot,
+    version,
+    hugePageSizes: config.hugePageSizes,
+  });
+  if (config.cgroupDriver === "systemd") {
+    tree = await systemdTree(tree, deps);
+  }
   deps.logger.info("Pod cgroups enabled", {
     version,
     mountRoot,
     cgroupRoot: config.cgroupRoot,
     driver: config.cgroupDriver,
   });
+  if (deps.reserved) await enforceReservedCgroups(tree, deps.reserved, deps.nodeEvents);
   return createPodCgroups({
     tree,
     logger: deps.logger,
     cgroupRoot: config.cgroupRoot,
     nodeAllocatable: deps.nodeAllocatable,
+    nodeEvents: deps.nodeEvents,
     resources: deps.resources,
+    podPidsLimit: deps.podPidsLimit,
+    hugePageSizes: config.hugePageSizes,
     stateDir: deps.rootDir === undefined
       ? undefined
       : `${deps.rootDir.replace(/\/+$/, "")}/${OWNERSHIP_DIR}`,
     clock: deps.clock,
   });
+}
+
+/** The systemd driver's tree; its module (and the D-Bus client) load only here. */
+async function systemdTree(inner: CgroupTree, deps: OpenPodCgroupsDeps): Promise<CgroupTree> {
+  const running = await (deps.systemdRunning ?? sdBooted)();
+  if (!running) {
+    throw new CgroupError(
+      "systemd not running on this host, cannot use systemd cgroups manager; use " +
+        "--cgroup-driver=cgroupfs (and configure the runtime to match)",
+    );
+  }
+  const { systemdCgroupTree, systemdOverDBus } = await import("./_systemd_tree.ts");
+  return systemdCgroupTree(inner, {
+    systemd: deps.systemd ?? systemdOverDBus(),
+    logger: deps.logger,
+  });
+}
+
+/** sd_booted(3): /run/systemd/system exists and is a directory. */
+async function sdBooted(): Promise<boolean> {
+  try {
+    return (await Deno.lstat("/run/systemd/system")).isDirectory;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
 }

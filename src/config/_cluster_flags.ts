@@ -31,6 +31,36 @@ export const CLUSTER_FLAGS: readonly FlagDef[] = [
     parseBool,
   ),
   scalar(
+    "api-checkpoint-secrets",
+    "apiCheckpointSecrets",
+    undefined,
+    "denolet only: with --api-checkpoint, keep the Secrets and service-account tokens the pods " +
+      "use in the checkpoint too (files 0600 in a 0700 directory, readable by root only), so " +
+      "their pods start without the API server. false: none are kept on disk (and those kept " +
+      "are removed); such pods wait for the API server.",
+    parseBool,
+  ),
+  scalar(
+    "cloud-provider",
+    "cloudProvider",
+    "string",
+    "external: a cloud controller manager initializes the Node. It registers with the " +
+      "node.cloudprovider.kubernetes.io/uninitialized:NoSchedule taint, --node-ip goes to the " +
+      "alpha.kubernetes.io/provided-node-ip annotation, and addresses the controller has set are " +
+      "kept. Empty: no cloud provider.",
+    (raw) => raw,
+  ),
+  scalar(
+    "bootstrap-kubeconfig",
+    "bootstrapKubeconfig",
+    "string",
+    "kubeconfig whose credentials (a bootstrap token) ask for the client certificate when the " +
+      "--kubeconfig file does not exist or its certificate has expired: the key and the issued " +
+      "certificate go to --cert-dir (kubelet-client-current.pem), and --kubeconfig is written " +
+      "to use them.",
+    (raw) => raw,
+  ),
+  scalar(
     "kube-api-burst",
     "kubeAPIBurst",
     "int32",
@@ -78,6 +108,13 @@ export const CLUSTER_FLAGS: readonly FlagDef[] = [
     parseDuration,
   ),
   scalar(
+    "provider-id",
+    "providerID",
+    "string",
+    "The Node's spec.providerID, set when the node registers (the cloud's id of the machine).",
+    (raw) => raw,
+  ),
+  scalar(
     "register-node",
     "registerNode",
     undefined,
@@ -90,6 +127,14 @@ export const CLUSTER_FLAGS: readonly FlagDef[] = [
     "string",
     "Taints the node registers with, as key=value:Effect (comma-separated).",
     parseTaints,
+  ),
+  scalar(
+    "rotate-certificates",
+    "rotateCertificates",
+    undefined,
+    "Renew the client certificate by asking the API server for a new one (a " +
+      "kubernetes.io/kube-apiserver-client-kubelet CSR) as its expiry approaches.",
+    parseBool,
   ),
   pairsFlag(
     "system-reserved",
@@ -133,6 +178,16 @@ export function validateCluster(cfg: AgentConfig, where: (key: keyof AgentConfig
         bad(key, `${name}=${value}: ${errorMessage(e)}`);
       }
     }
+  }
+  if (cfg.cloudProvider !== "" && cfg.cloudProvider !== "external") {
+    bad(
+      "cloudProvider",
+      `cloud provider ${
+        JSON.stringify(cfg.cloudProvider)
+      } was specified, but built-in cloud providers ` +
+        "are disabled. Please set --cloud-provider=external and migrate to an external cloud " +
+        "provider",
+    );
   }
   for (const [k, v] of Object.entries(cfg.nodeLabels)) {
     if (!isQualifiedName(k)) bad("nodeLabels", `invalid label key ${JSON.stringify(k)}`);

@@ -1,5 +1,6 @@
 import { DEFAULT_EVICTION_HARD } from "../eviction/thresholds.ts";
 import { serverDefaults } from "./_server_flags.ts";
+import { resourceDefaults } from "./_resource_flags.ts";
 import type { AgentConfig } from "./types.ts";
 
 /** Upstream `ports.KubeletReadOnlyPort`: the flag default, kept for command-line compatibility. */
@@ -36,9 +37,13 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     runtimeRequestTimeoutMs: 120_000,
     maxPods: 110,
     kubeconfig: "",
+    bootstrapKubeconfig: "",
+    rotateCertificates: false,
     registerNode: true,
     nodeLabels: {},
     registerWithTaints: [],
+    cloudProvider: "",
+    providerID: "",
     nodeStatusUpdateFrequencyMs: 10_000,
     nodeStatusReportFrequencyMs: 5 * 60_000,
     nodeLeaseDurationSeconds: 40,
@@ -46,6 +51,7 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     kubeReserved: {},
     systemReserved: {},
     apiCheckpoint: true,
+    apiCheckpointSecrets: true,
     kubeAPIQPS: 50,
     kubeAPIBurst: 100,
     clusterDNS: [],
@@ -64,7 +70,7 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     featureGates: {},
     cgroupsPerQOS: true,
     cgroupRoot: "/",
-    // Upstream's default is also cgroupfs; systemd is the usual setting but is not supported.
+    // Upstream's default is also cgroupfs; kubeadm and k3s nodes set systemd.
     cgroupDriver: "cgroupfs",
     minimumContainerTTLDurationMs: 0,
     maxPerPodContainerCount: 1,
@@ -87,6 +93,11 @@ export function defaultConfig(opts: { withConfigFile: boolean }): AgentConfig {
     imageMaximumGCAgeMs: 0,
     imageCredentialProviderConfig: "",
     imageCredentialProviderBinDir: "",
+    userNamespacesIdsPerPod: 65536,
+    shutdownGracePeriodMs: 0,
+    shutdownGracePeriodCriticalPodsMs: 0,
+    shutdownGracePeriodByPodPriority: [],
+    ...resourceDefaults(),
     ...serverDefaults(opts),
   };
 }

@@ -1,8 +1,9 @@
 /**
  * Feature gates (--feature-gates, featureGates): upstream's switches for alpha and beta
- * behaviour. denolet reads the gates in GATES, with its own defaults; other names are accepted
- * with a warning, since a configuration written for the kubelet names gates denolet has no
- * behaviour behind.
+ * behaviour. denolet reads the gates in GATES, with its own defaults. Every other gate the
+ * v1.37 kubelet knows is decided by `checkGates` (`_gate_check.ts`): a value that is what denolet
+ * does is accepted, the opposite is refused, and a name the kubelet does not know is refused,
+ * as upstream refuses it.
  */
 import { field, type FlagDef } from "./_flag_kit.ts";
 import { parseBool } from "./_values.ts";
@@ -14,7 +15,7 @@ interface Gate {
 }
 
 /** The gates denolet reads. */
-const GATES = {
+export const GATES = {
   // Upstream's default is false (alpha). denolet follows the events wherever the runtime serves
   // them: on an edge node the per-second relist is the idle agent's largest CPU cost.
   EventedPLEG: {
@@ -35,6 +36,15 @@ const GATES = {
     default: true,
     help: "keep records of the credentials each image was pulled with, so a pod may use an " +
       "image on the node only with the same credentials (imagePullCredentialsVerificationPolicy)",
+  },
+  GracefulNodeShutdown: {
+    default: true,
+    help: "hold a node shutdown with a logind delay inhibitor while pods terminate " +
+      "(shutdownGracePeriod; beta upstream)",
+  },
+  GracefulNodeShutdownBasedOnPodPriority: {
+    default: true,
+    help: "shutdownGracePeriodByPodPriority (beta upstream)",
   },
 } as const satisfies Record<string, Gate>;
 
@@ -78,17 +88,8 @@ export const FEATURE_GATES_FLAG: FlagDef = field({
   help: "Feature gates as Name=true|false pairs (comma-separated, repeatable; they win over " +
     "the config file's featureGates, gate by gate). denolet reads " +
     Object.entries(GATES).map(([n, g]) => `${n} (default ${g.default}: ${g.help})`).join("; ") +
-    ". Other gates are accepted with a warning.",
+    ". Other v1.37 gates are accepted at the value that is what denolet does (usually " +
+    "upstream's default) and refused otherwise; unknown names are refused.",
   parse: parseFeatureGates,
   merge: (prev, next) => ({ ...prev, ...next }),
 });
-
-/**
- * One warning per gate denolet does not read. The gate's name says which it is; where it was
- * set is not kept per gate (the flags merge into the file's gates).
- */
-export function unknownGateWarnings(gates: Record<string, boolean>): string[] {
-  return Object.keys(gates)
-    .filter((name) => !Object.hasOwn(GATES, name))
-    .map((name) => `feature gate ${JSON.stringify(name)} is not implemented by denolet; ignored`);
-}

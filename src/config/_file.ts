@@ -12,10 +12,14 @@ import { errorMessage } from "../util/log.ts";
 import { DurationSyntaxError, parseDuration } from "./duration.ts";
 import { checkInt32, closest } from "./_values.ts";
 import { UPSTREAM_FIELDS } from "./_upstream_fields.ts";
+import { fileValue, FileValueError, type Given, settingOfField } from "./_upstream_check.ts";
+import { readLoggingField } from "./_logging_field.ts";
 import { parseByteQuantity } from "./_gc_flags.ts";
 import { defaultImageFileFields } from "./_image_flags.ts";
 import { checkTaint } from "./_taints.ts";
 import { type FileReaderKit, serverFileFields } from "./_server_flags.ts";
+import { resourceFileFields, type ResourceFileKit } from "./_resource_flags.ts";
+import { FieldProblem, parseByPodPriority } from "./_shutdown_fields.ts";
 import { DEFAULT_EVICTION_HARD } from "../eviction/thresholds.ts";
 import type { AgentConfig } from "./types.ts";
 
@@ -30,6 +34,8 @@ interface Ctx {
   /** Absolute directory of the file, for relative paths. */
   dir: string;
   warnings: string[];
+  /** Values of the upstream fields denolet does not implement, for the table's decision. */
+  given: Given[];
 }
 
 type Reader = (value: unknown, ctx: Ctx, path: string) => void;
@@ -99,6 +105,16 @@ function int32(key: KeysOf<number>, opts: { zeroIsUnset: boolean }): Reader {
   };
 }
 
+/** A Go int64 field: any integer JS holds exactly; 0 is kept (pointer fields upstream). */
+function int64(key: KeysOf<number>): Reader {
+  return (value, ctx, path) => {
+    if (typeof value !== "number" || !Number.isSafeInteger(value)) {
+      fail(ctx, path, `expected an integer, got ${describe(value)}`);
+    }
+    set(ctx, key, value, path);
+  };
+}
+
 function stringList(key: KeysOf<string[]>): Reader {
   return (value, ctx, path) => {
     if (!Array.isArray(value)) {
@@ -147,25 +163,10 @@ const readTaints: Reader = (value, ctx, path) => {
   set(ctx, "registerWithTaints", out, path);
 };
 
-/** `logging` is an upstream struct; denolet honours verbosity and the default text format. */
 const readLogging: Reader = (value, ctx, path) => {
-  if (!isMap(value)) fail(ctx, path, `expected a map, got ${describe(value)}`);
-  for (const [k, v] of Object.entries(value)) {
-    const at = `${path}.${k}`;
-    if (v === null) continue;
-    if (k === "verbosity") {
-      if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > 2 ** 32 - 1) {
-        fail(ctx, at, `expected a non-negative integer, got ${describe(v)}`);
-      }
-      set(ctx, "verbosity", v, at);
-    } else if (k === "format") {
-      if (expectString(v, ctx, at) !== "text" && v !== "") {
-        ctx.warnings.push(`${ctx.file}: ${at}: only the "text" format is supported; ignored`);
-      }
-    } else {
-      ctx.warnings.push(`${ctx.file}: ${at}: not implemented by denolet; ignored`);
-    }
-  }
+  const read = readLoggingField(value, { file: ctx.file, path });
+  if (read.verbosity !== undefined) set(ctx, "verbosity", read.verbosity, `${path}.verbosity`);
+  ctx.warnings.push(...read.warnings);
 };
 
 /** A map[string]string field (evictionHard, ...): the file's map replaces the default. */
@@ -243,7 +244,34 @@ function oneOf(key: KeysOf<string>, values: readonly string[]): Reader {
   };
 }
 
-const KIT: FileReaderKit<Ctx> = { str, bool, duration, stringList, struct, oneOf };
+/** userNamespaces.idsPerPod: an int64 upstream, checked by validation (it may pass 2^31). */
+const readIdsPerPod: Reader = (value, ctx, path) => {
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) {
+    fail(ctx, path, `expected an integer, got ${describe(value)}`);
+  }
+  set(ctx, "userNamespacesIdsPerPod", value, path);
+};
+
+const readShutdownByPriority: Reader = (value, ctx, path) => {
+  let entries;
+  try {
+    entries = parseByPodPriority(value, path);
+  } catch (e) {
+    if (!(e instanceof FieldProblem)) throw e;
+    return fail(ctx, e.at, e.message);
+  }
+  set(ctx, "shutdownGracePeriodByPodPriority", entries, path);
+};
+
+const KIT: FileReaderKit<Ctx> & ResourceFileKit<Ctx> = {
+  str,
+  bool,
+  duration,
+  stringList,
+  struct,
+  oneOf,
+  int64,
+};
 
 /** The fields denolet implements, by upstream JSON name. */
 const FIELDS: Record<string, Reader> = {
@@ -265,7 +293,9 @@ const FIELDS: Record<string, Reader> = {
   runtimeRequestTimeout: duration("runtimeRequestTimeoutMs"),
   maxPods: int32("maxPods", { zeroIsUnset: true }),
   registerNode: bool("registerNode"),
+  rotateCertificates: bool("rotateCertificates"),
   registerWithTaints: readTaints,
+  providerID: str("providerID"),
   nodeStatusUpdateFrequency: duration("nodeStatusUpdateFrequencyMs"),
   nodeStatusReportFrequency: duration("nodeStatusReportFrequencyMs"),
   nodeLeaseDurationSeconds: int32("nodeLeaseDurationSeconds", { zeroIsUnset: true }),
@@ -310,52 +340,98 @@ const FIELDS: Record<string, Reader> = {
   registryPullQPS: int32("registryPullQPS", { zeroIsUnset: false }),
   registryBurst: int32("registryBurst", { zeroIsUnset: true }),
   imageMaximumGCAge: duration("imageMaximumGCAgeMs"),
+  userNamespaces: struct({ idsPerPod: readIdsPerPod }),
+  shutdownGracePeriod: duration("shutdownGracePeriodMs"),
+  shutdownGracePeriodCriticalPods: duration("shutdownGracePeriodCriticalPodsMs"),
+  shutdownGracePeriodByPodPriority: readShutdownByPriority,
+  ...resourceFileFields(KIT),
   ...serverFileFields(KIT),
 };
 
 const TYPE_META = new Set(["apiVersion", "kind"]);
 
+/** The names of the fields denolet implements (the tests check the upstream lists against them). */
+export const IMPLEMENTED_FIELDS: readonly string[] = Object.keys(FIELDS);
+
+/**
+ * An upstream field denolet does not implement: decoded as Go would, for the table to decide
+ * once the flags are in (`checkUpstream`).
+ */
+function readUpstream(name: string, value: unknown, ctx: Ctx): void {
+  const setting = settingOfField(name);
+  const where = `${ctx.file}: ${name}`;
+  try {
+    ctx.given.push({ setting, where, value: fileValue(setting.type, value), fromFile: true });
+  } catch (e) {
+    if (!(e instanceof FileValueError)) throw e;
+    fail(ctx, `${name}${e.at}`, e.message, e);
+  }
+}
+
 /**
  * Parses `text` and applies its fields onto `cfg`, recording each field's origin. Returns
- * warnings for upstream fields denolet ignores. Throws ConfigError naming `file` and the field.
+ * warnings (logging settings) and the values of the upstream fields
+ * the table decides. Throws ConfigError naming `file` and the field.
  */
 export function applyConfigFile(
   cfg: AgentConfig,
   origin: Map<keyof AgentConfig, string>,
   src: { text: string; file: string; dir: string },
-): string[] {
-  const ctx: Ctx = { cfg, origin, file: src.file, dir: src.dir, warnings: [] };
+): { warnings: string[]; given: Given[] } {
+  const doc = parseConfigDocument(src.text, src.file);
+  return applyConfigDocument(cfg, origin, { ...src, doc, defaulting: true });
+}
+
+/**
+ * Parses a KubeletConfiguration file (YAML 1.1 or JSON) and checks its apiVersion and kind.
+ * Returns its fields without them. Throws ConfigError naming `file`.
+ */
+export function parseConfigDocument(text: string, file: string): Record<string, unknown> {
+  const ctx = { file } as Ctx;
   let doc: unknown;
   try {
     // YAML 1.1, as the kubelet reads its file: `cgroupsPerQOS: yes` is true.
-    doc = parseYaml(src.text, KUBERNETES_YAML);
+    doc = parseYaml(text, KUBERNETES_YAML);
   } catch (e) {
-    throw new ConfigError(src.file, `cannot parse as YAML or JSON: ${errorMessage(e)}`, {
+    throw new ConfigError(file, `cannot parse as YAML or JSON: ${errorMessage(e)}`, {
       cause: e,
     });
   }
-  if (doc === null || doc === undefined) throw new ConfigError(src.file, "the file is empty");
+  if (doc === null || doc === undefined) throw new ConfigError(file, "the file is empty");
   if (!isMap(doc)) {
-    throw new ConfigError(src.file, `expected a ${KIND} object, got ${describe(doc)}`);
+    throw new ConfigError(file, `expected a ${KIND} object, got ${describe(doc)}`);
   }
   if (doc.apiVersion !== API_VERSION) {
     fail(ctx, "apiVersion", `must be "${API_VERSION}", got ${describe(doc.apiVersion)}`);
   }
   if (doc.kind !== KIND) fail(ctx, "kind", `must be "${KIND}", got ${describe(doc.kind)}`);
+  return Object.fromEntries(Object.entries(doc).filter(([name]) => !TYPE_META.has(name)));
+}
 
-  for (const [name, value] of Object.entries(doc)) {
-    if (TYPE_META.has(name)) continue;
+/**
+ * Applies a parsed document's fields onto `cfg` (see applyConfigFile). `defaulting`: the file's
+ * own v1beta1 defaulting (the report frequency from the update frequency, the merged eviction
+ * defaults), which drop-ins, merged into an already defaulted document, do not get again.
+ */
+export function applyConfigDocument(
+  cfg: AgentConfig,
+  origin: Map<keyof AgentConfig, string>,
+  src: { doc: Record<string, unknown>; file: string; dir: string; defaulting: boolean },
+): { warnings: string[]; given: Given[] } {
+  const ctx: Ctx = { cfg, origin, file: src.file, dir: src.dir, warnings: [], given: [] };
+  for (const [name, value] of Object.entries(src.doc)) {
     const read = FIELDS[name];
     if (read) {
       if (value !== null) read(value, ctx, name);
     } else if (UPSTREAM_FIELDS.has(name)) {
-      ctx.warnings.push(`${src.file}: ${name}: not implemented by denolet; ignored`);
+      if (value !== null) readUpstream(name, value, ctx);
     } else {
       const near = closest(name, UPSTREAM_FIELDS);
       const hint = near ? ` (did you mean "${near}"?)` : "";
       fail(ctx, name, `unknown field "${name}"${hint}`);
     }
   }
+  if (!src.defaulting) return { warnings: ctx.warnings, given: ctx.given };
   // Upstream's v1beta1 defaulting: a file that sets only the update frequency gets it as the
   // report frequency too. Defaulting runs on the file alone, so flags never do this.
   if (
@@ -369,7 +445,7 @@ export function applyConfigFile(
   if (cfg.mergeDefaultEvictionSettings && ctx.origin.has("evictionHard")) {
     cfg.evictionHard = { ...DEFAULT_EVICTION_HARD, ...cfg.evictionHard };
   }
-  return ctx.warnings;
+  return { warnings: ctx.warnings, given: ctx.given };
 }
 
 function isMap(v: unknown): v is Record<string, unknown> {

@@ -8,6 +8,7 @@ import type { AgentConfig } from "./types.ts";
 export type TypeName =
   | "string"
   | "int32"
+  | "int"
   | "duration"
   | "strings"
   | "colonSeparatedMultimapStringString"

@@ -6,6 +6,7 @@ import { CREDENTIAL_PROVIDER_FLAGS, IMAGE_PULL_FLAGS } from "./_image_flags.ts";
 import { FEATURE_GATES_FLAG } from "./_feature_gates.ts";
 import { CLUSTER_FLAGS } from "./_cluster_flags.ts";
 import { SERVER_FLAGS } from "./_server_flags.ts";
+import { RESOURCE_FLAGS } from "./_resource_flags.ts";
 import { parseBool, parseHeaderPairs, parseInt32, parseList } from "./_values.ts";
 import { field, type FlagDef, type TypeName } from "./_flag_kit.ts";
 
@@ -76,6 +77,13 @@ export const FLAGS: readonly FlagDef[] = [
     "string",
     "KubeletConfiguration (kubelet.config.k8s.io/v1beta1) file, YAML or JSON. Flags given on " +
       "the command line win over its fields.",
+  ),
+  control(
+    "config-dir",
+    "string",
+    "Directory of drop-in KubeletConfiguration files (*.conf, subdirectories too, in lexical " +
+      "order) merged over the defaults and --config as upstream's: maps merge, other values " +
+      "replace, later files win; flags win over them.",
   ),
   field({
     name: "container-runtime-endpoint",
@@ -246,6 +254,7 @@ export const FLAGS: readonly FlagDef[] = [
       return n;
     },
   }),
+  ...RESOURCE_FLAGS,
   ...SERVER_FLAGS,
   control("version", undefined, "Print the version and exit."),
 ];

@@ -6,7 +6,8 @@
 import { ConfigError } from "../util/errors.ts";
 import { errorMessage } from "../util/log.ts";
 import { type FlagDef, FLAGS } from "./_flag_table.ts";
-import { IGNORED_FLAGS, ignoredFlagWarning } from "./_upstream_flags.ts";
+import { UPSTREAM_FLAGS } from "./_upstream_flags.ts";
+import { type Given, settingOfFlag } from "./_upstream_check.ts";
 import { closest } from "./_values.ts";
 import type { AgentConfig } from "./types.ts";
 
@@ -21,10 +22,12 @@ export interface ParsedArgs {
   /** Flags that set configuration, in command-line order. */
   flags: ParsedFlag[];
   configPath?: string;
+  /** --config-dir: the drop-in directory. */
+  configDir?: string;
   help: boolean;
   version: boolean;
-  /** One per upstream flag given that denolet accepts and ignores. */
-  warnings: string[];
+  /** Values of the upstream flags denolet does not implement, for the table's decision. */
+  upstream: Given[];
 }
 
 const BY_NAME = new Map(FLAGS.map((f) => [f.name, f]));
@@ -32,7 +35,7 @@ const BY_SHORT = new Map(FLAGS.filter((f) => f.short).map((f) => [f.short!, f]))
 
 /** Splits argv into typed flag values. Throws ConfigError naming the flag as written. */
 export function parseArgv(argv: readonly string[]): ParsedArgs {
-  const out: ParsedArgs = { flags: [], help: false, version: false, warnings: [] };
+  const out: ParsedArgs = { flags: [], help: false, version: false, upstream: [] };
   const take = (def: FlagDef, spelled: string, raw: string) => {
     let value: unknown;
     try {
@@ -44,7 +47,12 @@ export function parseArgv(argv: readonly string[]): ParsedArgs {
         { cause: e },
       );
     }
-    if (def.name === "config") out.configPath = value as string;
+    if (UPSTREAM_FLAGS.get(def.name) === def) {
+      const setting = settingOfFlag(def.name);
+      const v = setting.flagValue ? setting.flagValue(value) : value;
+      out.upstream.push({ setting, where: spelled, value: v, fromFile: false });
+    } else if (def.name === "config") out.configPath = value as string;
+    else if (def.name === "config-dir") out.configDir = value as string;
     else if (def.name === "help") out.help = value as boolean;
     else if (def.name === "version") out.version = value as boolean;
     else out.flags.push({ def, spelled, value });
@@ -66,12 +74,8 @@ export function parseArgv(argv: readonly string[]): ParsedArgs {
       const eq = body.indexOf("=");
       const name = eq < 0 ? body : body.slice(0, eq);
       const spelled = `--${name}`;
-      const def = BY_NAME.get(name) ?? IGNORED_FLAGS.get(name);
+      const def = BY_NAME.get(name) ?? UPSTREAM_FLAGS.get(name);
       if (!def) throw unknownFlag(spelled, name);
-      if (!BY_NAME.has(name)) {
-        const warning = ignoredFlagWarning(spelled);
-        if (!out.warnings.includes(warning)) out.warnings.push(warning);
-      }
       if (eq >= 0) take(def, spelled, body.slice(eq + 1));
       else if (def.type === undefined) take(def, spelled, "true");
       else if (i + 1 < argv.length) take(def, spelled, argv[++i]);
@@ -132,7 +136,7 @@ function positional(arg: string): ConfigError {
 }
 
 function unknownFlag(spelled: string, name: string): ConfigError {
-  const near = closest(name, [...BY_NAME.keys(), ...IGNORED_FLAGS.keys()]);
+  const near = closest(name, [...BY_NAME.keys(), ...UPSTREAM_FLAGS.keys()]);
   const hint = near ? ` (did you mean --${near}?)` : "";
   return new ConfigError(spelled, `unknown flag${hint}`);
 }

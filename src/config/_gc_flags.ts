@@ -59,7 +59,8 @@ export const GC_FLAGS: readonly FlagDef[] = [
     "cgroup-driver",
     "cgroupDriver",
     "string",
-    "How cgroups are managed; only cgroupfs is supported. The runtime must use the same driver.",
+    "How cgroups are managed: cgroupfs, or systemd (slices through the system D-Bus). A runtime " +
+      "that serves CRI RuntimeConfig (containerd 2) decides instead.",
     (raw) => raw,
   ),
   flag(
@@ -132,13 +133,10 @@ export function validateGC(cfg: AgentConfig, where: (key: Key) => string): void 
   const bad = (key: Key, msg: string) => {
     throw new ConfigError(where(key), msg);
   };
-  if (cfg.cgroupDriver !== "cgroupfs") {
+  if (cfg.cgroupDriver !== "cgroupfs" && cfg.cgroupDriver !== "systemd") {
     bad(
       "cgroupDriver",
-      cfg.cgroupDriver === "systemd"
-        ? 'the "systemd" cgroup driver is not supported; use cgroupfs (and configure the runtime ' +
-          "to match, e.g. containerd SystemdCgroup = false)"
-        : `unknown cgroup driver ${JSON.stringify(cfg.cgroupDriver)}; use cgroupfs`,
+      `unknown cgroup driver ${JSON.stringify(cfg.cgroupDriver)}; use cgroupfs or systemd`,
     );
   }
   // Upstream's default is "" (the root); given explicitly it means the same.

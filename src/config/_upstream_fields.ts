@@ -1,8 +1,8 @@
 /**
- * Top-level field names of the upstream KubeletConfiguration (kubelet.config.k8s.io/v1beta1,
+ * Top-level field names of the v1.37 KubeletConfiguration (kubelet.config.k8s.io/v1beta1,
  * staging/src/k8s.io/kubelet/config/v1beta1/types.go). A config file written for the real kubelet
- * may set any of these; denolet accepts the ones it does not implement with a warning instead of
- * refusing to start, and rejects names that are in neither list (typos).
+ * may set any of these; the ones denolet does not implement are decided by the upstream-settings
+ * table (`_upstream_check.ts`), and names that are not here are refused (typos).
  */
 export const UPSTREAM_FIELDS: ReadonlySet<string> = new Set([
   "enableServer",
@@ -25,6 +25,10 @@ export const UPSTREAM_FIELDS: ReadonlySet<string> = new Set([
   "serverTLSBootstrap",
   "authentication",
   "authorization",
+  "registryPullQPS",
+  "registryBurst",
+  "imagePullCredentialsVerificationPolicy",
+  "preloadedImagesVerificationAllowlist",
   "eventRecordQPS",
   "eventBurst",
   "enableDebuggingHandlers",
@@ -39,6 +43,7 @@ export const UPSTREAM_FIELDS: ReadonlySet<string> = new Set([
   "nodeStatusReportFrequency",
   "nodeLeaseDurationSeconds",
   "imageMinimumGCAge",
+  "imageMaximumGCAge",
   "imageGCHighThresholdPercent",
   "imageGCLowThresholdPercent",
   "volumeStatsAggPeriod",
@@ -51,7 +56,6 @@ export const UPSTREAM_FIELDS: ReadonlySet<string> = new Set([
   "singleProcessOOMKill",
   "cpuManagerPolicyOptions",
   "cpuManagerReconcilePeriod",
-  "draManagerReconcilePeriod",
   "memoryManagerPolicy",
   "topologyManagerPolicy",
   "topologyManagerScope",
@@ -71,6 +75,8 @@ export const UPSTREAM_FIELDS: ReadonlySet<string> = new Set([
   "contentType",
   "kubeAPIQPS",
   "kubeAPIBurst",
+  "serializeImagePulls",
+  "maxParallelImagePulls",
   "evictionHard",
   "evictionSoft",
   "evictionSoftGracePeriod",

@@ -1,9 +1,10 @@
 /**
- * Upstream kubelet flags denolet does not implement (names and value types from the kubelet
- * reference for v1.34, Linux; Windows-only flags left out). A unit written for the real kubelet
- * (kubeadm's drop-in passes --bootstrap-kubeconfig) must still start, so these are accepted with a
- * warning, as the config file's upstream fields are; any other unknown name stays an error.
- * A flag denolet implements must not be listed here: the flag table wins, but a test checks.
+ * Upstream kubelet flags denolet does not implement (names and value types of the v1.37 kubelet,
+ * Linux; the Windows-only --windows-service and --windows-priorityclass left out). A unit written
+ * for the real kubelet (kubeadm's drop-in, k3s's arguments) must still start, so these parse as
+ * upstream's do; what each value then does (accepted at upstream's default, refused otherwise)
+ * is decided by the upstream-settings table (`_upstream_check.ts`). Any other unknown name stays
+ * an error. A flag denolet implements must not be listed here: a test checks.
  */
 import { parseDuration } from "./duration.ts";
 import { parseBool, parseInt32 } from "./_values.ts";
@@ -13,9 +14,6 @@ import type { FlagDef } from "./_flag_kit.ts";
 type Kind = "bool" | "string" | "int32" | "int" | "duration";
 
 const KINDS: Record<string, Kind> = {
-  "bootstrap-kubeconfig": "string",
-  "cloud-provider": "string",
-  "config-dir": "string",
   "contention-profiling": "bool",
   "cpu-cfs-quota": "bool",
   "cpu-cfs-quota-period": "duration",
@@ -24,22 +22,21 @@ const KINDS: Record<string, Kind> = {
   "cpu-manager-reconcile-period": "duration",
   "enable-controller-attach-detach": "bool",
   "enable-server": "bool",
-  "enforce-node-allocatable": "string",
   "event-burst": "int32",
   "event-qps": "int32",
   "exit-on-lock-contention": "bool",
   "experimental-allocatable-ignore-eviction": "bool",
   "experimental-mounter-path": "string",
   "fail-cgroupv1": "bool",
-  "fail-swap-on": "bool",
+  "housekeeping-interval": "duration",
   "hairpin-mode": "string",
   "kernel-memcg-notification": "bool",
   "kube-api-content-type": "string",
-  "kube-reserved-cgroup": "string",
   "kubelet-cgroups": "string",
-  "local-storage-capacity-isolation": "bool",
   "lock-file": "string",
   "log-flush-frequency": "duration",
+  "log-json-info-buffer-size": "string",
+  "log-json-split-stream": "bool",
   "log-text-info-buffer-size": "string",
   "log-text-split-stream": "bool",
   "logging-format": "string",
@@ -48,19 +45,15 @@ const KINDS: Record<string, Kind> = {
   "memory-manager-policy": "string",
   "oom-score-adj": "int32",
   "pod-cidr": "string",
-  "pod-max-pids": "int",
   "pods-per-core": "int32",
   "protect-kernel-defaults": "bool",
-  "provider-id": "string",
   "qos-reserved": "string",
   "reserved-cpus": "string",
   "reserved-memory": "string",
-  "rotate-certificates": "bool",
   "runonce": "bool",
   "runtime-cgroups": "string",
   "streaming-connection-idle-timeout": "duration",
   "system-cgroups": "string",
-  "system-reserved-cgroup": "string",
   "topology-manager-policy": "string",
   "topology-manager-policy-options": "string",
   "topology-manager-scope": "string",
@@ -69,7 +62,7 @@ const KINDS: Record<string, Kind> = {
   "volume-stats-agg-period": "duration",
 };
 
-/** Go's int64 flags (--max-open-files, --pod-max-pids): any decimal integer. */
+/** Go's int64 flags (--max-open-files): any decimal integer. */
 function parseInt64(raw: string): number {
   if (!/^[+-]?\d+$/.test(raw)) throw new Error(`expected an integer, got ${JSON.stringify(raw)}`);
   return Number(raw);
@@ -84,8 +77,11 @@ const PARSERS: Record<Kind, (raw: string) => unknown> = {
   duration: parseDuration,
 };
 
-/** The ignored flags as flag definitions: they parse their value and store nothing. */
-export const IGNORED_FLAGS: ReadonlyMap<string, FlagDef> = new Map(
+/**
+ * The upstream flags as flag definitions: they parse their value and store nothing in the
+ * configuration; the parser hands the value to the table.
+ */
+export const UPSTREAM_FLAGS: ReadonlyMap<string, FlagDef> = new Map(
   Object.entries(KINDS).map(([name, kind]) => [name, {
     name,
     // Only "takes a value or not" matters to the parser; these never appear in --help.
@@ -95,7 +91,3 @@ export const IGNORED_FLAGS: ReadonlyMap<string, FlagDef> = new Map(
     apply() {},
   }]),
 );
-
-export function ignoredFlagWarning(spelled: string): string {
-  return `${spelled}: not implemented by denolet; ignored`;
-}

@@ -12,9 +12,10 @@ import type { AgentConfig } from "./types.ts";
 import { parseThresholdConfig } from "../eviction/thresholds.ts";
 import { validateGC } from "./_gc_flags.ts";
 import { validateImages } from "./_image_flags.ts";
+import { validateResources } from "./_resource_flags.ts";
+import { validateShutdown } from "./_shutdown_fields.ts";
 import { validateCluster } from "./_cluster_flags.ts";
 import { validateServer } from "./_server_flags.ts";
-import { unknownGateWarnings } from "./_feature_gates.ts";
 import { isIPv4 } from "node:net";
 import { allowlistProblem } from "../admission/sysctls.ts";
 import { normalizeSysctlName } from "../runtime/_sysctls.ts";
@@ -118,6 +119,7 @@ export function validateConfig(
     }
   }
   validateSysctls(cfg, bad);
+  validateUserNamespaces(cfg, bad);
   cfg.clusterDNS.forEach((ip) => {
     if (!isIPAddress(ip)) bad("clusterDNS", `${JSON.stringify(ip)} is not an IP address`);
   });
@@ -128,9 +130,14 @@ export function validateConfig(
   validateEviction(cfg, where);
   validateGC(cfg, where);
   validateImages(cfg, { where, isSet: (key) => origin.has(key) });
+  validateResources(cfg, where);
+  validateShutdown(cfg, where);
   validateCluster(cfg, where);
+  // Upstream ignores it too: without --kubeconfig the kubelet is standalone.
+  if (cfg.bootstrapKubeconfig !== "" && cfg.kubeconfig === "") {
+    warnings.push(`${where("bootstrapKubeconfig")}: has no effect without --kubeconfig`);
+  }
   warnings.push(...validateServer(cfg, where));
-  warnings.push(...unknownGateWarnings(cfg.featureGates));
 
   if (cfg.nodeName === "") bad("nodeName", "must not be empty");
   if (cfg.nodeName.length > 253 || !DNS_SUBDOMAIN.test(cfg.nodeName)) {
@@ -197,6 +204,18 @@ export function normalizeEndpoint(raw: string): { value: string; warning?: strin
     throw new Error(`${JSON.stringify(raw)} must name an absolute socket path ("unix:///...")`);
   }
   return { value: raw };
+}
+
+/** userNamespaces.idsPerPod, as upstream's config validation (its messages). */
+function validateUserNamespaces(
+  cfg: AgentConfig,
+  bad: (key: keyof AgentConfig, message: string) => never,
+): void {
+  const ids = cfg.userNamespacesIdsPerPod;
+  const unit = 65536;
+  if (ids < unit) bad("userNamespacesIdsPerPod", `must not be less than ${unit}`);
+  if (ids % unit !== 0) bad("userNamespacesIdsPerPod", `must be a multiple of ${unit}`);
+  if (ids > 2 ** 32 - 1) bad("userNamespacesIdsPerPod", `must not be more than ${2 ** 32 - 1}`);
 }
 
 /** allowedUnsafeSysctls patterns and defaultPodSysctls names, as upstream's config validation. */

@@ -50,10 +50,28 @@ export interface AgentConfig {
   healthzBindAddress: string;
   /** --kubeconfig (flag only); "" runs standalone, without an API server. */
   kubeconfig: string;
+  /**
+   * --bootstrap-kubeconfig (flag only): credentials (a bootstrap token) to ask for the client
+   * certificate with when the --kubeconfig file is missing or its certificate has expired; the
+   * certificate goes to --cert-dir and the kubeconfig is written. "" = none.
+   */
+  bootstrapKubeconfig: string;
+  /**
+   * --rotate-certificates / rotateCertificates, default false: renew the client certificate
+   * through a CSR at 70–90 % of its lifetime.
+   */
+  rotateCertificates: boolean;
   /** --register-node / registerNode, default true. */
   registerNode: boolean;
   /** --node-labels (flag only): added to the registered Node. */
   nodeLabels: Record<string, string>;
+  /**
+   * --cloud-provider (flag only): "" or "external" (a cloud controller manager initializes the
+   * Node: the uninitialized taint at registration, the provided-node-ip annotation).
+   */
+  cloudProvider: string;
+  /** --provider-id / providerID: the Node's spec.providerID at registration; "" = none. */
+  providerID: string;
   /** --register-with-taints / registerWithTaints. */
   registerWithTaints: Taint[];
   /** --node-status-update-frequency / nodeStatusUpdateFrequency, default 10s. */
@@ -73,6 +91,11 @@ export interface AgentConfig {
    * the API server. false: upstream behaviour (only static pods without the API server).
    */
   apiCheckpoint: boolean;
+  /**
+   * --api-checkpoint-secrets (denolet only, flag only, default true): with apiCheckpoint, keep
+   * the Secrets and service-account tokens too. false: they never reach the disk.
+   */
+  apiCheckpointSecrets: boolean;
   /** --kube-api-qps / kubeAPIQPS (default 50) and --kube-api-burst / kubeAPIBurst (100). */
   kubeAPIQPS: number;
   kubeAPIBurst: number;
@@ -114,8 +137,40 @@ export interface AgentConfig {
   cgroupsPerQOS: boolean;
   /** --cgroup-root / cgroupRoot, default "/" ("" as given upstream means "/" too). */
   cgroupRoot: string;
-  /** --cgroup-driver / cgroupDriver: only "cgroupfs" (the default here) is supported. */
+  /**
+   * --cgroup-driver / cgroupDriver: "cgroupfs" (the default) or "systemd"; a runtime that says
+   * which it uses (CRI RuntimeConfig, containerd 2) decides instead.
+   */
   cgroupDriver: string;
+  /**
+   * --pod-max-pids / podPidsLimit, default -1: pids.max of each pod cgroup when positive;
+   * otherwise pods are bounded by the node's pid capacity only.
+   */
+  podPidsLimit: number;
+  /**
+   * --enforce-node-allocatable / enforceNodeAllocatable, default ["pods"]: "pods" sizes kubepods
+   * to capacity less the reservations; "kube-reserved", "system-reserved" (and "-compressible",
+   * cpu only) limit those cgroups to their reservations; "none" or [] enforces nothing.
+   */
+  enforceNodeAllocatable: string[];
+  /** --kube-reserved-cgroup / kubeReservedCgroup: absolute cgroupfs name; "" = none. */
+  kubeReservedCgroup: string;
+  /** --system-reserved-cgroup / systemReservedCgroup: absolute cgroupfs name; "" = none. */
+  systemReservedCgroup: string;
+  /**
+   * --local-storage-capacity-isolation / localStorageCapacityIsolation, default true: pods over
+   * their emptyDir sizeLimit or ephemeral-storage limits are evicted, and the Node reports its
+   * ephemeral-storage capacity (needed for Ready).
+   */
+  localStorageCapacityIsolation: boolean;
+  /** --fail-swap-on / failSwapOn, default true: the agent refuses to start while swap is on. */
+  failSwapOn: boolean;
+  /**
+   * memorySwap.swapBehavior (file only): "" or "NoSwap" (containers get no swap),
+   * "LimitedSwap" (Burstable containers get swap in proportion to their memory request,
+   * cgroup v2 only).
+   */
+  memorySwapBehavior: string;
   /** --minimum-container-ttl-duration (flag only), default 0. */
   minimumContainerTTLDurationMs: number;
   /** --maximum-dead-containers-per-container (flag only), default 1. */
@@ -146,6 +201,16 @@ export interface AgentConfig {
   allowedUnsafeSysctls: string[];
   /** defaultPodSysctls (file only, with the DefaultPodSysctls gate): sysctls for every pod. */
   defaultPodSysctls: Record<string, string>;
+  /** userNamespaces.idsPerPod (file only): host IDs per pod with `hostUsers: false`; 65536. */
+  userNamespacesIdsPerPod: number;
+  /**
+   * shutdownGracePeriod (default 0: off): how long logind is asked to hold a shutdown while
+   * pods terminate; shutdownGracePeriodCriticalPods of it is kept for critical pods.
+   */
+  shutdownGracePeriodMs: number;
+  shutdownGracePeriodCriticalPodsMs: number;
+  /** shutdownGracePeriodByPodPriority: grace periods by priority (instead of the two above). */
+  shutdownGracePeriodByPodPriority: ShutdownGracePeriodByPodPriority[];
   /** --tls-cert-file / tlsCertFile: the node API's serving certificate; "" = self-signed. */
   tlsCertFile: string;
   /** --tls-private-key-file / tlsPrivateKeyFile. */
@@ -198,4 +263,10 @@ export interface AgentConfig {
   imageCredentialProviderConfig: string;
   /** --image-credential-provider-bin-dir: where the plugins' executables are. */
   imageCredentialProviderBinDir: string;
+}
+
+/** One entry of shutdownGracePeriodByPodPriority: pods from `priority` up get these seconds. */
+export interface ShutdownGracePeriodByPodPriority {
+  priority: number;
+  shutdownGracePeriodSeconds: number;
 }

@@ -42,13 +42,13 @@ export function unary<Res>(
   const { deps, signal, timeoutMs } = opts;
   const rpc = rpcName(def);
   if (signal?.aborted) return Promise.reject(signal.reason);
-  const start = deps.clock.now();
+  const start = deps.clock.monotonic();
   const callOptions: grpc.CallOptions = {};
   if (timeoutMs !== undefined) callOptions.deadline = start + timeoutMs;
   return new Promise<Res>((resolve, reject) => {
     const finish = (err: unknown, value?: Res) => {
       signal?.removeEventListener("abort", onAbort);
-      const ms = deps.clock.now() - start;
+      const ms = deps.clock.monotonic() - start;
       deps.onCall?.(rpc, ms, err ?? undefined);
       if (err === undefined) {
         deps.logger.debug(6, "CRI call", { method: rpc, ms });

@@ -65,7 +65,8 @@ export class EventCorrelator {
   }
 
   correlate(e: EventInput): Correlated {
-    const now = this.#clock.now();
+    // The spam filter's bucket and the aggregation window are intervals.
+    const now = this.#clock.monotonic();
     if (!this.#allow(e, now)) return { action: "drop" };
     const { key, message } = this.#aggregateKey(e, now);
     const seen = this.#seen.get(key);

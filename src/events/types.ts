@@ -27,16 +27,19 @@ export const nullRecorder: EventRecorder = { event() {} };
 /** The reference of a pod, or of one of its containers. */
 export function podObjectRef(
   pod: { metadata?: { name?: string; namespace?: string; uid?: string } },
-  container?: { name: string; init?: boolean },
+  container?: { name: string; init?: boolean; ephemeral?: boolean },
 ): ObjectRef {
+  const list = container?.ephemeral
+    ? "ephemeralContainers"
+    : container?.init
+    ? "initContainers"
+    : "containers";
   return {
     kind: "Pod",
     apiVersion: "v1",
     namespace: pod.metadata?.namespace ?? "default",
     name: pod.metadata?.name ?? "",
     uid: pod.metadata?.uid,
-    fieldPath: container
-      ? `spec.${container.init ? "initContainers" : "containers"}{${container.name}}`
-      : undefined,
+    fieldPath: container ? `spec.${list}{${container.name}}` : undefined,
   };
 }

@@ -6,6 +6,13 @@
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import { tryIntegerQuantity } from "../util/quantity.ts";
 import { isStaticPod } from "../util/static_pod.ts";
+import {
+  aggregateContainers,
+  isPodLevelResource,
+  podLevelList,
+  podLevelRequestsSet,
+  podLevelResourcesSet,
+} from "../util/pod_level.ts";
 import type { EvictionSummary, Signal } from "./types.ts";
 
 export type PodStats = EvictionSummary["pods"][number];
@@ -37,26 +44,23 @@ function request(c: V1Container, resource: string): number {
 
 /**
  * The pod's effective request (GetResourceRequestQuantity): the larger of the app containers'
- * sum (plus restartable init containers) and each init container's, plus overhead. A limit
- * without a request counts as the request, as API defaulting would have made it.
+ * sum (plus restartable init containers) and each init container's; with pod-level resources
+ * set, the pod-level request alone (upstream skips the containers then, even for resources
+ * that cannot be pod-level). Overhead is added to a non-zero request. A limit without a
+ * request counts as the request, as API defaulting would have made it.
  */
 export function podRequest(pod: V1Pod, resource: string): number {
-  let sum = 0;
-  for (const c of pod.spec?.containers ?? []) sum += request(c, resource);
-  let initMax = 0;
-  let sidecars = 0;
-  for (const c of pod.spec?.initContainers ?? []) {
-    const r = request(c, resource);
-    if (c.restartPolicy === "Always") {
-      sidecars += r;
-      initMax = Math.max(initMax, sidecars);
-    } else {
-      initMax = Math.max(initMax, sidecars + r);
-    }
+  let total: number;
+  if (podLevelResourcesSet(pod)) {
+    const q = podLevelRequestsSet(pod) && isPodLevelResource(resource)
+      ? podLevelList(pod, "requests")[resource]
+      : undefined;
+    total = q === undefined ? 0 : tryIntegerQuantity(q)?.value ?? 0;
+  } else {
+    total = aggregateContainers(pod, (c) => request(c, resource));
   }
-  let total = Math.max(sum + sidecars, initMax);
   const overhead = pod.spec?.overhead?.[resource];
-  if (overhead !== undefined) total += tryIntegerQuantity(overhead)?.value ?? 0;
+  if (overhead !== undefined && total !== 0) total += tryIntegerQuantity(overhead)?.value ?? 0;
   return total;
 }
 

@@ -12,6 +12,7 @@ type EvictionFields = Pick<
   | "evictionPressureTransitionPeriodMs"
   | "evictionMaxPodGracePeriod"
   | "evictStaticPods"
+  | "localStorageCapacityIsolation"
 >;
 
 /**
@@ -29,5 +30,6 @@ export function evictionConfigFrom(cfg: EvictionFields): EvictionConfig {
     pressureTransitionPeriodMs: cfg.evictionPressureTransitionPeriodMs,
     maxPodGracePeriodSeconds: cfg.evictionMaxPodGracePeriod,
     evictStaticPods: cfg.evictStaticPods,
+    localStorageCapacityIsolation: cfg.localStorageCapacityIsolation,
   };
 }

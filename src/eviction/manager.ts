@@ -8,6 +8,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import { errorMessage } from "../util/log.ts";
 import { isCriticalPod, rankFor, type StatsOf } from "./_rank.ts";
 import { admitPod } from "./_admit.ts";
+import { evictOverLimits, hasLocalStorageLimit } from "./_local_storage.ts";
 import { evictionMessage, REASON } from "./_message.ts";
 import {
   byEvictionPriority,
@@ -74,7 +75,8 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
    * period) that admission and the node status read.
    */
   function updateConditions(observations: Observations): void {
-    const now = clock.now();
+    // Grace and transition periods are intervals; the conditions' transition times are stamps.
+    const now = clock.monotonic();
     const current = thresholdsMet(config.thresholds, observations, false);
     // Thresholds met earlier stay met until the minimum reclaim above them is reached.
     for (const t of thresholdsMet(met, observations, true)) {
@@ -84,7 +86,7 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
     const observedConditions = [...new Set(current.map((t) => SIGNAL_TO_CONDITION[t.signal]))];
     conditionSeen = conditionsLastObservedAt(observedConditions, conditionSeen, now);
     active = conditionsObservedSince(conditionSeen, config.pressureTransitionPeriodMs, now);
-    tracker.update(active, now);
+    tracker.update(active, clock.now());
     met = metGracePeriod(firstSeen, now);
   }
 
@@ -100,11 +102,11 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
   ): Promise<void> {
     const interval = config.monitoringIntervalMs ?? MONITORING_INTERVAL_MS;
     const stopWaiting = new AbortController();
-    const deadline = clock.now() + (config.podCleanupTimeoutMs ?? POD_CLEANUP_TIMEOUT_MS);
+    const deadline = clock.monotonic() + (config.podCleanupTimeoutMs ?? POD_CLEANUP_TIMEOUT_MS);
     const outcome = kill(stopWaiting.signal).then(() => undefined, (err: unknown) => ({ err }));
     try {
       for (;;) {
-        const left = deadline - clock.now();
+        const left = deadline - clock.monotonic();
         if (left <= 0) {
           log.warn("Eviction manager: timed out waiting for the evicted pod to terminate", {
             pod: podKey(pod),
@@ -149,13 +151,17 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
   async function synchronize(
     opts: { signal?: AbortSignal; fresh?: boolean } = {},
   ): Promise<V1Pod | undefined> {
-    if (config.thresholds.length === 0) return undefined;
+    const localStorage = config.localStorageCapacityIsolation !== false;
+    if (config.thresholds.length === 0 && !localStorage) return undefined;
     const activePods = deps.pods();
+    // Pods' stats are read (and so sampled) only while some pod has a local storage limit.
+    const storageLimited = localStorage ? activePods.filter(hasLocalStorageLimit) : [];
+    if (config.thresholds.length === 0 && storageLimited.length === 0) return undefined;
     let summary: EvictionSummary;
     try {
       summary = opts.fresh && deps.stats.sampleNow
         ? await deps.stats.sampleNow({ signal: opts.signal })
-        : await deps.stats.summary({ signal: opts.signal, pods: false });
+        : await deps.stats.summary({ signal: opts.signal, pods: storageLimited.length > 0 });
     } catch (err) {
       log.warn("Eviction manager: cannot get summary stats", { err });
       return undefined;
@@ -163,6 +169,12 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
     const observations = observe(summary);
     updateConditions(observations);
     for (const s of reclaimPending) if (!met.some((t) => t.signal === s)) reclaimPending.delete(s);
+
+    // A pod over its own local storage limits goes first, and ends the round.
+    if (storageLimited.length > 0) {
+      const evicted = await localStorageEviction(storageLimited, summary, opts.signal);
+      if (evicted) return evicted;
+    }
 
     const actionable = withUpdatedStats(met, observations, lastObservations);
     lastObservations = observations;
@@ -261,6 +273,40 @@ export function createEvictionManager(deps: EvictionManagerDeps): EvictionManage
     if (stale) return false;
     reclaimPending.delete(target.signal);
     return thresholdsMet(config.thresholds, after, true).length === 0;
+  }
+
+  /**
+   * Evicts every pod over a local storage limit (upstream localStorageEviction), immediately
+   * and without a DisruptionTarget condition; returns the last one evicted.
+   */
+  function localStorageEviction(
+    pods: V1Pod[],
+    summary: EvictionSummary,
+    signal: AbortSignal | undefined,
+  ): Promise<V1Pod | undefined> {
+    return evictOverLimits(pods, summary, {
+      isCritical: (pod) => isCriticalPod(pod, config),
+      log,
+      evict: async (pod, { message, signal: metric }) => {
+        deps.events?.event(podObjectRef(pod), "Warning", REASON, message);
+        log.info("Evicting pod", { pod: podKey(pod), uid: pod.metadata?.uid, message });
+        try {
+          await awaitCleanup(pod, (s) =>
+            deps.evictPod(pod, {
+              reason: REASON,
+              message,
+              gracePeriodSeconds: IMMEDIATE_GRACE_SECONDS,
+              annotations: {},
+              signal: s,
+            }), signal);
+          log.info("Eviction manager: pod is evicted successfully", { pod: podKey(pod) });
+        } catch (err) {
+          if (signal?.aborted) throw err;
+          log.error("Eviction manager: pod failed to evict", { pod: podKey(pod), err });
+        }
+        evictions?.labels(metric).inc();
+      },
+    });
   }
 
   async function evict(

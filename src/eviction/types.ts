@@ -50,6 +50,11 @@ export interface EvictionConfig {
    * lets an edge node protect itself. Pods with priority >= 2e9 stay critical either way.
    */
   evictStaticPods: boolean;
+  /**
+   * localStorageCapacityIsolation (default true): pods over their emptyDir sizeLimit or
+   * ephemeral-storage limits are evicted.
+   */
+  localStorageCapacityIsolation?: boolean;
   /** Monitoring interval; upstream evictionMonitoringPeriod is 10 s. */
   monitoringIntervalMs?: number;
   /** Longest wait for an evicted pod to terminate; upstream podCleanupTimeout is 30 s. */
@@ -131,8 +136,11 @@ export interface EvictPodOptions {
   message: string;
   /** Grace period override: 1 s for hard thresholds, min(max, pod's) for soft ones. */
   gracePeriodSeconds: number;
-  /** The pod condition upstream adds (`DisruptionTarget`, reason `TerminationByKubelet`). */
-  condition: {
+  /**
+   * The pod condition upstream adds for node pressure (`DisruptionTarget`, reason
+   * `TerminationByKubelet`); none for a pod over its own local storage limits.
+   */
+  condition?: {
     type: "DisruptionTarget";
     status: "True";
     reason: "TerminationByKubelet";

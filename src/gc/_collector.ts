@@ -27,6 +27,8 @@ export const CONTAINER_GC_PERIOD_MS = 60_000;
 export const IMAGE_GC_PERIOD_MS = 5 * 60_000;
 export const LOG_ROTATION_PERIOD_MS = 10_000;
 
+import type { LogLinks } from "../runtime/mod.ts";
+
 export interface GarbageCollectorDeps {
   runtime: RuntimeService;
   image: ImageService;
@@ -49,6 +51,8 @@ export interface GarbageCollectorDeps {
   fsStats?: (path: string) => Promise<FsStats>;
   /** Override the periods (tests, --container-log-monitor-interval). */
   periods?: { containersMs?: number; imagesMs?: number; logsMs?: number };
+  /** The /var/log/containers links, removed with their containers. */
+  logLinks?: LogLinks;
 }
 
 /** Capacity and space available to unprivileged users, as df shows them. */

@@ -3,7 +3,12 @@
  * (pod UID, container name) — an "evict unit" — newest first; the oldest go first.
  */
 import type { Container, PodSandbox, RuntimeService } from "../cri/types.ts";
-import { LABEL_CONTAINER_NAME, LABEL_NODE_NAME, LABEL_POD_UID } from "../runtime/mod.ts";
+import {
+  LABEL_CONTAINER_NAME,
+  LABEL_NODE_NAME,
+  LABEL_POD_UID,
+  type LogLinks,
+} from "../runtime/mod.ts";
 import type { Clock } from "../util/clock.ts";
 import { isKind, NotFoundError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
@@ -43,6 +48,8 @@ export interface ContainerGCDeps {
   podLogsDir: string;
   /** Whether every pod source has delivered its first snapshot; default always. */
   sourcesReady?: () => boolean;
+  /** The /var/log/containers links: removed with their containers, swept when dangling. */
+  logLinks?: LogLinks;
 }
 
 interface DeadContainer {
@@ -141,6 +148,9 @@ export class ContainerGC {
     });
     let removedContainers = 0;
     for (const id of doomed) if (await this.#removeContainer(id, signal)) removedContainers++;
+    // A running container's log may be briefly missing while it rotates: its link stays.
+    const live = containers.filter((c) => c.state !== "CONTAINER_EXITED" && !doomed.includes(c.id));
+    await d.logLinks?.sweep((id) => live.some((c) => c.id.startsWith(id)));
 
     const removedIds = new Set(doomed);
     const sandboxes = await d.runtime.listPodSandbox({ labelSelector }, { signal });
@@ -178,6 +188,7 @@ export class ContainerGC {
       });
       if (st?.logPath) await removeContainerLogs(st.logPath);
       await runtime.removeContainer(id, { signal });
+      await this.#deps.logLinks?.remove([id]);
       this.#failures.clear(id);
       return true;
     } catch (err) {

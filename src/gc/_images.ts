@@ -192,7 +192,7 @@ export class ImageGC {
     opts: { minAgeMs: number; signal?: AbortSignal },
   ): Promise<number> {
     const { signal } = opts;
-    const now = this.#deps.clock.now();
+    const now = this.#deps.clock.monotonic();
     await this.detect(now, { signal });
     const candidates = [...this.#records.values()]
       .filter((r) => !r.pinned && r.lastUsed < now)
@@ -245,7 +245,7 @@ export class ImageGC {
     const usagePercent = 100 - Math.floor((availableBytes * 100) / capacityBytes);
     if (usagePercent < policy.highThresholdPercent || policy.highThresholdPercent >= 100) {
       // Keep the records fresh so last-used times are right when space runs out.
-      await this.detect(this.#deps.clock.now(), { signal });
+      await this.detect(this.#deps.clock.monotonic(), { signal });
       return { usagePercent, freed: 0 };
     }
     const toFree = Math.floor((capacityBytes * (100 - policy.lowThresholdPercent)) / 100) -

@@ -12,6 +12,11 @@ export const LAYOUT = {
   unitFile: "/etc/systemd/system/denolet.service",
   configDir: "/etc/denolet",
   configFile: "/etc/denolet/config.yaml",
+  /** A standalone node's client CA and its administrator's certificate (root only). */
+  pkiDir: "/etc/denolet/pki",
+  clientCAFile: "/etc/denolet/pki/client-ca.crt",
+  adminCertFile: "/etc/denolet/pki/admin.crt",
+  adminKeyFile: "/etc/denolet/pki/admin.key",
   manifestDir: "/etc/kubernetes/manifests",
   rootDir: "/var/lib/kubelet",
   podLogsDir: "/var/log/pods",
@@ -28,6 +33,9 @@ export const MODES = {
   configDir: 0o755,
   /** May hold manifest URL headers (tokens). */
   config: 0o600,
+  /** The administrator's key opens exec into every container: root only. */
+  pkiDir: 0o700,
+  pkiFile: 0o600,
   manifestDir: 0o700,
   rootDir: 0o750,
   podLogsDir: 0o755,
@@ -51,7 +59,9 @@ export const DEFAULT_CLIENT_CA_FILE = "/etc/kubernetes/pki/ca.crt";
 /**
  * The KubeletConfiguration `denolet install` writes (kept if one exists). Nothing is served
  * without authentication: the read-only port is off, and --port either checks every request
- * with the API server (API-server mode) or is bound to loopback (standalone).
+ * with the API server (API-server mode) or, standalone, is bound to loopback and takes only the
+ * client certificate the install made for root (`LAYOUT.adminCertFile`): no anonymous caller,
+ * not even a local user or a hostNetwork pod, reaches pods, logs or exec.
  */
 export function defaultConfigYaml(opts: ConfigOptions = {}): string {
   const common = {
@@ -84,14 +94,21 @@ export function defaultConfigYaml(opts: ConfigOptions = {}): string {
   }
   return header +
     "# Standalone: no API server can vouch for callers, so the node API answers on loopback\n" +
-    "# only. To open it to the network, require client certificates: set\n" +
-    "# authentication.x509.clientCAFile, authentication.anonymous.enabled: false and address.\n" +
+    `# only, to the client certificate install made for root (${LAYOUT.adminCertFile}, key\n` +
+    `# beside it), e.g. curl --cacert /var/lib/kubelet/pki/kubelet.crt --cert ${LAYOUT.adminCertFile}\n` +
+    `#   --key ${LAYOUT.adminKeyFile} https://127.0.0.1:10250/pods\n` +
+    `# Other users: append their CA to ${LAYOUT.clientCAFile}. To open the API to the network,\n` +
+    "# change address (every caller still needs such a certificate).\n" +
     stringify({
       ...common,
       address: "127.0.0.1",
       port: 10250,
       readOnlyPort: 0,
-      authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
+      authentication: {
+        anonymous: { enabled: false },
+        webhook: { enabled: false },
+        x509: { clientCAFile: LAYOUT.clientCAFile },
+      },
       authorization: { mode: "AlwaysAllow" },
     });
 }

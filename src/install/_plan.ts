@@ -4,14 +4,25 @@
  * as a shell script for a compiled binary, which only holds the agent's permissions.
  */
 import { posix } from "node:path";
+import type { LocalIdentity } from "./_identity.ts";
 import { type ConfigOptions, defaultConfigYaml, LAYOUT, MODES } from "./_layout.ts";
 import { renderUnit } from "./_unit.ts";
 
 export type Step =
   /** Creates the directory (and parents) and sets its mode. */
   | { op: "dir"; path: string; mode: number }
-  /** Writes `content`; with `keep`, an existing file is left alone (user edits survive). */
-  | { op: "file"; path: string; mode: number; content: string; keep?: boolean }
+  /**
+   * Writes `content`; with `keep`, an existing file is left alone (user edits survive); with
+   * `unlessExists`, nothing is written when that path exists (files that belong together).
+   */
+  | {
+    op: "file";
+    path: string;
+    mode: number;
+    content: string;
+    keep?: boolean;
+    unlessExists?: string;
+  }
   /** Copies the binary `from` (a path on the running machine) to `path`, atomically. */
   | { op: "copy"; from: string; path: string; mode: number }
   /** Removes `path` if present; `recursive` for directories. */
@@ -25,6 +36,11 @@ export interface PlanOptions {
 export interface InstallPlanOptions extends PlanOptions, ConfigOptions {
   /** The binary to install (the running compiled binary, or --binary). */
   binary: string;
+  /**
+   * Standalone only: the client CA and administrator certificate to write, unless a CA is
+   * there already (a reinstall keeps the identity root holds).
+   */
+  identity?: LocalIdentity;
 }
 
 export interface UninstallPlanOptions extends PlanOptions {
@@ -49,6 +65,7 @@ export function installPlan(opts: InstallPlanOptions): Step[] {
       content: defaultConfigYaml(opts),
       keep: true,
     },
+    ...(opts.kubeconfig || !opts.identity ? [] : identitySteps(opts.identity)),
     { op: "dir", path: LAYOUT.manifestDir, mode: MODES.manifestDir },
     { op: "dir", path: LAYOUT.rootDir, mode: MODES.rootDir },
     { op: "dir", path: LAYOUT.podLogsDir, mode: MODES.podLogsDir },
@@ -63,6 +80,23 @@ export function installPlan(opts: InstallPlanOptions): Step[] {
         kubeconfig: opts.kubeconfig,
       }),
     },
+  ];
+}
+
+/** The administrator's key and certificate first, the CA last: a CA present means all three are. */
+function identitySteps(id: LocalIdentity): Step[] {
+  const file = (path: string, content: string): Step => ({
+    op: "file",
+    path,
+    mode: MODES.pkiFile,
+    content,
+    unlessExists: LAYOUT.clientCAFile,
+  });
+  return [
+    { op: "dir", path: LAYOUT.pkiDir, mode: MODES.pkiDir },
+    file(LAYOUT.adminKeyFile, id.keyPem),
+    file(LAYOUT.adminCertFile, id.certPem),
+    file(LAYOUT.clientCAFile, id.caPem),
   ];
 }
 

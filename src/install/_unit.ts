@@ -21,20 +21,23 @@ export function renderUnit(opts: UnitOptions): string {
     // as down and resumes when the socket is back, as the kubelet does.
     "Wants=network-online.target containerd.service",
     "After=network-online.target containerd.service",
+    // kubeadm's kubelet.service: retry every 10 s forever, never enter the failed state (a
+    // [Unit] setting: systemd ignores it under [Service]).
+    "StartLimitIntervalSec=0",
     "",
     "[Service]",
     `ExecStart=${opts.binary} --config ${opts.configFile}` +
     (opts.kubeconfig ? ` --kubeconfig ${opts.kubeconfig}` : ""),
     "Restart=on-failure",
-    // kubeadm's kubelet.service: retry every 10 s forever, never enter the failed state.
     "RestartSec=10",
-    "StartLimitIntervalSec=0",
     // Containers are children of containerd-shim, but anything mount(8) leaves must not be
     // killed with the agent; only the agent process is stopped, pods keep running.
     "KillMode=process",
     // The kubelet sets oom_score_adj -999 on itself; denolet has no /proc write permission, so
     // systemd does it.
     "OOMScoreAdjust=-999",
+    // The kubelet raises its own open-file limit to maxOpenFiles (1000000); systemd does it here.
+    "LimitNOFILE=1000000",
     "",
     "[Install]",
     "WantedBy=multi-user.target",

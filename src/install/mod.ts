@@ -7,6 +7,7 @@
  * Run from source with write access (`deno run -A main.ts install --binary dist/denolet-...`),
  * it applies the same plan itself. Both paths share one plan (`_plan.ts`).
  */
+import { realClock } from "../util/clock.ts";
 import { applyPlan, InstallError, renderScript } from "./_apply.ts";
 import { installPlan, type Step, uninstallPlan } from "./_plan.ts";
 
@@ -93,11 +94,17 @@ export async function runInstallCommand(
       );
       return 1;
     }
+    // Standalone: the node API's only caller is root, with a certificate made here. Loaded
+    // only for this: the agent never needs the certificate writer at start.
+    const identity = args.kubeconfig
+      ? undefined
+      : await (await import("./_identity.ts")).createLocalIdentity(realClock.now());
     steps = installPlan({
       binary,
       binDir: args.binDir,
       kubeconfig: args.kubeconfig,
       clientCAFile: args.clientCAFile,
+      identity,
     });
   } else {
     steps = uninstallPlan({ binDir: args.binDir, purge: args.purge });

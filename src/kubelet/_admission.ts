@@ -7,16 +7,10 @@
  * checked. Static pods are critical upstream, but with nothing to preempt, one that does not fit
  * is refused like any other; as upstream they skip the taint check.
  */
-import type {
-  V1Node,
-  V1NodeSelectorRequirement,
-  V1NodeSelectorTerm,
-  V1Pod,
-  V1Taint,
-  V1Toleration,
-} from "@kubernetes/client-node";
+import type { V1Node, V1Pod, V1Taint, V1Toleration } from "@kubernetes/client-node";
 import { resourceShortages } from "./_admission_fit.ts";
 import { isStaticPod } from "../util/static_pod.ts";
+import { nodeSelectorTermsMatch } from "../util/node_selector.ts";
 
 export interface AdmitResult {
   admit: boolean;
@@ -121,56 +115,7 @@ export function matchesNodeSelectorAndAffinity(pod: V1Pod, node: V1Node): boolea
   const required = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
   if (!required) return true;
   // Terms are ORed; a term that is empty or does not parse matches nothing.
-  return (required.nodeSelectorTerms ?? []).some((t) => termMatches(t, node));
-}
-
-function termMatches(term: V1NodeSelectorTerm, node: V1Node): boolean {
-  const exprs = term.matchExpressions ?? [];
-  const fields = term.matchFields ?? [];
-  if (exprs.length === 0 && fields.length === 0) return false;
-  const labels = node.metadata?.labels ?? {};
-  return exprs.every((r) => requirementMatches(r, labels)) &&
-    fields.every((r) => fieldMatches(r, node.metadata?.name ?? ""));
-}
-
-/** labels.Requirement semantics; a malformed requirement (wrong value count) never matches. */
-function requirementMatches(r: V1NodeSelectorRequirement, labels: Record<string, string>) {
-  const values = r.values ?? [];
-  const has = Object.hasOwn(labels, r.key);
-  const value = labels[r.key];
-  switch (r.operator) {
-    case "In":
-      return values.length > 0 && has && values.includes(value);
-    case "NotIn":
-      return values.length > 0 && (!has || !values.includes(value));
-    case "Exists":
-      return values.length === 0 && has;
-    case "DoesNotExist":
-      return values.length === 0 && !has;
-    case "Gt":
-    case "Lt": {
-      if (values.length !== 1 || !has) return false;
-      const want = parseInt64(values[0]);
-      const got = parseInt64(value);
-      if (want === undefined || got === undefined) return false;
-      return r.operator === "Gt" ? got > want : got < want;
-    }
-    default:
-      return false;
-  }
-}
-
-function parseInt64(s: string): bigint | undefined {
-  return /^[+-]?\d+$/.test(s) ? BigInt(s) : undefined;
-}
-
-/** Only `metadata.name` is a node field selectors may use, with In/NotIn and one value. */
-function fieldMatches(r: V1NodeSelectorRequirement, nodeName: string): boolean {
-  const values = r.values ?? [];
-  if (r.key !== "metadata.name" || values.length !== 1) return false;
-  if (r.operator === "In") return nodeName === values[0];
-  if (r.operator === "NotIn") return nodeName !== values[0];
-  return false;
+  return nodeSelectorTermsMatch(required.nodeSelectorTerms ?? [], node);
 }
 
 interface HostPort {

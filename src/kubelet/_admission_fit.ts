@@ -6,6 +6,7 @@
  */
 import type { V1Container, V1Node, V1Pod } from "@kubernetes/client-node";
 import { quantityMilliValue, quantityValue } from "../util/quantity.ts";
+import { isPodLevelResource, podLevelRequestsSet } from "../util/pod_level.ts";
 
 /** Resource amounts by name: cpu in millicores, everything else in whole units (bytes, pages). */
 export type Amounts = Map<string, number>;
@@ -21,7 +22,6 @@ export interface Shortage {
 const CPU = "cpu";
 const MEMORY = "memory";
 const EPHEMERAL = "ephemeral-storage";
-const HUGEPAGES_PREFIX = "hugepages-";
 
 /** The amount of `q` for resource `name`; an unparsable quantity counts as nothing. */
 function amount(name: string, q: unknown): number {
@@ -52,11 +52,6 @@ function containerRequests(c: V1Container): Amounts {
   return toAmounts(c.resources?.requests as Record<string, unknown> | undefined);
 }
 
-/** Pod-level resources apply to cpu, memory and hugepages only. */
-function isPodLevelResource(name: string): boolean {
-  return name === CPU || name === MEMORY || name.startsWith(HUGEPAGES_PREFIX);
-}
-
 /**
  * The pod's effective requests: app containers and sidecars summed; each regular init container
  * runs beside the sidecars declared before it, and the pod needs the largest of those moments;
@@ -81,9 +76,11 @@ export function podRequests(pod: V1Pod): Amounts {
     }
   }
   max(total, initPeak);
-  const podLevel = spec?.resources?.requests as Record<string, unknown> | undefined;
-  for (const [name, q] of Object.entries(podLevel ?? {})) {
-    if (isPodLevelResource(name)) total.set(name, amount(name, q));
+  if (podLevelRequestsSet(pod)) {
+    const podLevel = spec?.resources?.requests as Record<string, unknown> | undefined;
+    for (const [name, q] of Object.entries(podLevel ?? {})) {
+      if (isPodLevelResource(name)) total.set(name, amount(name, q));
+    }
   }
   add(total, toAmounts(spec?.overhead as Record<string, unknown> | undefined));
   return total;

@@ -2,10 +2,16 @@
  * API container statuses from the runtime's container instances (kubelet_pods.go
  * convertToAPIContainerStatuses, plus the started/ready fields the prober manager fills in).
  */
-import type { V1Container, V1ContainerStatus, V1Pod } from "@kubernetes/client-node";
+import type {
+  V1Container,
+  V1ContainerStatus,
+  V1Pod,
+  V1VolumeMountStatus,
+} from "@kubernetes/client-node";
 import type { RuntimeContainerStatus, RuntimePodStatus } from "../runtime/types.ts";
 import type { ProbeView } from "../prober/mod.ts";
 import { isRestartableInit } from "../util/sidecar.ts";
+import { resolveRecursiveReadOnly } from "../volumes/mod.ts";
 
 export interface ContainerStatusInputs {
   /** Why a container is not running, by container name (ErrImagePull, CrashLoopBackOff, ...). */
@@ -16,6 +22,11 @@ export interface ContainerStatusInputs {
   readiness?: ProbeView;
   /** Startup probe results per container instance; undefined = the container has no probe. */
   startup?: ProbeView;
+  /**
+   * Whether the pod's runtime handler makes mounts recursively read-only (CRI Status), asked
+   * only for a read-only mount that requests it; unset: it does not.
+   */
+  recursiveReadOnlyMounts?: () => boolean;
 }
 
 const CONTAINER_STATUS_UNKNOWN = "ContainerStatusUnknown";
@@ -99,6 +110,26 @@ function convertInstance(
   return status;
 }
 
+/**
+ * status.volumeMounts as upstream reports them (RecursiveReadOnlyMounts, GA): each mount as
+ * asked, a read-only one with whether it is recursively read-only. A mount whose
+ * recursiveReadOnly cannot be had shows Disabled (its container's waiting message says why).
+ */
+function volumeMountStatuses(
+  c: V1Container,
+  supported: () => boolean,
+): V1VolumeMountStatus[] | undefined {
+  if (!c.volumeMounts?.length) return undefined;
+  return c.volumeMounts.map((m) => {
+    const out: V1VolumeMountStatus = { name: m.name, mountPath: m.mountPath };
+    if (m.readOnly) {
+      out.readOnly = true;
+      out.recursiveReadOnly = resolveRecursiveReadOnly(m, supported).rro ? "Enabled" : "Disabled";
+    }
+    return out;
+  });
+}
+
 /** Started and ready, as the prober manager would set them. */
 function applyProbes(
   status: V1ContainerStatus,
@@ -137,6 +168,7 @@ export function convertContainerStatuses(
   const oldStatuses = new Map((opts.previous ?? []).map((s) => [s.name, s]));
   const defaultWaiting = opts.hasInitContainers ? "PodInitializing" : "ContainerCreating";
   const statuses = new Map<string, V1ContainerStatus>();
+  const rroSupported = opts.recursiveReadOnlyMounts ?? (() => false);
   for (const c of containers) {
     const old = oldStatuses.get(c.name);
     let status: V1ContainerStatus = {
@@ -147,6 +179,9 @@ export function convertContainerStatuses(
       restartCount: 0,
       state: { waiting: { reason: defaultWaiting } },
     };
+    // Immutable once reported: a running container's status carries the previous one's.
+    const mounts = volumeMountStatuses(c, rroSupported);
+    if (mounts) status.volumeMounts = mounts;
     if (old?.state?.terminated) status = structuredClone(old);
     else if (old) {
       status.restartCount = old.restartCount;

@@ -5,6 +5,7 @@
 import type { V1ContainerStatus, V1Pod, V1PodSpec } from "@kubernetes/client-node";
 import type { RuntimePodStatus } from "../runtime/types.ts";
 import { isRestartableInit } from "../util/sidecar.ts";
+import { containerShouldRestart } from "../util/restart_policy.ts";
 import { isStaticPod } from "../util/static_pod.ts";
 
 export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed";
@@ -52,10 +53,14 @@ interface Counts {
   /** Sidecars not yet started. */
   pendingSidecars: number;
   failedInit: number;
+  /** Failed regular init containers that will not run again (their own policy or the pod's). */
+  failedInitFinal: number;
   unknown: number;
   running: number;
   waiting: number;
   stopped: number;
+  /** Stopped app containers that will not run again. */
+  stoppedFinal: number;
   succeeded: number;
 }
 
@@ -79,12 +84,12 @@ function countInit(spec: V1PodSpec, info: V1ContainerStatus[], n: Counts): void 
       }
       continue;
     }
-    if (!s || s.state?.running) n.pendingInit++;
-    else if (s.state?.terminated) {
-      if (s.state.terminated.exitCode !== 0) n.failedInit++;
-    } else if (s.state?.waiting && s.lastState?.terminated) {
-      if (s.lastState.terminated.exitCode !== 0) n.failedInit++;
-    } else n.pendingInit++;
+    const ended = s?.state?.terminated ?? (s?.state?.waiting ? s.lastState?.terminated : undefined);
+    if (!s || s.state?.running || !ended) n.pendingInit++;
+    else if (ended.exitCode !== 0) {
+      n.failedInit++;
+      if (!containerShouldRestart(c, spec, ended.exitCode)) n.failedInitFinal++;
+    }
   }
 }
 
@@ -96,10 +101,14 @@ function countApp(spec: V1PodSpec, info: V1ContainerStatus[], n: Counts): void {
     else if (s.state?.terminated) {
       n.stopped++;
       if (s.state.terminated.exitCode === 0) n.succeeded++;
+      if (!containerShouldRestart(c, spec, s.state.terminated.exitCode)) n.stoppedFinal++;
     } else if (s.state?.waiting) {
       // Waiting after a previous run (restarting or crash-looping) counts as stopped.
-      if (s.lastState?.terminated) n.stopped++;
-      else n.waiting++;
+      const last = s.lastState?.terminated;
+      if (last) {
+        n.stopped++;
+        if (!containerShouldRestart(c, spec, last.exitCode)) n.stoppedFinal++;
+      } else n.waiting++;
     } else n.unknown++;
   }
 }
@@ -122,21 +131,24 @@ export function getPhase(
   opts: PhaseOptions = {},
 ): PodPhase {
   const spec = pod.spec ?? { containers: [] };
-  const restartPolicy = spec.restartPolicy ?? "Always";
   const n: Counts = {
     pendingInit: 0,
     pendingSidecars: 0,
     failedInit: 0,
+    failedInitFinal: 0,
     unknown: 0,
     running: 0,
     waiting: 0,
     stopped: 0,
+    stoppedFinal: 0,
     succeeded: 0,
   };
   countInit(spec, info, n);
   countApp(spec, info, n);
 
-  if (n.failedInit > 0 && restartPolicy === "Never") return "Failed";
+  // With container restart rules (upstream ContainerRestartRules): only a failure nothing will
+  // retry is final; under the pod's policy alone this is `Never` and a failed init container.
+  if (n.failedInitFinal > 0) return "Failed";
   if (n.pendingInit > 0) return "Pending";
   if (n.pendingSidecars > 0 && !opts.podHasInitialized) return "Pending";
   if (n.waiting > 0) return "Pending";
@@ -147,10 +159,9 @@ export function getPhase(
     if (opts.terminal && !isStaticPod(pod)) {
       return n.stopped === n.succeeded ? "Succeeded" : "Failed";
     }
-    if (restartPolicy === "Always") return "Running";
-    if (n.stopped === n.succeeded) return "Succeeded";
-    if (restartPolicy === "Never") return "Failed";
-    return "Running";
+    // Some container will run again: the pod is still running.
+    if (n.stopped !== n.stoppedFinal) return "Running";
+    return n.stopped === n.succeeded ? "Succeeded" : "Failed";
   }
   return "Pending";
 }

@@ -7,6 +7,7 @@
  * same instant. Whoever writes the JSON may strip the `.000` if byte-equality matters.
  */
 import type {
+  V1Container,
   V1ContainerStatus,
   V1Pod,
   V1PodCondition,
@@ -43,6 +44,8 @@ export interface PodStatusOptions {
   previous?: V1PodStatus;
   /** The node's primary IP (status.hostIP; pod IP of host-network pods). */
   hostIP?: string;
+  /** A dual-stack node's IPs, primary first (status.hostIPs); default `[hostIP]`. */
+  hostIPs?: string[];
   /** Current time (ms): startTime and condition transitions. */
   now: number;
   /** The kubelet decided the pod is finished: its containers will not be restarted. */
@@ -53,6 +56,8 @@ export interface PodStatusOptions {
   readiness?: ProbeView;
   /** Startup probe results per container instance; a probed one without a result has not started. */
   startup?: ProbeView;
+  /** Whether the pod's runtime handler makes mounts recursively read-only; default not. */
+  recursiveReadOnlyMounts?: () => boolean;
 }
 
 const isV6 = (ip: string) => ip.includes(":");
@@ -143,6 +148,7 @@ export function computePodStatus(
     runtimeName: opts.runtimeName ?? "containerd",
     readiness: opts.readiness,
     startup: opts.startup,
+    recursiveReadOnlyMounts: opts.recursiveReadOnlyMounts,
   };
   const hasInitContainers = (spec.initContainers?.length ?? 0) > 0;
 
@@ -170,6 +176,18 @@ export function computePodStatus(
       isInit: true,
     });
   }
+  const ephemeral = spec.ephemeralContainers ?? [];
+  if (ephemeral.length > 0) {
+    s.ephemeralContainerStatuses = convertContainerStatuses(pod, rs, {
+      ...inputs,
+      // Same shape as a container's (V1EphemeralContainer has every field read here).
+      containers: ephemeral as V1Container[],
+      previous: old.ephemeralContainerStatuses,
+      hasInitContainers,
+      isInit: false,
+    });
+  }
+  // Ephemeral containers count for neither the phase nor readiness, as upstream.
   const all = [...(s.initContainerStatuses ?? []), ...s.containerStatuses];
   const phase = getPhase(pod, all, {
     terminal: opts.terminal,
@@ -199,12 +217,15 @@ export function computePodStatus(
   });
 
   if (opts.hostIP) {
+    // Upstream: the primary, then a dual-stack node's other family.
+    const ips = [opts.hostIP, ...(opts.hostIPs ?? []).filter((ip) => ip !== opts.hostIP)]
+      .slice(0, 2).map((ip) => ({ ip }));
     s.hostIP = opts.hostIP;
-    s.hostIPs = [{ ip: opts.hostIP }];
-    // Host-network pods have the node's IP; once set it does not change.
+    s.hostIPs = ips;
+    // Host-network pods have the node's IPs; once set they do not change.
     if (pod.spec?.hostNetwork && !s.podIP) {
       s.podIP = opts.hostIP;
-      s.podIPs = [{ ip: opts.hostIP }];
+      s.podIPs = ips.map((ip) => ({ ...ip }));
     }
   }
   s.startTime = old.startTime ?? now;

@@ -17,6 +17,7 @@ export { StatusManager } from "./status_manager.ts";
 export { computePodStatus, qosClass } from "./_pod_status.ts";
 export {
   handlerSupportsUserNamespaces,
+  handlerUserNamespaces,
   type RuntimeCapabilities,
   RuntimeState,
 } from "./runtime_state.ts";

@@ -22,6 +22,8 @@ export interface PodSyncerDeps {
   logger: Logger;
   /** The node IP, for status.hostIP and env. */
   hostIP: () => string | undefined;
+  /** Both node IPs of a dual-stack node (primary first); default the hostIP alone. */
+  hostIPs?: () => string[] | undefined;
   /** How soon to look again at a pod whose last sync hit an error (back-off, pull failure). */
   errorRequeueMs?: number;
   /** Probe results for readiness/startup, and workers started for each synced pod. */
@@ -41,9 +43,11 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       reasons: statuses.reasons(uid),
       previous: statuses.get(uid),
       hostIP: deps.hostIP(),
+      hostIPs: deps.hostIPs?.(),
       now: clock.now(),
       readiness: deps.prober?.readiness(uid),
       startup: deps.prober?.startup(uid),
+      recursiveReadOnlyMounts: () => runtime.recursiveReadOnlyMounts?.(pod) ?? false,
     });
     statuses.set(uid, status);
     return status;

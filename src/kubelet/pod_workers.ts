@@ -330,7 +330,7 @@ export class PodWorkers {
     op: "terminating" | "terminated",
     fn: (signal: AbortSignal) => Promise<void>,
   ): Promise<"done" | "failed" | "restart"> {
-    const start = this.#deps.clock.now();
+    const start = this.#deps.clock.monotonic();
     const ac = new AbortController();
     if (op === "terminating") w.terminationInflight = ac;
     try {
@@ -342,7 +342,7 @@ export class PodWorkers {
       return "failed";
     } finally {
       w.terminationInflight = undefined;
-      this.#deps.onWorkDone?.(op, this.#deps.clock.now() - start);
+      this.#deps.onWorkDone?.(op, this.#deps.clock.monotonic() - start);
     }
   }
 
@@ -354,7 +354,7 @@ export class PodWorkers {
     const ac = new AbortController();
     w.inflight = ac;
     const signal = AbortSignal.any([root, ac.signal]);
-    const start = this.#deps.clock.now();
+    const start = this.#deps.clock.monotonic();
     try {
       // Wait for a status read strictly after our previous sync ended, so the sync never acts on
       // a view that misses containers it just created.
@@ -365,7 +365,7 @@ export class PodWorkers {
           w.log.info("Static pod waits for its previous instance to terminate");
           w.pending ??= update;
           w.gated = true;
-          w.lastSyncTime = this.#deps.clock.now();
+          w.lastSyncTime = this.#deps.clock.monotonic();
           return;
         }
         w.started = true;
@@ -374,7 +374,7 @@ export class PodWorkers {
       try {
         outcome = await this.#deps.syncer.syncPod(pod, status, { signal, updateType: update.type });
       } finally {
-        w.lastSyncTime = this.#deps.clock.now();
+        w.lastSyncTime = this.#deps.clock.monotonic();
       }
       if (outcome.terminal) {
         w.log.info("Pod reached a terminal phase; stopping it");
@@ -389,7 +389,7 @@ export class PodWorkers {
       }
     } finally {
       w.inflight = undefined;
-      this.#deps.onWorkDone?.(update.type, this.#deps.clock.now() - start);
+      this.#deps.onWorkDone?.(update.type, this.#deps.clock.monotonic() - start);
     }
   }
 }

@@ -78,6 +78,7 @@ export class Kubelet {
       clock: deps.clock,
       logger: deps.logger,
       hostIP: () => deps.nodeIP,
+      hostIPs: () => deps.nodeIPs,
       prober: deps.prober,
       onRuntimeChanged: () => deps.pleg.requestRelist(),
     });
@@ -100,7 +101,7 @@ export class Kubelet {
   /** Runs sources, PLEG and the loop until the signal aborts, then stops the workers. */
   async run(signal: AbortSignal): Promise<void> {
     const { clock } = this.#deps;
-    this.#lastIteration = clock.now();
+    this.#lastIteration = clock.monotonic();
     const tasks: Promise<void>[] = [
       ...this.#deps.sources.map((s) =>
         keepRunning(
@@ -122,6 +123,9 @@ export class Kubelet {
     const stopHk = clock.every(HOUSEKEEPING_MS, () => this.#inbox.push({ kind: "housekeeping" }), {
       signal,
     });
+    // The first round at once, as upstream's runtime check starts: the Node's readiness waits
+    // for the runtime's health, and a 2 s wait for it was most of the time to a Ready Node.
+    this.#inbox.push({ kind: "housekeeping" });
     try {
       await this.#loop(signal);
     } finally {
@@ -219,7 +223,7 @@ export class Kubelet {
   }
 
   healthChecks(): HealthCheck[] {
-    const stalled = this.#deps.clock.now() - this.#lastIteration > LOOP_STALL_MS;
+    const stalled = this.#deps.clock.monotonic() - this.#lastIteration > LOOP_STALL_MS;
     const pleg = this.#deps.pleg.healthy();
     return [
       { name: "ping", ok: true },
@@ -242,7 +246,7 @@ export class Kubelet {
       } catch {
         return; // aborted
       }
-      this.#lastIteration = clock.now();
+      this.#lastIteration = clock.monotonic();
       const elapsed = stopwatch();
       try {
         this.#handle(ev, signal);
@@ -270,7 +274,7 @@ export class Kubelet {
         return;
       }
       case "tick": {
-        for (const uid of this.#workQueue.takeDue(this.#deps.clock.now())) {
+        for (const uid of this.#workQueue.takeDue(this.#deps.clock.monotonic())) {
           const pod = this.podManager.get(uid);
           if (pod) this.#workers.updatePod({ type: "sync", pod });
         }
@@ -383,7 +387,7 @@ export class Kubelet {
     const resync = period + Math.random() * RESYNC_JITTER * period;
     // An early ask (step errors, an active deadline) never pushes out the periodic resync.
     const delay = err ? ERROR_BACKOFF_MS : Math.min(afterMs ?? Infinity, resync);
-    this.#workQueue.enqueue(uid, this.#deps.clock.now() + delay);
+    this.#workQueue.enqueue(uid, this.#deps.clock.monotonic() + delay);
   }
 
   #fields(pod: V1Pod) {

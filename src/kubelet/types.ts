@@ -39,6 +39,8 @@ export interface KubeletDeps {
   syncFrequencyMs: number;
   /** Node IP for status.hostIP. */
   nodeIP?: string;
+  /** Both node IPs of a dual-stack node (primary first), for status.hostIPs. */
+  nodeIPs?: string[];
   /** Cheap runtime liveness check (CRI Status); run from housekeeping. */
   checkRuntime: (opts: { signal: AbortSignal }) => Promise<void>;
   /** Probes; their result changes trigger a sync of the pod. */

@@ -13,6 +13,7 @@ import {
 import type { Threshold } from "../eviction/mod.ts";
 import { thresholdQuantity } from "../eviction/mod.ts";
 import type { MachineInfo } from "./_machine.ts";
+import { hugePageSizeName } from "../util/hugepages.ts";
 
 /** An amount of one resource: bytes or counts, except cpu, which is in thousandths of a core. */
 export interface Amount {
@@ -88,6 +89,72 @@ function reservationOf(capacity: Amounts, r: Reservation): Map<string, number> {
       : undefined;
     const cap = name ? capacity.get(name) : undefined;
     if (name && cap) add(name, thresholdQuantity(t.value, cap.value));
+  }
+  return out;
+}
+
+/** What the pods' top cgroup (kubepods) is sized to. */
+export interface PodsAllocatable {
+  cpuMilli: number;
+  memoryBytes: number;
+  /** The node's task limit less reserved pids; undefined when the limit is unknown. */
+  pids?: number;
+  /** Huge pages by cgroup page size ("2MB"), all of them: nothing reserves huge pages. */
+  hugePages: Record<string, number>;
+}
+
+/**
+ * The kubepods cgroup's size (upstream getNodeAllocatableInternalAbsolute): capacity, with the
+ * node's task limit as `pid`, less kube- and system-reserved when `enforce` (the `pods` key of
+ * --enforce-node-allocatable), never below zero. Unlike the Node's allocatable, the hard
+ * eviction thresholds stay in, so the eviction manager acts before the kernel's OOM killer.
+ */
+export function podsAllocatable(
+  info: MachineInfo,
+  opts: { enforce: boolean } & Pick<Reservation, "kubeReserved" | "systemReserved">,
+): PodsAllocatable {
+  const left = (name: string, capacity: number, milli = false): number => {
+    if (!opts.enforce) return capacity;
+    let value = capacity;
+    for (const flags of [opts.systemReserved, opts.kubeReserved]) {
+      const q = flags?.[name];
+      if (q !== undefined) value -= milli ? quantityMilliValue(q) : quantityValue(q);
+    }
+    return Math.max(0, value);
+  };
+  return {
+    cpuMilli: left("cpu", info.cpus * 1000, true),
+    memoryBytes: left("memory", info.memoryBytes),
+    pids: info.maxPids > 0 ? left("pid", info.maxPids) : undefined,
+    hugePages: Object.fromEntries(
+      info.hugePages.flatMap((h) => {
+        const size = hugePageSizeName(h.sizeKiB * 1024);
+        return size ? [[size, h.bytes]] : [];
+      }),
+    ),
+  };
+}
+
+/** The host's huge page sizes as the hugetlb cgroup names them ("2MB", "1GB"). */
+export function hugePageSizes(info: MachineInfo): string[] {
+  return info.hugePages.flatMap((h) => hugePageSizeName(h.sizeKiB * 1024) ?? []);
+}
+
+/**
+ * Reservations larger than the capacity (upstream validateNodeAllocatable, which stops the
+ * kubelet at start), as its message: `Resource "memory" has a reservation of 30Gi but capacity
+ * of 24Gi. Expected capacity >= reservation.` Empty when the configuration fits.
+ */
+export function reservationProblems(capacity: Amounts, reservation: Reservation): string[] {
+  const out: string[] = [];
+  for (const [name, reserved] of reservationOf(capacity, reservation)) {
+    const cap = capacity.get(name)!;
+    if (reserved <= cap.value) continue;
+    const print = (value: number) => formatAmounts(new Map([[name, { ...cap, value }]]))[name];
+    out.push(
+      `Resource ${JSON.stringify(name)} has a reservation of ${print(reserved)} but capacity ` +
+        `of ${print(cap.value)}. Expected capacity >= reservation.`,
+    );
   }
   return out;
 }

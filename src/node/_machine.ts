@@ -18,6 +18,10 @@ export interface MachineRoots {
 export interface MachineInfo {
   cpus: number;
   memoryBytes: number;
+  /** SwapTotal: the swap the node has (0 when none is on). */
+  swapBytes: number;
+  /** The task limit: the smaller of kernel.pid_max and kernel.threads-max; 0 when unknown. */
+  maxPids: number;
   /** Huge page size in KiB -> total bytes reserved (`hugepages-2Mi`: nr * size). */
   hugePages: Array<{ sizeKiB: number; bytes: number }>;
   machineID: string;
@@ -48,18 +52,23 @@ export async function readMachineInfo(
       return "";
     }
   };
-  const [cpuinfo, meminfo, machineID, uuid, bootID, release, osRelease] = await Promise.all([
-    read(`${proc}/cpuinfo`),
-    read(`${proc}/meminfo`),
-    read(`${etc}/machine-id`),
-    read(`${sys}/class/dmi/id/product_uuid`),
-    read(`${proc}/sys/kernel/random/boot_id`),
-    read(`${proc}/sys/kernel/osrelease`),
-    read(`${etc}/os-release`),
-  ]);
+  const [cpuinfo, meminfo, machineID, uuid, bootID, release, osRelease, pidMax, threadsMax] =
+    await Promise.all([
+      read(`${proc}/cpuinfo`),
+      read(`${proc}/meminfo`),
+      read(`${etc}/machine-id`),
+      read(`${sys}/class/dmi/id/product_uuid`),
+      read(`${proc}/sys/kernel/random/boot_id`),
+      read(`${proc}/sys/kernel/osrelease`),
+      read(`${etc}/os-release`),
+      read(`${proc}/sys/kernel/pid_max`),
+      read(`${proc}/sys/kernel/threads-max`),
+    ]);
   return {
     cpus: countProcessors(cpuinfo),
     memoryBytes: memTotalBytes(meminfo),
+    swapBytes: meminfoBytes(meminfo, "SwapTotal"),
+    maxPids: taskMax(pidMax, threadsMax),
     hugePages: await readHugePages(`${sys}/kernel/mm/hugepages`, read, readDir),
     machineID: machineID.trim(),
     systemUUID: uuid.trim(),
@@ -74,8 +83,19 @@ export function countProcessors(cpuinfo: string): number {
     navigator.hardwareConcurrency;
 }
 
+/** Upstream pidlimit.Stats: the smaller of the two system-wide task limits that are known. */
+export function taskMax(...limits: string[]): number {
+  const known = limits.map((l) => Number(l.trim())).filter((n) => Number.isSafeInteger(n) && n > 0);
+  return known.length ? Math.min(...known) : 0;
+}
+
 export function memTotalBytes(meminfo: string): number {
-  const m = /^MemTotal:\s+(\d+)\s*kB/m.exec(meminfo);
+  return meminfoBytes(meminfo, "MemTotal");
+}
+
+/** One `<key>: <n> kB` line of /proc/meminfo in bytes; 0 when absent. */
+export function meminfoBytes(meminfo: string, key: string): number {
+  const m = new RegExp(`^${key}:\\s+(\\d+)\\s*kB`, "m").exec(meminfo);
   return m ? Number(m[1]) * 1024 : 0;
 }
 

@@ -7,6 +7,7 @@
  */
 import type { V1Node, V1NodeCondition } from "@kubernetes/client-node";
 import { quantityMilliValue } from "../util/quantity.ts";
+import { type NodeStatusWithDeclared, PROVIDED_NODE_IP } from "./node_status.ts";
 
 type Json = Record<string, unknown>;
 
@@ -45,18 +46,19 @@ export interface StatusUpdate {
   transitions: Array<{ type: string; status: string }>;
 }
 
-/** The Node to create on registration: metadata, taints and the computed status. */
+/** The Node to create on registration: metadata, taints, provider id and the computed status. */
 export function initialNode(ours: V1Node): Json {
   const taints = ours.spec?.taints ?? [];
+  const providerID = ours.spec?.providerID;
   return {
     apiVersion: "v1",
     kind: "Node",
     metadata: {
       name: ours.metadata?.name,
       labels: { ...ours.metadata?.labels },
-      annotations: { [CONTROLLER_MANAGED_ATTACH]: "true" },
+      annotations: { ...ours.metadata?.annotations, [CONTROLLER_MANAGED_ATTACH]: "true" },
     },
-    spec: taints.length > 0 ? { taints } : {},
+    spec: { ...(taints.length > 0 ? { taints } : {}), ...(providerID ? { providerID } : {}) },
     status: {
       ...ours.status,
       conditions: (ours.status?.conditions ?? []).map((c) => wireCondition(c)),
@@ -114,8 +116,17 @@ export function reconcileExisting(existing: V1Node, ours: V1Node): Json | undefi
   };
 }
 
-/** Compares the server's Node with the computed one and builds the status patch. */
-export function statusUpdate(server: V1Node, ours: V1Node, now: number): StatusUpdate {
+/**
+ * Compares the server's Node with the computed one and builds the status patch.
+ * `keepServerAddresses` (an external cloud provider): addresses already on the server's Node are
+ * the controller's and are left alone, as upstream's NodeAddress setter leaves them.
+ */
+export function statusUpdate(
+  server: V1Node,
+  ours: V1Node,
+  now: number,
+  opts: { keepServerAddresses?: boolean } = {},
+): StatusUpdate {
   let changed = false;
   const transitions: StatusUpdate["transitions"] = [];
   const serverConditions = server.status?.conditions ?? [];
@@ -141,6 +152,16 @@ export function statusUpdate(server: V1Node, ours: V1Node, now: number): StatusU
     changed = true;
     patch.metadata = { labels };
   }
+  // The provided node IP is kept current, and removed once it no longer applies (upstream's
+  // NodeAddress setter cleans a stale one up).
+  const providedIP = ours.metadata?.annotations?.[PROVIDED_NODE_IP];
+  if (server.metadata?.annotations?.[PROVIDED_NODE_IP] !== providedIP) {
+    changed = true;
+    patch.metadata = {
+      ...patch.metadata as Json,
+      annotations: { [PROVIDED_NODE_IP]: providedIP ?? null },
+    };
+  }
 
   const status: Json = { conditions };
   for (const field of ["capacity", "allocatable"] as const) {
@@ -162,17 +183,19 @@ export function statusUpdate(server: V1Node, ours: V1Node, now: number): StatusU
 
   const addresses = ours.status?.addresses ?? [];
   const haveAddresses = server.status?.addresses ?? [];
-  if (
-    addresses.length !== haveAddresses.length ||
-    addresses.some((a, i) =>
-      a.type !== haveAddresses[i].type || a.address !== haveAddresses[i].address
-    )
-  ) {
-    changed = true;
+  if (!(opts.keepServerAddresses && haveAddresses.length > 0)) {
+    if (
+      addresses.length !== haveAddresses.length ||
+      addresses.some((a, i) =>
+        a.type !== haveAddresses[i].type || a.address !== haveAddresses[i].address
+      )
+    ) {
+      changed = true;
+    }
+    // NodeStatus.addresses merges by type on the wire, which cannot express a removed or a
+    // second address of one type: replace the list, as upstream's PatchNodeStatus does.
+    status.addresses = [...addresses, { $patch: "replace" }];
   }
-  // NodeStatus.addresses merges by type on the wire, which cannot express a removed or a
-  // second address of one type: replace the list, as upstream's PatchNodeStatus does.
-  status.addresses = [...addresses, { $patch: "replace" }];
 
   const port = ours.status?.daemonEndpoints?.kubeletEndpoint?.Port;
   if (server.status?.daemonEndpoints?.kubeletEndpoint?.Port !== port) changed = true;
@@ -186,10 +209,12 @@ export function statusUpdate(server: V1Node, ours: V1Node, now: number): StatusU
   status.nodeInfo = info;
 
   // Lists the API server replaces whole (listType atomic) and small structs: sent as they are.
-  for (const field of ["runtimeHandlers", "features"] as const) {
-    const want = ours.status?.[field];
+  type Status = NodeStatusWithDeclared | undefined;
+  for (const field of ["runtimeHandlers", "features", "declaredFeatures"] as const) {
+    const want = (ours.status as Status)?.[field];
     if (want === undefined) continue;
-    if (JSON.stringify(want) !== JSON.stringify(server.status?.[field] ?? null)) changed = true;
+    const have = (server.status as Status)?.[field];
+    if (JSON.stringify(want) !== JSON.stringify(have ?? null)) changed = true;
     status[field] = want;
   }
 

@@ -5,6 +5,8 @@
  * renewal updates the last Lease seen without reading it first; a conflict or a failed update
  * falls back to reading (or creating) it, with back-off while the API server is away.
  */
+import { LEASE_CODEC } from "./_lease_proto.ts";
+import type { ProtobufCodec } from "../apiclient/protobuf.ts";
 import type { V1Lease, V1Node } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/mod.ts";
 import { isApiStatus } from "../apiclient/mod.ts";
@@ -12,6 +14,8 @@ import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { errorMessage } from "../util/log.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
+
+const LEASE_PROTOBUF = LEASE_CODEC as ProtobufCodec<unknown>;
 
 export const LEASE_NAMESPACE = "kube-node-lease";
 /** The renew interval as a fraction of the duration (upstream nodeLeaseRenewIntervalFraction). */
@@ -33,6 +37,11 @@ export interface NodeLeaseDeps {
   leaseDurationSeconds: number;
   /** [0, 1) for the loop's jitter; tests pass `() => 0`. */
   random?: () => number;
+  /**
+   * A renewal failed again (not a conflict): the kubelet's onRepeatedHeartbeatFailure, which
+   * closes every connection to the API server in case the one in use went silent.
+   */
+  onRepeatedHeartbeatFailure?: () => void;
 }
 
 export interface NodeLeaseController {
@@ -116,6 +125,7 @@ class LeaseController implements NodeLeaseController {
       const lease = await client.request<V1Lease>({
         method: "GET",
         path: `${this.#path}/${encodeURIComponent(nodeName)}`,
+        protobuf: LEASE_PROTOBUF,
       }, { signal });
       return { lease, created: false };
     } catch (err) {
@@ -127,6 +137,7 @@ class LeaseController implements NodeLeaseController {
     const lease = await client.request<V1Lease>({
       method: "POST",
       path: this.#path,
+      protobuf: LEASE_PROTOBUF,
       body: {
         apiVersion: "coordination.k8s.io/v1",
         kind: "Lease",
@@ -150,6 +161,8 @@ class LeaseController implements NodeLeaseController {
         this.#latest = await this.#deps.client.request<V1Lease>({
           method: "PUT",
           path: `${this.#path}/${encodeURIComponent(this.#deps.nodeName)}`,
+          // protobuf, as the kubelet: the renewal every 10 s is most of an idle node's traffic.
+          protobuf: LEASE_PROTOBUF,
           body: await this.#renewed(current, signal),
         }, { signal });
         this.#failures.clear("update");
@@ -157,7 +170,11 @@ class LeaseController implements NodeLeaseController {
       } catch (err) {
         if (signal.aborted) throw err;
         this.#failures.warn("update", "Failed to update lease", { err });
-        if (isApiStatus(err, 409)) current = (await this.#backoffEnsure(signal)).lease;
+        if (isApiStatus(err, 409)) {
+          current = (await this.#backoffEnsure(signal)).lease;
+          continue;
+        }
+        if (i > 0) this.#deps.onRepeatedHeartbeatFailure?.();
       }
     }
     return false;
@@ -165,9 +182,12 @@ class LeaseController implements NodeLeaseController {
 
   /** A copy of `lease` renewed now, with the Node as owner once the Node can be read. */
   async #renewed(lease: V1Lease, signal: AbortSignal): Promise<V1Lease> {
+    // managedFields left out: the API server keeps the live ones for an update without them,
+    // and they are half of what a renewal would send every 10 s on a metered uplink.
+    const { managedFields: _, ...metadata } = lease.metadata ?? {};
     const out: V1Lease = {
       ...lease,
-      metadata: { ...lease.metadata },
+      metadata,
       spec: { ...lease.spec, renewTime: microTime(this.#deps.clock.now()) as unknown as Date },
     };
     if (!out.metadata?.ownerReferences?.length) {

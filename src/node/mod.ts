@@ -11,6 +11,16 @@ export {
   type NodeStatusDeps,
   type NodeStatusProvider,
 } from "./node_status.ts";
-export { allocatable, type Amounts, capacityOf, formatAmounts } from "./_allocatable.ts";
+export {
+  allocatable,
+  type Amounts,
+  capacityOf,
+  formatAmounts,
+  hugePageSizes,
+  type PodsAllocatable,
+  podsAllocatable,
+  reservationProblems,
+} from "./_allocatable.ts";
 export { DEFAULT_MAX_IMAGES, nodeImages } from "./_images.ts";
 export { type MachineInfo, type MachineRoots, readMachineInfo } from "./_machine.ts";
+export { declaredFeatures } from "./_declared_features.ts";

@@ -28,6 +28,16 @@ export const DEFAULT_MAX_PODS = 110;
 /** How long the image list is reused (upstream's image manager refreshes its cache every 30 s). */
 export const IMAGE_LIST_PERIOD_MS = 30_000;
 
+/** The taint a Node registers with while an external cloud provider has not initialized it. */
+export const UNINITIALIZED_TAINT: V1Taint = {
+  key: "node.cloudprovider.kubernetes.io/uninitialized",
+  value: "true",
+  effect: "NoSchedule",
+};
+
+/** Where --node-ip goes for an external cloud provider (cloud-provider's well-known annotation). */
+export const PROVIDED_NODE_IP = "alpha.kubernetes.io/provided-node-ip";
+
 /** Capacities a Node must report to be Ready (upstream ReadyCondition, local storage isolation on). */
 const REQUIRED_CAPACITY = ["cpu", "memory", "pods", "ephemeral-storage"];
 
@@ -39,7 +49,7 @@ export interface NodeStatusDeps {
   nodeIPs: string[];
   clock: Clock;
   logger: Logger;
-  /** The agent's version, reported as kubeletVersion (`v` is prefixed when missing). */
+  /** kubeletVersion (`v1.37.2+denolet.0.1.0`; `v` is prefixed when missing). */
   agentVersion: string;
   /** The port the node API listens on (daemonEndpoints.kubeletEndpoint). */
   port: number;
@@ -63,6 +73,15 @@ export interface NodeStatusDeps {
   nodeLabels?: Readonly<Record<string, string>>;
   /** --register-with-taints: the Node's spec.taints. */
   taints?: readonly V1Taint[];
+  /**
+   * --cloud-provider=external: the Node adds the uninitialized taint, and `providedNodeIP` (the
+   * --node-ip given, not a detected one) goes to the provided-node-ip annotation, as upstream.
+   * Without a --node-ip, pass no `nodeIPs`: the controller sets the addresses.
+   */
+  externalCloudProvider?: boolean;
+  providedNodeIP?: string;
+  /** --provider-id: the Node's spec.providerID. */
+  providerID?: string;
   /** The runtime's images (CRI ListImages); asked at most every IMAGE_LIST_PERIOD_MS. */
   listImages?: (opts: { signal?: AbortSignal }) => Promise<Image[]>;
   /** nodeStatusMaxImages (default 50); -1 reports every image. */
@@ -74,6 +93,15 @@ export interface NodeStatusDeps {
    * status.features; both left out while the runtime has not said. Cheap, never blocks.
    */
   runtime?: () => Pick<RuntimeCapabilities, "handlers" | "handlersReported" | "features">;
+  /** The machine facts when already read (at start); otherwise read on the first `node()`. */
+  machine?: MachineInfo;
+  /**
+   * localStorageCapacityIsolation (default true): ephemeral-storage is reported and needed for
+   * Ready; false leaves it out of the Node.
+   */
+  localStorageCapacityIsolation?: boolean;
+  /** status.declaredFeatures (NodeDeclaredFeatures); left out when empty, as upstream's. */
+  declaredFeatures?: () => string[];
 }
 
 export interface NodeStatusProvider {
@@ -87,13 +115,20 @@ export interface NodeStatusProvider {
    * undefined before the first. Cheap, never blocks.
    */
   lastNode(): V1Node | undefined;
+  /**
+   * Asks whoever posts the Node (API mode) to do so now rather than at its next period: the
+   * status changed in a way that cannot wait (a node shutdown began). Never blocks.
+   */
+  requestUpdate(): void;
+  /** Calls `fn` at every requestUpdate; returns a function that stops it. */
+  onUpdateRequest(fn: () => void): () => void;
 }
 
 const ARCH: Record<string, string> = { x86_64: "amd64", aarch64: "arm64" };
 
 export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvider {
   const created = new Date(deps.clock.now());
-  let machine: Promise<MachineInfo> | undefined;
+  let machine: Promise<MachineInfo> | undefined = deps.machine && Promise.resolve(deps.machine);
   let runtimeVersion = "";
   let ready: { on: boolean; since: number } | undefined;
   let images: { at: number; list: V1ContainerImage[] } | undefined;
@@ -101,8 +136,12 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
   const arch = ARCH[Deno.build.arch] ?? Deno.build.arch;
 
   const readyCondition = (now: number, capacity: Amounts): V1NodeCondition => {
-    const errors = [...deps.readinessErrors()];
-    const missing = REQUIRED_CAPACITY.filter((r) => !capacity.has(r));
+    // utilerrors.NewAggregate drops repeated messages.
+    const errors = [...new Set(deps.readinessErrors())];
+    const missing = REQUIRED_CAPACITY.filter((r) =>
+      !capacity.has(r) &&
+      (r !== "ephemeral-storage" || deps.localStorageCapacityIsolation !== false)
+    );
     if (missing.length > 0) {
       errors.push(`missing node capacity for resources: ${missing.join(", ")}`);
     }
@@ -124,7 +163,7 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
   };
 
   const imageList = async (signal?: AbortSignal): Promise<V1ContainerImage[]> => {
-    const now = deps.clock.now();
+    const now = deps.clock.monotonic();
     if (!deps.listImages || (images && now - images.at < IMAGE_LIST_PERIOD_MS)) {
       return images?.list ?? [];
     }
@@ -142,6 +181,7 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
   };
 
   const nodeFsBytes = async (signal?: AbortSignal): Promise<number | undefined> => {
+    if (deps.localStorageCapacityIsolation === false) return undefined;
     try {
       return await deps.nodeFsCapacityBytes?.({ signal });
     } catch (err) {
@@ -152,8 +192,14 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
     }
   };
 
+  const updateRequests = new Set<() => void>();
   return {
     lastNode: () => last,
+    requestUpdate: () => updateRequests.forEach((fn) => fn()),
+    onUpdateRequest(fn) {
+      updateRequests.add(fn);
+      return () => updateRequests.delete(fn);
+    },
     async node(opts = {}) {
       machine ??= readMachineInfo(deps.roots, { logger: deps.logger });
       const info = await machine;
@@ -189,8 +235,15 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
       last = {
         apiVersion: "v1",
         kind: "Node",
-        metadata: { name: deps.nodeName, creationTimestamp: created, labels },
-        spec: deps.taints?.length ? { taints: deps.taints.map((t) => ({ ...t })) } : {},
+        metadata: {
+          name: deps.nodeName,
+          creationTimestamp: created,
+          labels,
+          ...(deps.externalCloudProvider && deps.providedNodeIP
+            ? { annotations: { [PROVIDED_NODE_IP]: deps.providedNodeIP } }
+            : {}),
+        },
+        spec: nodeSpec(deps),
         status: {
           capacity: formatAmounts(capacity),
           allocatable: formatAmounts(
@@ -220,14 +273,36 @@ export function createNodeStatusProvider(deps: NodeStatusDeps): NodeStatusProvid
             kubeProxyVersion: "",
             operatingSystem: "linux",
             architecture: arch,
+            // NodeSwap: the swap the node has, when it has any.
+            ...(info.swapBytes > 0 ? { swap: { capacity: info.swapBytes } } : {}),
           },
           images: nodeImageList,
           ...runtimeStatus(deps.runtime?.()),
+          ...declared(deps.declaredFeatures?.() ?? []),
         },
       };
       return last;
     },
   };
+}
+
+/** Taints (the uninitialized one last, as upstream appends it) and the provider id. */
+function nodeSpec(deps: NodeStatusDeps): V1Node["spec"] {
+  const taints = [
+    ...(deps.taints ?? []).map((t) => ({ ...t })),
+    ...(deps.externalCloudProvider ? [{ ...UNINITIALIZED_TAINT }] : []),
+  ];
+  return {
+    ...(taints.length > 0 ? { taints } : {}),
+    ...(deps.providerID ? { providerID: deps.providerID } : {}),
+  };
+}
+
+/** V1NodeStatus of client-node 1.4 predates the field. */
+export type NodeStatusWithDeclared = V1NodeStatus & { declaredFeatures?: string[] };
+
+function declared(features: string[]): Pick<NodeStatusWithDeclared, "declaredFeatures"> {
+  return features.length ? { declaredFeatures: [...features] } : {};
 }
 
 /** status.runtimeHandlers and status.features, as upstream's RuntimeHandlers and NodeFeatures. */

@@ -16,7 +16,7 @@ import type { V1Node } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/mod.ts";
 import { isApiStatus } from "../apiclient/mod.ts";
 import type { EventRecorder } from "../events/types.ts";
-import type { Clock } from "../util/clock.ts";
+import { type Clock, processUptimeMs } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { errorMessage } from "../util/log.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
@@ -59,8 +59,23 @@ export interface NodeRegistrarDeps {
   reportFrequencyMs: number;
   /** Node events (NodeReady, NodeHasSufficientMemory, ...); none when absent. */
   recorder?: EventRecorder;
+  /**
+   * --cloud-provider=external: addresses the server's Node already has are the cloud
+   * controller's and are not overwritten.
+   */
+  externalCloudProvider?: boolean;
   /** [0, 1) for the loop's jitter; tests pass `() => 0`. */
   random?: () => number;
+  /** A status update failed again: as the lease's (the kubelet closes every connection). */
+  onRepeatedHeartbeatFailure?: () => void;
+  /** Requests to post the status now (NodeStatusProvider.onUpdateRequest). */
+  onUpdateRequest?: (fn: () => void) => () => void;
+  /**
+   * The Node as a watch last showed it (upstream's node lister): the first try of each status
+   * update reads it there instead of GETting the whole Node every period. Cheap, never blocks;
+   * undefined until the watch has listed it.
+   */
+  cachedNode?: () => V1Node | undefined;
 }
 
 export interface NodeRegistrar {
@@ -103,7 +118,7 @@ class Registrar implements NodeRegistrar {
 
   async run({ signal }: { signal: AbortSignal }): Promise<void> {
     const { clock } = this.#deps;
-    let fastUntil = clock.now() + FAST_STATUS_WINDOW_MS;
+    let fastUntil = clock.monotonic() + FAST_STATUS_WINDOW_MS;
     try {
       if (this.#deps.register) await this.#register(signal);
       for (;;) {
@@ -113,12 +128,12 @@ class Registrar implements NodeRegistrar {
           this.#registered = false;
           this.#serverNode = undefined;
           this.#fastPending = true;
-          fastUntil = clock.now() + FAST_STATUS_WINDOW_MS;
+          fastUntil = clock.monotonic() + FAST_STATUS_WINDOW_MS;
           await this.#register(signal);
           continue;
         }
         const jitter = 1 + JITTER * (this.#deps.random ?? Math.random)();
-        await this.#waitNextUpdate(clock.now() + this.#deps.updateFrequencyMs * jitter, {
+        await this.#waitNextUpdate(clock.monotonic() + this.#deps.updateFrequencyMs * jitter, {
           fastUntil,
           signal,
         });
@@ -137,7 +152,7 @@ class Registrar implements NodeRegistrar {
       if (await this.#tryRegister(signal)) {
         this.#registered = true;
         this.#failures.clear("register");
-        this.#log.info("Successfully registered node");
+        this.#log.info("Successfully registered node", { sinceStartMs: processUptimeMs() });
         return;
       }
     }
@@ -154,7 +169,7 @@ class Registrar implements NodeRegistrar {
         path: "/api/v1/nodes",
         body: initialNode(ours),
       }, { signal });
-      this.#lastReport = this.#deps.clock.now();
+      this.#lastReport = this.#deps.clock.monotonic();
       for (const c of ours.status?.conditions ?? []) {
         if (c.type !== "Ready") this.#event(c.type, c.status);
       }
@@ -197,6 +212,7 @@ class Registrar implements NodeRegistrar {
       } catch (err) {
         if (signal.aborted) throw err;
         lastErr = err;
+        if (attempt > 0) this.#deps.onRepeatedHeartbeatFailure?.();
         if (attempt > 0 && isApiStatus(err, 404)) break;
         this.#log.debug(2, "Error updating node status, will retry", { err: errorMessage(err) });
       }
@@ -207,20 +223,30 @@ class Registrar implements NodeRegistrar {
 
   async #tryUpdateStatus(attempt: number, signal: AbortSignal): Promise<void> {
     const { client, clock } = this.#deps;
-    const server = await client.request<V1Node>({
+    // As upstream: the watch's copy first (the data may lag slightly, which at worst costs one
+    // more patch); a retry reads it from storage.
+    const cached = attempt === 0 ? this.#deps.cachedNode?.() : undefined;
+    const server = cached ?? await client.request<V1Node>({
       method: "GET",
       path: this.#path,
       query: attempt === 0 ? { resourceVersion: "0" } : undefined,
     }, { signal });
     this.#serverNode = server;
     const ours = await this.#deps.node({ signal });
-    const update = statusUpdate(server, ours, clock.now());
-    if (!update.changed && clock.now() - this.#lastReport < this.#deps.reportFrequencyMs) return;
+    const update = statusUpdate(server, ours, clock.now(), {
+      keepServerAddresses: this.#deps.externalCloudProvider,
+    });
+    if (!update.changed && clock.monotonic() - this.#lastReport < this.#deps.reportFrequencyMs) {
+      return;
+    }
     this.#serverNode = await this.#patchStatus(update.patch, signal);
-    this.#lastReport = clock.now();
+    this.#lastReport = clock.monotonic();
     for (const t of update.transitions) this.#event(t.type, t.status);
     if (update.transitions.some((t) => t.type === "Ready")) {
-      this.#log.info("Node status posted", { ready: readyStatus(this.#serverNode) });
+      this.#log.info("Node status posted", {
+        ready: readyStatus(this.#serverNode),
+        sinceStartMs: processUptimeMs(),
+      });
     }
   }
 
@@ -243,19 +269,32 @@ class Registrar implements NodeRegistrar {
   ): Promise<void> {
     const { clock } = this.#deps;
     const { signal } = opts;
-    while (clock.now() < until) {
-      if (readyStatus(this.#serverNode) === "True" || clock.now() >= opts.fastUntil) {
+    while (clock.monotonic() < until) {
+      if (readyStatus(this.#serverNode) === "True" || clock.monotonic() >= opts.fastUntil) {
         this.#fastPending = false;
       }
       if (!this.#fastPending || this.#serverNode === undefined) {
-        await clock.sleep(until - clock.now(), { signal });
+        await this.#sleepUnlessRequested(until - clock.monotonic(), signal);
         return;
       }
-      await clock.sleep(Math.min(FAST_STATUS_PERIOD_MS, until - clock.now()), { signal });
+      await clock.sleep(Math.min(FAST_STATUS_PERIOD_MS, until - clock.monotonic()), { signal });
       if (await this.#wouldBeReady(signal)) {
         this.#fastPending = false;
         return;
       }
+    }
+  }
+
+  /** Sleeps `ms`, or less when an update is requested meanwhile (upstream syncNodeStatus). */
+  async #sleepUnlessRequested(ms: number, signal: AbortSignal): Promise<void> {
+    const requested = new AbortController();
+    const off = this.#deps.onUpdateRequest?.(() => requested.abort());
+    try {
+      await this.#deps.clock.sleep(ms, { signal: AbortSignal.any([signal, requested.signal]) });
+    } catch (err) {
+      if (signal.aborted || !requested.signal.aborted) throw err;
+    } finally {
+      off?.();
     }
   }
 

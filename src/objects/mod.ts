@@ -6,14 +6,21 @@
 import type { V1ConfigMap, V1Pod, V1Secret } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/mod.ts";
 import type { CheckpointSlots } from "../checkpoint/types.ts";
+import { ClaimCache } from "./claims.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { podRefs } from "./_refs.ts";
 import { TokenManager } from "./token_manager.ts";
-import type { PodObjects } from "./types.ts";
+import type { PodClaims, PodObjects } from "./types.ts";
 import { WatchManager } from "./watch_manager.ts";
 
-export { ObjectNotFoundError, type PodObjects, type TokenRequestSpec } from "./types.ts";
+export {
+  ObjectNotFoundError,
+  type PodClaims,
+  type PodObjects,
+  type TokenRequestSpec,
+} from "./types.ts";
+export { ClaimCache, type ClaimCacheDeps } from "./claims.ts";
 export { type PodRefs, podRefs } from "./_refs.ts";
 export { TokenManager, type TokenManagerDeps } from "./token_manager.ts";
 export { type WatchedObject, WatchManager, type WatchManagerDeps } from "./watch_manager.ts";
@@ -29,11 +36,14 @@ export interface ObjectManagersDeps {
   /** Token refresh jitter source; default Math.random. */
   random?: () => number;
   /** Checkpoints of the objects and tokens (edge autonomy): served while the API is away. */
-  checkpoint?: Pick<CheckpointSlots, "configMaps" | "secrets" | "tokens">;
+  checkpoint?: Pick<
+    CheckpointSlots,
+    "configMaps" | "secrets" | "tokens" | "claims" | "persistentVolumes"
+  >;
 }
 
 /** The API mode's `PodObjects`, with the registration of pods and the periodic checks. */
-export interface ObjectManagers extends PodObjects {
+export interface ObjectManagers extends PodObjects, PodClaims {
   /**
    * Makes the registered pods exactly `pods` (the kubelet's desired pods): watches start for
    * the objects new pods reference and stop for those of pods that are gone, whose tokens are
@@ -77,6 +87,14 @@ export function createObjectManagers(deps: ObjectManagersDeps): ObjectManagers {
     random: deps.random,
     checkpoint: deps.checkpoint?.tokens,
   });
+  const claims = new ClaimCache({
+    client: deps.client,
+    logger: log,
+    checkpoint: {
+      claims: deps.checkpoint?.claims,
+      volumes: deps.checkpoint?.persistentVolumes,
+    },
+  });
   const registered = new Set<string>();
 
   const register = (pod: V1Pod) => {
@@ -98,6 +116,7 @@ export function createObjectManagers(deps: ObjectManagersDeps): ObjectManagers {
       configMaps.unregisterPod(uid);
       secrets.unregisterPod(uid);
       tokens.forgetPod(uid);
+      claims.forgetPod(uid);
       registered.delete(uid);
     }
     // Pod specs cannot change what they reference, so a registered pod stays as it is.
@@ -117,6 +136,15 @@ export function createObjectManagers(deps: ObjectManagersDeps): ObjectManagers {
       // Registered so its tokens are dropped with it, even before the next periodic sync.
       ensure(pod);
       return tokens.get(pod, spec, opts);
+    },
+    persistentVolumeClaim(pod, name, opts) {
+      ensure(pod);
+      const ref = { namespace: pod.metadata?.namespace ?? "default", name };
+      return claims.claim(pod.metadata?.uid ?? "", ref, opts);
+    },
+    persistentVolume(pod, name, opts) {
+      ensure(pod);
+      return claims.volume(pod.metadata?.uid ?? "", name, opts);
     },
     syncPods,
     async run(pods, opts) {

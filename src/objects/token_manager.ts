@@ -133,7 +133,7 @@ export class TokenManager {
           fields,
         );
         cached.keepExpired = unreachable;
-        cached.retryAt = now + TOKEN_RETRY_MS;
+        cached.retryAt = this.#deps.clock.monotonic() + TOKEN_RETRY_MS;
         cached.reported = false;
         return cached.token;
       }
@@ -148,9 +148,11 @@ export class TokenManager {
    */
   dueForRefresh(): string[] {
     const now = this.#deps.clock.now();
+    const mono = this.#deps.clock.monotonic();
     const uids = new Set<string>();
     for (const e of this.#cache.values()) {
-      if (e.reported || now < Math.max(e.refreshAt, e.retryAt)) continue;
+      // refreshAt is the API server's wall time; retryAt a monotonic back-off.
+      if (e.reported || now < e.refreshAt || mono < e.retryAt) continue;
       e.reported = true;
       uids.add(e.podUid);
     }

@@ -3,7 +3,13 @@
  * service-account tokens. Consumers (volume plugins, container env) import these types only, so
  * the standalone agent never loads the API mode's code.
  */
-import type { V1ConfigMap, V1Pod, V1Secret } from "@kubernetes/client-node";
+import type {
+  V1ConfigMap,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1Secret,
+} from "@kubernetes/client-node";
 import { NotFoundError } from "../util/errors.ts";
 
 /** A service-account token for a pod (a projected volume's `serviceAccountToken` source). */
@@ -34,6 +40,27 @@ export interface PodObjects {
     spec: TokenRequestSpec,
     opts?: { signal?: AbortSignal },
   ): Promise<string>;
+}
+
+/**
+ * The PersistentVolumeClaims and PersistentVolumes a pod's volumes name, as the volume manager
+ * reads them when it processes the pod (a GET each; the copy last read while the API server
+ * cannot be reached). A claim that does not exist is an ObjectNotFoundError with the API
+ * server's words (`persistentvolumeclaims "c" not found`); abort ends the request.
+ */
+export interface PodClaims {
+  /** The claim `name` of the pod's namespace. */
+  persistentVolumeClaim(
+    pod: V1Pod,
+    name: string,
+    opts?: { signal?: AbortSignal },
+  ): Promise<V1PersistentVolumeClaim>;
+  /** The PersistentVolume `name` (bound to one of the pod's claims). */
+  persistentVolume(
+    pod: V1Pod,
+    name: string,
+    opts?: { signal?: AbortSignal },
+  ): Promise<V1PersistentVolume>;
 }
 
 /** `kind` is upstream's resource word in the message: "configmap", "secret". */

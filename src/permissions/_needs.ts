@@ -6,6 +6,8 @@
  */
 import { posix } from "node:path";
 import type { AgentConfig } from "../config/types.ts";
+import { gracefulShutdownConfigured } from "../config/mod.ts";
+import { CONTAINER_LOGS_DIR } from "../runtime/log_links.ts";
 
 /** What the permission set depends on besides the agent configuration. */
 export interface PermissionOptions {
@@ -80,6 +82,10 @@ export const NEEDS: readonly Need[] = [
     grants: (c) => ({ read: [c.podLogsDir], write: [c.podLogsDir] }),
   },
   {
+    why: "the /var/log/containers links log shippers tail",
+    grants: () => ({ read: [CONTAINER_LOGS_DIR], write: [CONTAINER_LOGS_DIR] }),
+  },
+  {
     why: "DNS settings for dnsPolicy Default/ClusterFirst pods",
     grants: (c) => ({ read: c.resolvConf ? [c.resolvConf] : [] }),
   },
@@ -108,6 +114,16 @@ export const NEEDS: readonly Need[] = [
       if (c.enableDebuggingHandlers && c.enableSystemLogHandler) read.push("/var/log");
       // The self-signed or bootstrapped pair is written under --cert-dir.
       return { read, write: [c.certDir] };
+    },
+  },
+  {
+    why: "the kubeconfig; with TLS bootstrapping or rotation, the kubeconfig written and the " +
+      "client certificates under --cert-dir",
+    grants: (c) => {
+      if (c.kubeconfig === "") return {};
+      const read = [c.kubeconfig, ...(c.bootstrapKubeconfig ? [c.bootstrapKubeconfig] : [])];
+      if (!c.bootstrapKubeconfig && !c.rotateCertificates) return { read };
+      return { read: [...read, c.certDir], write: [posix.dirname(c.kubeconfig), c.certDir] };
     },
   },
   {
@@ -162,10 +178,35 @@ export const NEEDS: readonly Need[] = [
     grants: (c) => (c.cgroupsPerQOS ? { read: ["/sys/fs/cgroup"], write: ["/sys/fs/cgroup"] } : {}),
   },
   {
+    // The runtime's RuntimeConfig may choose the systemd driver whatever the configuration says.
+    why: "the system D-Bus: systemd's manager for the systemd cgroup driver",
+    grants: (c) => (c.cgroupsPerQOS ? SYSTEM_BUS : {}),
+  },
+  {
+    why: "graceful node shutdown: logind over the system D-Bus, and its logind.conf drop-in",
+    grants: (c) =>
+      gracefulShutdownConfigured(c)
+        ? { ...SYSTEM_BUS, write: [SYSTEM_BUS_SOCKET, LOGIND_CONF_DIR], read: [SYSTEM_BUS_SOCKET] }
+        : {},
+  },
+  {
     why: "finding tmpfs emptyDir mounts to unmount (/proc/self/mountinfo)",
     grants: () => ({ read: ["/proc/self/mountinfo"] }),
   },
 ];
+
+/** Connecting to the system bus, authenticated as this process's uid. */
+const SYSTEM_BUS_SOCKET = "/run/dbus/system_bus_socket";
+/** Where the shutdown manager raises logind's InhibitDelayMaxSec (nodeshutdown/_logind.ts). */
+const LOGIND_CONF_DIR = "/etc/systemd/logind.conf.d";
+const SYSTEM_BUS: Partial<Record<Kind, string[]>> = {
+  read: [SYSTEM_BUS_SOCKET],
+  write: [SYSTEM_BUS_SOCKET],
+  net: [`unix:${SYSTEM_BUS_SOCKET}`],
+  sys: ["uid"],
+  // Where another system bus listens, as libdbus reads it.
+  env: ["DBUS_SYSTEM_BUS_ADDRESS"],
+};
 
 function manifestReadPaths(path: string): string[] {
   if (!path) return [];
@@ -198,7 +239,9 @@ function probeNets(c: AgentConfig, o: PermissionOptions): string[] {
   if (o.probeNetworks === "any") return ["*"];
   const nets = [...o.probeNetworks ?? DEFAULT_PROBE_NETWORKS];
   // hostNetwork pods listen on the node's address, which need not be private.
-  if (c.nodeIP) nets.push(c.nodeIP.includes(":") ? `[${c.nodeIP}]` : c.nodeIP);
+  for (const ip of c.nodeIP.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+    nets.push(ip.includes(":") ? `[${ip}]` : ip);
+  }
   return nets;
 }
 

@@ -113,7 +113,7 @@ class GenericPlegImpl implements GenericPleg {
     const watching = this.deps.events ? this.#watchEvents(signal) : Promise.resolve();
     while (!signal.aborted) {
       await this.relist(onEvent, { signal });
-      const ended = clock.now();
+      const ended = clock.monotonic();
       // Sleep until the period ends, or until an early relist asked for meanwhile is due. The
       // period is read on every wake: it shortens when the event stream goes down.
       for (;;) {
@@ -122,7 +122,7 @@ class GenericPlegImpl implements GenericPleg {
         const period = this.#eventsUp ? this.#eventedPeriod : this.#period;
         const until = Math.min(ended + period, this.#earlyAt ?? Infinity);
         try {
-          await clock.sleep(until - clock.now(), {
+          await clock.sleep(until - clock.monotonic(), {
             signal: AbortSignal.any([signal, wake.signal]),
           });
           break;
@@ -202,12 +202,12 @@ class GenericPlegImpl implements GenericPleg {
     if (!this.#eventsUp) return;
     if (this.#reinspect.size > 0) return this.requestRelist();
     if (this.#earlyAt !== undefined || this.#relisting > 0) return;
-    this.deps.cache.updateTime(this.deps.clock.now());
+    this.deps.cache.updateTime(this.deps.clock.monotonic());
   }
 
   requestRelist(): void {
     if (this.#earlyAt !== undefined) return;
-    this.#earlyAt = this.deps.clock.now() + EARLY_RELIST_DELAY_MS;
+    this.#earlyAt = this.deps.clock.monotonic() + EARLY_RELIST_DELAY_MS;
     this.#wake?.abort();
   }
 
@@ -223,7 +223,7 @@ class GenericPlegImpl implements GenericPleg {
 
   healthy(): { ok: boolean; message?: string } {
     if (this.#relistTime === 0) return { ok: false, message: "pleg has yet to be successful" };
-    const elapsed = this.deps.clock.now() - this.#relistTime;
+    const elapsed = this.deps.clock.monotonic() - this.#relistTime;
     const threshold = this.#eventsUp ? this.#eventedThreshold : this.#threshold;
     if (elapsed > threshold) {
       return {
@@ -239,7 +239,7 @@ class GenericPlegImpl implements GenericPleg {
   async #relistOnce(onEvent: (e: PodLifecycleEvent) => void, signal?: AbortSignal) {
     const { runtime, cache, clock, logger } = this.deps;
     if (signal?.aborted) return;
-    const timestamp = clock.now();
+    const timestamp = clock.monotonic();
     let pods: RunningPod[];
     try {
       pods = await runtime.getPods({ all: true, signal });
@@ -248,7 +248,7 @@ class GenericPlegImpl implements GenericPleg {
       // Every second while the runtime is down: once, then rate-limited (housekeeping reports
       // the outage itself on /healthz and in one log line).
       this.#listFailures.warn("list", "PLEG: unable to list pods from the runtime", { err: e });
-      this.deps.onRelist?.(clock.now() - timestamp, e);
+      this.deps.onRelist?.(clock.monotonic() - timestamp, e);
       return;
     }
     this.#listFailures.clear("list");
@@ -299,7 +299,7 @@ class GenericPlegImpl implements GenericPleg {
         logger.error("PLEG: event handler failed", { err, uid: e.uid, event: e.type });
       }
     }
-    this.deps.onRelist?.(clock.now() - timestamp);
+    this.deps.onRelist?.(clock.monotonic() - timestamp);
   }
 
   /** Refreshes one pod's cache entry; false when its status could not be read. */
@@ -317,7 +317,7 @@ class GenericPlegImpl implements GenericPleg {
     }
     // Stamp the status with the time before the call: it reflects at least everything that
     // happened before then, which is what getNewerThan waiters need.
-    const timestamp = clock.now();
+    const timestamp = clock.monotonic();
     let status: RuntimePodStatus;
     try {
       status = await runtime.getPodStatus(uid, pod.name, pod.namespace, { signal });

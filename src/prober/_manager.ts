@@ -66,7 +66,7 @@ export function createProbeManager(deps: ProbeManagerDeps): ProbeManager {
       labelNames: ["probe_type", "result", "container", "pod", "namespace", "pod_uid"],
       stability: "ALPHA",
     }),
-    startedAt: deps.clock.now(),
+    startedAt: deps.clock.monotonic(),
   };
   /** Workers by pod UID; pods without probes have no entry. */
   const pods = new Map<string, ProbeWorker[]>();

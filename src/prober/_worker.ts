@@ -137,11 +137,11 @@ export class ProbeWorker {
       // Never probe inside the constructor: addPod must not call back into its caller.
       await Promise.resolve();
       // After a kubelet restart every worker starts at once; spread them over one period.
-      const atStartUp = period > clock.now() - this.#ctx.startedAt;
-      let next = clock.now();
+      const atStartUp = period > clock.monotonic() - this.#ctx.startedAt;
+      let next = clock.monotonic();
       if (atStartUp) {
         next = onProbeGrid(next + Math.floor(this.#ctx.random() * period), "up");
-        await this.#sleep(next - clock.now());
+        await this.#sleep(next - clock.monotonic());
       } else {
         // Pods written together start together: their first probes come as soon as they can
         // (no added latency to Ready), but the schedule after that takes a random phase within
@@ -152,7 +152,7 @@ export class ProbeWorker {
       while (await this.#probeOnce()) {
         // Ticker semantics: a fixed schedule that a manual trigger does not shift; ticks
         // missed while probing are dropped.
-        const now = clock.now();
+        const now = clock.monotonic();
         if (next <= now) next += Math.max(1, Math.ceil((now - next) / period)) * period;
         await this.#sleep(next - now);
       }

@@ -8,6 +8,7 @@ import type {
   KeyValue,
   LinuxContainerSecurityContext,
   Mount,
+  UserNamespace,
 } from "../cri/types.ts";
 import { ConfigError, DenoletError } from "../util/errors.ts";
 import {
@@ -33,9 +34,15 @@ import {
 } from "./_sandbox_config.ts";
 import { containerAppArmor } from "./_apparmor.ts";
 import { containerSeccomp, type SeccompOptions } from "./_seccomp.ts";
+import { idmapMounts } from "./_userns.ts";
 
 export interface ContainerConfigOptions {
   restartCount: number;
+  /**
+   * An ephemeral container's `targetContainerName`, resolved to the running container's id: it
+   * joins that container's PID namespace (when the pod does not share one already).
+   */
+  pidTargetId?: string;
   /** Sandbox IPs, primary first; empty for host-network pods. */
   podIPs: string[];
   hostIP?: string;
@@ -58,6 +65,10 @@ export interface ContainerConfigOptions {
   cgroupVersion?: LinuxResourcesOptions["cgroupVersion"];
   /** --single-process-oom-kill; default false. */
   singleProcessOOMKill?: boolean;
+  /** The host's huge page sizes, for the containers' hugetlb limits; unknown sends none. */
+  hugePageSizes?: LinuxResourcesOptions["hugePageSizes"];
+  /** The node's swap settings (memorySwap.swapBehavior); unknown sends none. */
+  swap?: LinuxResourcesOptions["swap"];
   /** --seccomp-default; default false (Unconfined when the spec names no profile). */
   seccompDefault?: boolean;
   /** <rootDir>/seccomp for Localhost profiles; default /var/lib/kubelet/seccomp. */
@@ -70,10 +81,21 @@ export interface ContainerConfigOptions {
    * without it both are skipped. Callers may leave it unset when `needsImageUser` is false.
    */
   imageUser?: ImageUser;
+  /**
+   * Whether the pod's runtime handler makes mounts recursively read-only (CRI Status), asked
+   * only for a volumeMount that requests it; unset: it does not, as a runtime that lists no
+   * handlers (containerd 1.6).
+   */
+  recursiveReadOnlyMounts?: () => boolean;
   /** ConfigMaps and Secrets for env references (API mode); standalone they are refused. */
   envObjects?: EnvObjects;
   /** The cluster's Services for service-link env (API mode); standalone, none. */
   services?: EnvContext["services"];
+  /**
+   * The pod's user namespace, as its sandbox config has it: the container joins it and, in a
+   * pod's own namespace, every mount is idmapped with its mappings.
+   */
+  userns?: UserNamespace;
   /** The pod's or container's logger, for env warnings. */
   logger?: Logger;
   /** Ends a wait for the API server while resolving env references. */
@@ -165,12 +187,18 @@ function verifyRunAsNonRoot(
 export function containerSecurityContext(
   pod: V1Pod,
   container: V1Container,
-  opts: { imageUser?: ImageUser } & SeccompOptions = {},
+  opts: { imageUser?: ImageUser; pidTargetId?: string; userns?: UserNamespace } & SeccompOptions =
+    {},
 ): LinuxContainerSecurityContext {
   const sc = effectiveSecurityContext(pod, container);
   verifyRunAsNonRoot(pod, container, sc, opts.imageUser);
+  const namespaces = podNamespaces(pod, opts.userns);
+  if (opts.pidTargetId && namespaces.pid === "CONTAINER") {
+    namespaces.pid = "TARGET";
+    namespaces.targetId = opts.pidTargetId;
+  }
   const out: LinuxContainerSecurityContext = {
-    namespaceOptions: podNamespaces(pod),
+    namespaceOptions: namespaces,
     // Sent for privileged containers too, as upstream; the runtime leaves those unconfined.
     seccomp: containerSeccomp(pod, container, opts),
     privileged: sc.privileged === true,
@@ -243,8 +271,9 @@ async function buildMounts(
   const volumeMounts = resolveSubPathExprs(container.volumeMounts ?? [], env, where);
   const mounts = await containerMounts(volumeMounts, opts.volumes, {
     containerName: container.name,
+    recursiveReadOnlySupported: opts.recursiveReadOnlyMounts,
   });
-  if (!opts.podDir) return mounts;
+  if (!opts.podDir) return idmapMounts(mounts, opts.userns);
   const hostNetwork = pod.spec?.hostNetwork === true;
   // Upstream skips /etc/hosts while the pod has no IP yet, or when the container mounts its own.
   const wantsHosts = (opts.podIPs.length > 0 || hostNetwork) &&
@@ -265,7 +294,7 @@ async function buildMounts(
     const hostPath = createTerminationLogFile(opts.podDir, container.name);
     mounts.push({ containerPath: msgPath, hostPath, selinuxRelabel: true });
   }
-  return mounts;
+  return idmapMounts(mounts, opts.userns);
 }
 
 /**
@@ -288,6 +317,7 @@ export async function buildContainerConfig(
     nodeAllocatable: opts.nodeAllocatable,
     objects: opts.envObjects,
     services: opts.services,
+    volumes: opts.volumes,
     logger: opts.logger,
     signal: opts.signal,
   });
@@ -298,11 +328,15 @@ export async function buildContainerConfig(
       memoryCapacityBytes: opts.memoryCapacityBytes,
       cgroupVersion: opts.cgroupVersion,
       singleProcessOOMKill: opts.singleProcessOOMKill,
+      hugePageSizes: opts.hugePageSizes,
+      swap: opts.swap,
     }),
     securityContext: containerSecurityContext(pod, container, {
       imageUser: opts.imageUser,
+      userns: opts.userns,
       seccompDefault: opts.seccompDefault,
       seccompProfileRoot: opts.seccompProfileRoot,
+      pidTargetId: opts.pidTargetId,
     }),
   };
   const annotations = containerAnnotations(pod, container, opts.restartCount);

@@ -3,6 +3,7 @@
  * `resourceFieldRef`s, and downwardAPI and projected volumes, read from the pod.
  */
 import type { V1Container, V1Pod, V1ResourceFieldSelector } from "@kubernetes/client-node";
+import { podLevelLimitsSet, podLevelList } from "../util/pod_level.ts";
 import { availableParallelism, totalmem } from "node:os";
 import type { DownwardAPIValues } from "../volumes/mod.ts";
 import { ConfigError } from "../util/errors.ts";
@@ -118,8 +119,10 @@ export function resourceFieldValue(
     }
   }
   if (!target) throw new ConfigError(field, "resourceFieldRef needs a containerName");
-  const alloc = ctx.nodeAllocatable ??
-    { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem() };
+  const alloc = podLevelDefaults(
+    pod,
+    ctx.nodeAllocatable ?? { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem() },
+  );
   const divisor = src.divisor ?? "1";
   const cpu = (milli: number) => {
     const d = quantityMilliValue(divisor, { field: `${field}.divisor` });
@@ -154,6 +157,25 @@ export function resourceFieldValue(
     field,
     `unsupported resourceFieldRef resource ${JSON.stringify(src.resource)}`,
   );
+}
+
+/**
+ * What an unset container limit reads as (defaultPodLimitsForDownwardAPI): the pod-level limit
+ * when the pod sets one, else the node's allocatable.
+ */
+function podLevelDefaults(
+  pod: V1Pod,
+  alloc: NonNullable<DownwardContext["nodeAllocatable"]>,
+): NonNullable<DownwardContext["nodeAllocatable"]> {
+  if (!podLevelLimitsSet(pod)) return alloc;
+  const limits = podLevelList(pod, "limits");
+  const cpu = limits.cpu === undefined ? 0 : quantityMilliValue(limits.cpu);
+  const memory = limits.memory === undefined ? 0 : quantityValue(limits.memory);
+  return {
+    ...alloc,
+    cpuMilli: cpu > 0 ? cpu : alloc.cpuMilli,
+    memoryBytes: memory > 0 ? memory : alloc.memoryBytes,
+  };
 }
 
 /**

@@ -11,6 +11,8 @@ import type { Logger } from "../util/log.ts";
 import { expandVars } from "../util/expand_vars.ts";
 import { type DownwardContext, fieldRefValue, resourceFieldValue } from "./_downward_api.ts";
 import { podServiceEnv, type ServiceLookup } from "./_service_env.ts";
+import { envFileValue, readVolumeFile } from "./_env_file.ts";
+import { posix } from "node:path";
 
 // The runtime's importers and tests reach the expansion through here.
 export { expandVars };
@@ -27,6 +29,8 @@ export interface EnvContext extends DownwardContext {
   objects?: EnvObjects;
   /** The cluster's Services, for service-link variables (API mode); standalone, none. */
   services?: ServiceLookup;
+  /** The pod's mounted volumes, for `fileKeyRef` (env files an init container wrote). */
+  volumes?: ReadonlyMap<string, { hostPath: string }>;
   /** Warnings (envFrom keys skipped); default none. */
   logger?: Logger;
   signal?: AbortSignal;
@@ -220,6 +224,14 @@ export async function buildEnv(
         const found = await keyRefValue(reader, src, field);
         if (found === undefined) continue;
         value = found;
+      } else if (src.fileKeyRef) {
+        const found = await fileKeyValue(src.fileKeyRef, {
+          volumes: ctx.volumes,
+          field,
+          logger: ctx.logger,
+        });
+        if (found === undefined) continue;
+        value = found;
       } else {
         throw new ConfigError(field, "unsupported valueFrom source");
       }
@@ -235,4 +247,38 @@ export function expandCommand(args: string[] | undefined, env: KeyValue[]): stri
   if (!args) return undefined;
   const map = new Map(env.map((kv) => [kv.key, kv.value]));
   return args.map((a) => expandVars(a, (n) => map.get(n)));
+}
+
+/**
+ * A `fileKeyRef` value, with upstream's messages (kubelet_pods.go); undefined when the key is
+ * missing or empty and the reference optional.
+ */
+async function fileKeyValue(
+  ref: { volumeName: string; path: string; key: string; optional?: boolean },
+  ctx: { volumes?: ReadonlyMap<string, { hostPath: string }>; field: string; logger?: Logger },
+): Promise<string | undefined> {
+  const vol = ctx.volumes?.get(ref.volumeName);
+  if (!vol) {
+    throw new EnvSourceError(
+      ctx.field,
+      `cannot find the volume ${JSON.stringify(ref.volumeName)} referenced by FileKeyRef`,
+    );
+  }
+  let value: string | undefined;
+  try {
+    value = envFileValue(await readVolumeFile(vol.hostPath, ref.path), ref.key);
+  } catch (err) {
+    // As upstream: the reason goes to the log, the status says only that it failed.
+    ctx.logger?.warn("Failed to parse env file", { field: ctx.field, path: ref.path, err });
+    throw new EnvSourceError(ctx.field, "couldn't parse env file", { cause: err });
+  }
+  if (!value) {
+    if (ref.optional) return undefined;
+    throw new EnvSourceError(
+      ctx.field,
+      `environment variable key ${JSON.stringify(ref.key)} not found in file ` +
+        JSON.stringify(posix.join(vol.hostPath, ref.path)),
+    );
+  }
+  return value;
 }

@@ -100,12 +100,13 @@ export class ImagePuller {
       initialMs: IMAGE_BACKOFF_INITIAL_MS,
       maxMs: IMAGE_BACKOFF_MAX_MS,
       clock: deps.clock,
+      monotonic: true,
     });
     this.#queue = new PullQueue(deps.queue);
     this.#rate = new PullRateLimit({
       qps: deps.rate?.qps ?? 0,
       burst: deps.rate?.burst ?? 0,
-      now: () => deps.clock.now(),
+      now: () => deps.clock.monotonic(),
     });
   }
 
@@ -126,6 +127,7 @@ export class ImagePuller {
     const ref = podObjectRef(pod, {
       name: container.name,
       init: pod.spec?.initContainers?.some((c) => c.name === container.name) ?? false,
+      ephemeral: pod.spec?.ephemeralContainers?.some((c) => c.name === container.name) ?? false,
     });
     const event = (type: EventType, reason: string, message: string) =>
       this.#deps.events?.event(ref, type, reason, message);
@@ -231,7 +233,7 @@ export class ImagePuller {
   ): Promise<EnsuredImage> {
     const { signal, requested, event } = opts;
     const key = backoffKey(pod.metadata?.uid ?? "", requested);
-    if (this.#backoff.inBackOffSinceUpdate(key, this.#deps.clock.now())) {
+    if (this.#backoff.inBackOffSinceUpdate(key, this.#deps.clock.monotonic())) {
       const message = `Back-off pulling image "${requested}"`;
       event("Normal", "BackOff", message);
       const last = this.#lastError.get(key);
@@ -255,7 +257,7 @@ export class ImagePuller {
         );
       }
     }
-    const queuedAt = this.#deps.clock.now();
+    const queuedAt = this.#deps.clock.monotonic();
     let pulled: { ref: string; used?: TrackedAuthConfig; status?: Image } | undefined;
     try {
       pulled = await this.#queue.run(() => this.#pullNow({ ...opts, key, queuedAt }), signal);
@@ -280,7 +282,7 @@ export class ImagePuller {
     },
   ): Promise<{ ref: string; used?: TrackedAuthConfig; status?: Image }> {
     const { signal, requested, image, log, event, key, queuedAt } = opts;
-    const startedAt = this.#deps.clock.now();
+    const startedAt = this.#deps.clock.monotonic();
     log.info("Pulling image", { image: requested, credentials: opts.credentials.length });
     event("Normal", "Pulling", `Pulling image "${requested}"`);
     try {
@@ -293,7 +295,7 @@ export class ImagePuller {
       });
       const status = await this.#pulledStatus(image, signal);
       const size = status?.size ?? 0;
-      const now = this.#deps.clock.now();
+      const now = this.#deps.clock.monotonic();
       log.info("Successfully pulled image", {
         image: requested,
         durationMs: now - startedAt,

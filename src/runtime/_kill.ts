@@ -5,6 +5,7 @@
  * deadline. In a pod with sidecars the stop signals follow the termination order.
  */
 import { podObjectRef } from "../events/mod.ts";
+import type { LogLinks } from "./log_links.ts";
 import type {
   V1Container,
   V1ContainerPort,
@@ -31,6 +32,8 @@ export interface KillDeps extends HookDeps {
   logger: Logger;
   /** The CRI client's per-call deadline; a stop may take the grace period plus this. */
   runtimeRequestTimeoutMs: number;
+  /** The /var/log/containers links, removed with their containers. */
+  logLinks?: LogLinks;
 }
 
 /** A preStop handler and what it needs to run: the pod's names and the container's ports. */
@@ -297,6 +300,7 @@ export async function removeAll(
     ids.containers.map((id) => ignoreNotFound(deps.runtime.removeContainer(id, { signal }))),
   );
   for (const r of removed) if (r.status === "rejected") failures.push(r.reason);
+  await deps.logLinks?.remove(ids.containers.filter((_, i) => removed[i].status === "fulfilled"));
   const removedSandboxes = await Promise.allSettled(
     ids.sandboxes.map((id) => ignoreNotFound(deps.runtime.removePodSandbox(id, { signal }))),
   );

@@ -116,7 +116,7 @@ export async function runPreStopHook(
   const clock = deps.clock ?? realClock;
   const log = target.logger;
   const fields = { container: target.container.name, containerId: target.containerId };
-  const start = clock.now();
+  const start = clock.monotonic();
   log.debug(3, "Running preStop hook", fields);
   const outcome = await withDeadline(
     clock,
@@ -141,7 +141,7 @@ export async function runPreStopHook(
   } else {
     log.debug(3, "PreStop hook completed", fields);
   }
-  return Math.floor((clock.now() - start) / 1000);
+  return Math.floor((clock.monotonic() - start) / 1000);
 }
 
 /**

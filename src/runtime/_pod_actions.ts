@@ -13,6 +13,7 @@ import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import type { RuntimeContainerStatus, RuntimePodStatus } from "./types.ts";
 import { containerHash } from "./_labels.ts";
 import { isRestartableInit } from "../util/sidecar.ts";
+import { containerShouldRestart } from "../util/restart_policy.ts";
 
 /** Why a running container is killed (upstream `containerKillReason`; "" for spec changes). */
 export type KillReason = "" | "Unknown" | "LivenessProbe" | "StartupProbe";
@@ -40,6 +41,11 @@ export interface PodActions {
   initContainersToStart: string[];
   /** Names of app containers to start, in spec order. */
   containersToStart: string[];
+  /**
+   * Names of ephemeral containers to start (`kubectl debug`): those never created. They start
+   * even while initialisation is under way and are never restarted.
+   */
+  ephemeralContainersToStart: string[];
   /** Running container instances to stop, by container id. */
   containersToKill: Map<string, ContainerToKill>;
 }
@@ -71,6 +77,7 @@ export function computePodActions(
     attempt: sandbox.attempt,
     initContainersToStart: [],
     containersToStart: [],
+    ephemeralContainersToStart: [],
     containersToKill: new Map(),
   };
   const spec = pod.spec;
@@ -85,8 +92,11 @@ export function computePodActions(
       actions.createSandbox = false;
       return actions;
     }
+    // A run-once container (OnFailure, its own policy first) that succeeded is not run again.
     const toStart = containers
-      .filter((c) => !(spec?.restartPolicy === "OnFailure" && containerSucceeded(c, status)))
+      .filter((c) =>
+        !((c.restartPolicy ?? spec?.restartPolicy) === "OnFailure" && containerSucceeded(c, status))
+      )
       .map((c) => c.name);
     // An app container that ever ran proves initialisation was done; with nothing left to
     // run, a new sandbox would only bring the sidecars back.
@@ -103,7 +113,12 @@ export function computePodActions(
     return actions;
   }
 
+  // In a sandbox that stays (a new one drops them: they were meant for the old processes).
+  actions.ephemeralContainersToStart = (spec?.ephemeralContainers ?? [])
+    .filter((c) => !findContainerStatus(status, c.name))
+    .map((c) => c.name);
   const initialized = computeInitContainerActions(pod, status, actions, opts);
+  if (actions.killPod) actions.ephemeralContainersToStart = [];
   // Initialisation failed or is still under way: app containers wait.
   if (actions.killPod || !initialized) return actions;
 
@@ -124,7 +139,11 @@ export function computePodActions(
       }
       continue;
     }
-    let restart = shouldRestartOnFailure(pod);
+    // A probe failure restarts by the container's own policy when it has one (not its rules,
+    // which are about exit codes), else the pod's.
+    let restart = container.restartPolicy
+      ? container.restartPolicy !== "Never"
+      : shouldRestartOnFailure(pod);
     let reason: KillReason;
     let message: string;
     const probe = opts.probeFailure?.(current.id);
@@ -152,9 +171,11 @@ export function computePodActions(
 
   if (keepCount === 0 && actions.containersToStart.length === 0) {
     // Nothing runs and nothing will: stop the sandbox too. Sidecars alone do not keep a pod
-    // alive, so none is restarted (a Job-like pod ends with its app containers).
+    // alive, so none is restarted (a Job-like pod ends with its app containers); nor do
+    // ephemeral containers.
     actions.killPod = true;
     actions.initContainersToStart = [];
+    actions.ephemeralContainersToStart = [];
   }
   return actions;
 }
@@ -215,7 +236,7 @@ function computeInitContainerActions(
     } else if (s.state === "exited") {
       if (sidecar) toStart.push(c.name);
       else if (isInitContainerFailed(s)) {
-        if (!shouldRestartOnFailure(pod)) return failPod();
+        if (!shouldContainerBeRestarted(c, pod, status)) return failPod();
         toStart.push(c.name);
       } else if (last) initialized = true;
       else toStart.push(inits[i + 1].name);
@@ -319,10 +340,7 @@ export function shouldContainerBeRestarted(
   if (!s) return true;
   if (s.state === "running") return false;
   if (s.state === "unknown" || s.state === "created") return true;
-  const policy = pod.spec?.restartPolicy ?? "Always";
-  if (policy === "Never") return false;
-  if (policy === "OnFailure" && (s.exitCode ?? 0) === 0) return false;
-  return true;
+  return containerShouldRestart(container, pod.spec, s.exitCode ?? 0);
 }
 
 export function shouldRestartOnFailure(pod: V1Pod): boolean {

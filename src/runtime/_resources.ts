@@ -4,10 +4,18 @@
  */
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import { totalmem } from "node:os";
-import type { LinuxContainerResources } from "../cri/types.ts";
+import type { HugepageLimit, LinuxContainerResources } from "../cri/types.ts";
+import { hugePageLimits } from "../util/hugepages.ts";
 import { ConfigError } from "../util/errors.ts";
 import { qosClass } from "../util/qos.ts";
 import { isSidecar } from "../util/sidecar.ts";
+import { isCriticalPod } from "../util/static_pod.ts";
+import {
+  aggregateContainers,
+  podLevelList,
+  podLevelRequestsSet,
+  podLevelResourcesSet,
+} from "../util/pod_level.ts";
 import { type QuantityInput, quantityMilliValue, quantityValue } from "../util/quantity.ts";
 
 const MIN_SHARES = 2;
@@ -84,6 +92,25 @@ export function memoryLimitBytes(c: V1Container): number {
   return amount(c, "limits", "memory", false);
 }
 /**
+ * The limit a container runs with (getCPULimit / getMemoryLimit): its own, or, when it has
+ * none and the pod sets pod-level resources, the pod-level limit (0 when that is unset too).
+ */
+function effectiveLimit(pod: V1Pod | undefined, c: V1Container, name: "cpu" | "memory"): number {
+  const own = name === "cpu" ? cpuLimitMilli(c) : memoryLimitBytes(c);
+  if (own > 0 || !pod || !podLevelResourcesSet(pod)) return own;
+  const q = podLevelList(pod, "limits")[name];
+  if (q === undefined) return 0;
+  const field = `spec.resources.limits.${name}`;
+  return name === "cpu" ? quantityMilliValue(q, { field }) : quantityValue(q, { field });
+}
+
+/** The cpu request for shares: the container's own, else the limit it runs with. */
+function effectiveCPURequest(pod: V1Pod | undefined, c: V1Container): number {
+  if (rawAmount(c, "requests", "cpu") !== undefined) return amount(c, "requests", "cpu", true);
+  return effectiveLimit(pod, c, "cpu");
+}
+
+/**
  * A byte-valued resource (memory, ephemeral-storage, hugepages-<size>) in bytes, 0 when unset;
  * a request falls back to the limit when absent, as API defaulting does.
  */
@@ -106,7 +133,10 @@ export function containerOOMScoreAdj(
   const qos = qosClass(pod);
   if (qos === "Guaranteed") return GUARANTEED_OOM_SCORE_ADJ;
   if (qos === "BestEffort") return BEST_EFFORT_OOM_SCORE_ADJ;
-  const fromRequest = (bytes: number) => 1000 - Math.floor((1000 * bytes) / memoryCapacityBytes);
+  // A pod-level memory request beyond the containers' is shared out among them evenly.
+  const extra = unclaimedPodMemoryPerContainer(pod);
+  const fromRequest = (bytes: number) =>
+    1000 - Math.floor((1000 * (bytes + extra)) / memoryCapacityBytes);
   let adj = fromRequest(memoryRequestBytes(container));
   if (isSidecar(pod, container)) {
     // A sidecar is killed no sooner than the app container with the smallest request.
@@ -118,6 +148,19 @@ export function containerOOMScoreAdj(
   if (adj < 1000 + GUARANTEED_OOM_SCORE_ADJ) return 1000 + GUARANTEED_OOM_SCORE_ADJ;
   if (adj === BEST_EFFORT_OOM_SCORE_ADJ) return adj - 1;
   return adj;
+}
+
+/** remainingPodMemReqPerContainer: 0 unless the pod sets a pod-level memory request. */
+function unclaimedPodMemoryPerContainer(pod: V1Pod): number {
+  if (!podLevelRequestsSet(pod)) return 0;
+  const q = podLevelList(pod, "requests").memory;
+  const podRequest = q === undefined
+    ? 0
+    : quantityValue(q, { field: "spec.resources.requests.memory" });
+  if (podRequest === 0) return 0;
+  const count = (pod.spec?.containers?.length ?? 0) + (pod.spec?.initContainers?.length ?? 0);
+  const left = Math.max(0, podRequest - aggregateContainers(pod, memoryRequestBytes));
+  return count > 0 ? Math.floor(left / count) : 0;
 }
 
 export interface LinuxResourcesOptions {
@@ -134,13 +177,33 @@ export interface LinuxResourcesOptions {
   cgroupVersion?: 1 | 2;
   /** --single-process-oom-kill: keep the kernel's one-process OOM kill on v2; default false. */
   singleProcessOOMKill?: boolean;
+  /**
+   * The host's huge page sizes ("2MB", "1GB"): each gets a hugetlb limit, 0 unless the
+   * container (or its pod, at pod level) has a hugepages-<size> limit. Unknown: none is sent.
+   */
+  hugePageSizes?: readonly string[];
+  /** The node's swap settings; without them (or without a swap controller) none are sent. */
+  swap?: SwapSettings;
+}
+
+/** How containers get swap (memorySwap.swapBehavior), and what the node has of it. */
+export interface SwapSettings {
+  /** "" and "NoSwap": none; "LimitedSwap": Burstable containers' share, on cgroup v2. */
+  behavior: string;
+  /** The cgroup swap controller exists (memory.memsw.* on v1, memory.swap.max on v2). */
+  controller: boolean;
+  /** SwapTotal of the node. */
+  capacityBytes: number;
+  /** MemTotal of the node. */
+  memoryBytes: number;
 }
 
 /**
  * The CRI resources for a container: cpu shares from the request (falling back to the limit
  * when absent), CFS quota from the limit (0 = unlimited, period always set), memory limit when
- * set, and memory.oom.group on cgroup v2.
- * Throws ConfigError for quantities that do not parse.
+ * set, and memory.oom.group on cgroup v2. A container without a cpu or memory limit in a pod
+ * with pod-level resources runs with the pod-level limit. Throws ConfigError for quantities
+ * that do not parse.
  */
 export function linuxResources(
   container: V1Container,
@@ -149,10 +212,10 @@ export function linuxResources(
   const period = opts.cpuPeriod ?? QUOTA_PERIOD_US;
   const out: LinuxContainerResources = {
     cpuPeriod: period,
-    cpuQuota: milliCPUToQuota(cpuLimitMilli(container), period),
-    cpuShares: milliCPUToShares(cpuRequestMilli(container)),
+    cpuQuota: milliCPUToQuota(effectiveLimit(opts.pod, container, "cpu"), period),
+    cpuShares: milliCPUToShares(effectiveCPURequest(opts.pod, container)),
   };
-  const mem = memoryLimitBytes(container);
+  const mem = effectiveLimit(opts.pod, container, "memory");
   if (mem > 0) out.memoryLimitInBytes = mem;
   if (opts.pod) {
     out.oomScoreAdj = containerOOMScoreAdj(
@@ -164,5 +227,64 @@ export function linuxResources(
   if (opts.cgroupVersion === 2 && !opts.singleProcessOOMKill) {
     out.unified = { "memory.oom.group": "1" };
   }
+  const hugePages = containerHugePageLimits(container, opts);
+  if (hugePages) out.hugepageLimits = hugePages;
+  if (opts.swap?.controller) configureSwap(out, container, opts);
   return out;
+}
+
+/**
+ * configureContainerSwapResources: no swap (v1: the memory+swap limit equals the memory
+ * limit; v2: memory.swap.max=0), or for LimitedSwap on v2 the container's share of the node's
+ * swap in proportion to its memory request.
+ */
+function configureSwap(
+  out: LinuxContainerResources,
+  container: V1Container,
+  opts: LinuxResourcesOptions & { swap?: SwapSettings },
+): void {
+  const swap = opts.swap!;
+  if (opts.cgroupVersion !== 2) {
+    // Some swapping is still possible; with no memory limit (0) none is sent either.
+    if (out.memoryLimitInBytes) out.memorySwapLimitInBytes = out.memoryLimitInBytes;
+    return;
+  }
+  let bytes = 0;
+  if (swap.behavior === "LimitedSwap" && opts.pod && limitedSwapApplies(opts.pod, container)) {
+    const request = memoryRequestBytes(container);
+    // calcSwapForBurstablePods: a request above the node's memory gets none.
+    if (swap.memoryBytes > 0 && request <= swap.memoryBytes) {
+      bytes = Math.trunc((request / swap.memoryBytes) * swap.capacityBytes);
+    }
+  }
+  out.unified = { ...out.unified, "memory.swap.max": `${bytes}` };
+}
+
+/**
+ * GetContainerSwapBehavior's LimitedSwap conditions: a Burstable pod that is not critical, and
+ * a container that asks for memory with a request below its limit.
+ */
+function limitedSwapApplies(pod: V1Pod, container: V1Container): boolean {
+  if (isCriticalPod(pod) || qosClass(pod) !== "Burstable") return false;
+  const request = memoryRequestBytes(container);
+  const limit = memoryLimitBytes(container);
+  return (request !== 0 || limit !== 0) && request !== limit;
+}
+
+/**
+ * GetHugepageLimitsFromResources: every host page size, limited to the container's
+ * hugepages-<size> limit, else the pod-level one, else 0 (huge pages are never overcommitted).
+ */
+function containerHugePageLimits(
+  container: V1Container,
+  opts: LinuxResourcesOptions,
+): HugepageLimit[] | undefined {
+  if (!opts.hugePageSizes?.length) return undefined;
+  const wanted = {
+    ...(opts.pod && podLevelResourcesSet(opts.pod)
+      ? hugePageLimits(podLevelList(opts.pod, "limits"))
+      : {}),
+    ...hugePageLimits(container.resources?.limits),
+  };
+  return opts.hugePageSizes.map((pageSize) => ({ pageSize, limit: wanted[pageSize] ?? 0 }));
 }

@@ -5,7 +5,7 @@
  */
 import type { EventRecorder } from "../events/mod.ts";
 import type { V1Pod } from "@kubernetes/client-node";
-import type { ImageService, RuntimeService } from "../cri/types.ts";
+import type { ImageService, RuntimeHandlerFeatures, RuntimeService } from "../cri/types.ts";
 import type { VolumeManager } from "../volumes/mod.ts";
 import { Backoff } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
@@ -20,12 +20,15 @@ import type { Keyring } from "../credentials/mod.ts";
 import { killPod, removeAll } from "./_kill.ts";
 import type { ProbeFailure } from "./_pod_actions.ts";
 import { podLogDirectory, type SandboxConfigOptions } from "./_sandbox_config.ts";
+import { handlerSupportsRecursiveReadOnly } from "./_recursive_read_only.ts";
 import { seccompProfileRoot } from "./_seccomp.ts";
 import type { ServiceLookup } from "./_service_env.ts";
 import { CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS } from "./_start.ts";
 import { listPods, readPodStatus, type StatusDeps } from "./_status.ts";
 import { syncPod } from "./_sync_pod.ts";
+import type { PodUserNamespaces } from "./_userns.ts";
 import { TerminationMessages } from "./_termination_message.ts";
+import type { LogLinks } from "./log_links.ts";
 import { SANDBOX_CREATION_CONCURRENCY, StartGate } from "./_start_gate.ts";
 import type {
   PodRuntime,
@@ -69,6 +72,8 @@ export interface RuntimeManagerDeps {
     | "cgroupVersion"
     | "singleProcessOOMKill"
     | "seccompDefault"
+    | "hugePageSizes"
+    | "swap"
   >;
   /** Liveness/startup verdicts by container id (the prober's results); none by default. */
   probeFailure?: (containerId: string) => ProbeFailure | undefined;
@@ -108,6 +113,24 @@ export interface RuntimeManagerDeps {
    * admission refuses runtimeClassName, every pod gets the default.
    */
   runtimeHandler?: (pod: V1Pod) => string;
+  /**
+   * Why an ephemeral container cannot be started here (a field the node does not implement),
+   * or undefined. Ephemeral containers arrive after admission, so they are checked at start.
+   */
+  ephemeralProblem?: (pod: V1Pod, name: string) => string | undefined;
+  /** The /var/log/containers links log shippers tail; none when unset. */
+  logLinks?: LogLinks;
+  /**
+   * The pods' user namespaces (src/userns): ranges for `hostUsers: false`, released with the
+   * pod. Without it such a pod's sandbox fails.
+   */
+  userns?: PodUserNamespaces;
+  /**
+   * The runtime's handlers with their features, from its latest CRI Status (RuntimeState);
+   * read when a volumeMount asks for recursiveReadOnly. None by default, as a runtime that
+   * lists none (containerd 1.6): no mount is then recursively read-only.
+   */
+  runtimeHandlers?: () => ReadonlyMap<string, RuntimeHandlerFeatures>;
 }
 
 /** The part of src/cm's PodCgroups the runtime manager calls (structural, to avoid a cycle). */
@@ -215,7 +238,19 @@ export class RuntimeManager implements PodRuntime {
       sandboxGate: this.sandboxGate,
       runtimeHandler: d.runtimeHandler,
       pullSecrets: d.pullSecrets,
+      ephemeralProblem: d.ephemeralProblem,
+      logLinks: d.logLinks,
+      userns: d.userns,
+      recursiveReadOnlyMounts: (p) => this.recursiveReadOnlyMounts(p),
     }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
+  }
+
+  recursiveReadOnlyMounts(pod: V1Pod): boolean {
+    return handlerSupportsRecursiveReadOnly(pod, {
+      handlers: this.#deps.runtimeHandlers?.(),
+      runtimeHandler: this.#deps.runtimeHandler,
+      log: this.#podLogger(pod),
+    });
   }
 
   killPod(
@@ -237,6 +272,8 @@ export class RuntimeManager implements PodRuntime {
 
   async #release(uid: string, logger: Logger, signal?: AbortSignal): Promise<void> {
     await this.#deps.volumes.tearDownPod(uid, { signal });
+    // Upstream SyncTerminatedPod: the pod's containers are gone, so its IDs may go to another.
+    await this.#deps.userns?.release(uid);
     if (this.#deps.podCgroups) {
       try {
         await this.#deps.podCgroups.remove(uid);
@@ -289,6 +326,7 @@ export class RuntimeManager implements PodRuntime {
       runtimeRequestTimeoutMs: this.#requestTimeoutMs,
       clock: this.#deps.clock,
       events: this.#deps.events,
+      logLinks: this.#deps.logLinks,
     };
   }
 }

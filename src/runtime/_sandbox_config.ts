@@ -11,6 +11,7 @@ import type {
   PortMapping,
   Protocol,
   SELinuxOption,
+  UserNamespace,
 } from "../cri/types.ts";
 import { ConfigError } from "../util/errors.ts";
 import { pathComponent } from "../util/path_component.ts";
@@ -35,6 +36,8 @@ export interface SandboxConfigOptions {
   cgroupParent?: string;
   /** defaultPodSysctls (the DefaultPodSysctls gate): sysctls every pod gets unless it sets them. */
   defaultPodSysctls?: Readonly<Record<string, string>>;
+  /** The pod's user namespace (from the user namespace manager); unset sends none. */
+  userns?: UserNamespace;
 }
 
 const MAX_DNS_NAMESERVERS = 3;
@@ -57,14 +60,19 @@ export function podLogDirectory(podLogsDir: string, pod: V1Pod): string {
   return `${podLogsDir.replace(/\/+$/, "")}/${ns}_${name}_${uid}`;
 }
 
-/** Namespace modes for the pod's sandbox and containers (runtimeutil.NamespacesForPod). */
-export function podNamespaces(pod: V1Pod): NamespaceOption {
+/**
+ * Namespace modes for the pod's sandbox and containers (runtimeutil.NamespacesForPod), with the
+ * user namespace the manager chose for the pod.
+ */
+export function podNamespaces(pod: V1Pod, userns?: UserNamespace): NamespaceOption {
   const spec = pod.spec;
-  return {
+  const out: NamespaceOption = {
     network: spec?.hostNetwork ? "NODE" : "POD",
     pid: spec?.hostPID ? "NODE" : spec?.shareProcessNamespace ? "POD" : "CONTAINER",
     ipc: spec?.hostIPC ? "NODE" : "POD",
   };
+  if (userns) out.usernsOptions = userns;
+  return out;
 }
 
 /**
@@ -241,11 +249,11 @@ export function podSupplementalGroups(pod: V1Pod): number[] {
   return groups;
 }
 
-function sandboxSecurityContext(pod: V1Pod): LinuxSandboxSecurityContext {
+function sandboxSecurityContext(pod: V1Pod, userns?: UserNamespace): LinuxSandboxSecurityContext {
   const sc = pod.spec?.securityContext;
   const all = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
   const out: LinuxSandboxSecurityContext = {
-    namespaceOptions: podNamespaces(pod),
+    namespaceOptions: podNamespaces(pod, userns),
     privileged: all.some((c) => c.securityContext?.privileged === true),
     seccomp: sandboxSeccomp(),
   };
@@ -290,7 +298,7 @@ export function buildSandboxConfig(
   const ports = podPortMappings(pod);
   if (ports.length) config.portMappings = ports;
   const sysctls = podSysctls(pod, opts.defaultPodSysctls);
-  config.linux = { securityContext: sandboxSecurityContext(pod), sysctls };
+  config.linux = { securityContext: sandboxSecurityContext(pod, opts.userns), sysctls };
   if (opts.cgroupParent) config.linux.cgroupParent = opts.cgroupParent;
   return config;
 }

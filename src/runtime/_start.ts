@@ -4,7 +4,9 @@
  * failure becomes a `SyncStepError` with the reason upstream shows in the container's waiting
  * state.
  */
+import { posix } from "node:path";
 import { podObjectRef } from "../events/mod.ts";
+import type { LogLinks } from "./log_links.ts";
 import type { V1Container, V1LifecycleHandler, V1Pod } from "@kubernetes/client-node";
 import type { PodSandboxConfig, RuntimeService } from "../cri/types.ts";
 import type { VolumeManager } from "../volumes/mod.ts";
@@ -39,6 +41,7 @@ export type NodeConfigOptions = Omit<
   | "volumes"
   | "imageRef"
   | "imageUser"
+  | "userns"
   | "logger"
   | "signal"
 >;
@@ -53,6 +56,8 @@ export interface StartDeps extends HookDeps {
   configOptions: NodeConfigOptions;
   /** The CRI client's per-call deadline; default 2 minutes. */
   runtimeRequestTimeoutMs?: number;
+  /** The /var/log/containers links log shippers tail; none when unset. */
+  logLinks?: LogLinks;
 }
 
 export interface StartTarget {
@@ -68,6 +73,8 @@ export interface StartTarget {
   pullSecrets?: PodPullSecrets;
   logger: Logger;
   signal?: AbortSignal;
+  /** An ephemeral container's target, resolved: it shares that container's PID namespace. */
+  pidTargetId?: string;
 }
 
 /**
@@ -82,7 +89,8 @@ export async function startContainer(
   const name = container.name;
   const log = target.logger.child({ container: name });
   const isInit = pod.spec?.initContainers?.some((c) => c.name === name) ?? false;
-  const ref = podObjectRef(pod, { name, init: isInit });
+  const ephemeral = pod.spec?.ephemeralContainers?.some((c) => c.name === name) ?? false;
+  const ref = podObjectRef(pod, { name, init: isInit, ephemeral });
   const fail = (reason: string, err: unknown, message = errorMessage(err)): SyncStepError => {
     if (signal?.aborted) throw signal.reason;
     if (isKind(err, RuntimeUnavailableError)) throw err;
@@ -144,6 +152,9 @@ export async function startContainer(
       volumes: target.volumes,
       imageRef: image.ref,
       imageUser,
+      pidTargetId: target.pidTargetId,
+      // The sandbox's user namespace: containers join it, their mounts mapped to its IDs.
+      userns: target.sandboxConfig.linux?.securityContext?.namespaceOptions?.usernsOptions,
       logger: log,
       signal,
     });
@@ -167,6 +178,15 @@ export async function startContainer(
   }
   log.info("Started container", { containerId: id, restartCount, image: container.image });
   deps.events?.event(ref, "Normal", "Started", `Started container ${name}`);
+  const logDir = target.sandboxConfig.logDirectory;
+  if (deps.logLinks && logDir && config.logPath) {
+    await deps.logLinks.create({
+      podName: pod.metadata?.name ?? "",
+      podNamespace: pod.metadata?.namespace ?? "",
+      containerName: name,
+      containerId: id,
+    }, posix.join(logDir, config.logPath));
+  }
   const postStart = container.lifecycle?.postStart;
   return postStart ? await runPostStart(deps, target, { id, handler: postStart, log }) : undefined;
 }

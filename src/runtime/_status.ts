@@ -159,7 +159,7 @@ export async function readPodStatus(
   opts: { signal?: AbortSignal } = {},
 ): Promise<RuntimePodStatus> {
   const { signal } = opts;
-  const timestamp = deps.clock.now();
+  const timestamp = deps.clock.monotonic();
   const selector = {
     labelSelector: { [LABEL_POD_UID]: pod.uid, [LABEL_NODE_NAME]: deps.nodeName },
   };

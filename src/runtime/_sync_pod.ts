@@ -6,18 +6,24 @@
  */
 import { type EventRecorder, podObjectRef } from "../events/mod.ts";
 import type { Clock } from "../util/clock.ts";
-import type { V1Pod } from "@kubernetes/client-node";
+import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import type { PodSandboxConfig, RuntimeService } from "../cri/types.ts";
-import { podDir, type VolumeManager } from "../volumes/mod.ts";
+import { podDir, type VolumeManager, VolumeProcessingError } from "../volumes/mod.ts";
 import type { Backoff } from "../util/backoff.ts";
 import { isKind, NotSyncedError, RuntimeUnavailableError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import type { ImagePuller } from "./_image_puller.ts";
 import { gracePeriodFor, type KillDeps, killPod, removeAll, stopContainer } from "./_kill.ts";
-import { computePodActions, type PodActions, type ProbeFailure } from "./_pod_actions.ts";
+import {
+  computePodActions,
+  findContainerStatus,
+  type PodActions,
+  type ProbeFailure,
+} from "./_pod_actions.ts";
 import { planPrune } from "./_prune.ts";
 import { PodPullSecrets, type PullSecretReader } from "./_pull_secrets.ts";
 import { buildSandboxConfig, type SandboxConfigOptions } from "./_sandbox_config.ts";
+import { podUserNamespace, type PodUserNamespaces } from "./_userns.ts";
 import {
   type MountedVolumes,
   type NodeConfigOptions,
@@ -27,6 +33,7 @@ import {
 } from "./_start.ts";
 import { toRunningPod } from "./_status.ts";
 import type { StartGate } from "./_start_gate.ts";
+import type { LogLinks } from "./log_links.ts";
 import type { RuntimePodStatus, SyncPodResult, SyncStepError } from "./types.ts";
 
 export interface SyncDeps {
@@ -54,6 +61,14 @@ export interface SyncDeps {
   runtimeHandler?: (pod: V1Pod) => string;
   /** Image pull secrets (API mode); standalone, none can be read. */
   pullSecrets?: PullSecretReader;
+  /** Why an ephemeral container cannot start here, or undefined. */
+  ephemeralProblem?: (pod: V1Pod, name: string) => string | undefined;
+  /** The /var/log/containers links log shippers tail. */
+  logLinks?: LogLinks;
+  /** The pods' user namespaces; without it a pod with hostUsers: false cannot be created. */
+  userns?: PodUserNamespaces;
+  /** Whether the pod's runtime handler makes mounts recursively read-only; default not. */
+  recursiveReadOnlyMounts?: (pod: V1Pod) => boolean;
 }
 
 /** The events of pod-level step failures (container-level ones are recorded where they happen). */
@@ -82,6 +97,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
     clock: deps.clock,
     events: deps.events,
+    logLinks: deps.logLinks,
   };
   deps.crashBackoff.gc();
   const actions = computePodActions(pod, status, {
@@ -91,7 +107,8 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   log.debug(3, "Computed pod actions", { actions: describe(actions) });
   // Whether this sync asks the runtime for any change (the PLEG then looks again soon).
   const acted = actions.killPod || actions.createSandbox || actions.containersToKill.size > 0 ||
-    actions.initContainersToStart.length > 0 || actions.containersToStart.length > 0;
+    actions.initContainersToStart.length > 0 || actions.containersToStart.length > 0 ||
+    actions.ephemeralContainersToStart.length > 0;
   const errors: SyncStepError[] = [];
   // Container-level failures become status; an unreachable runtime or an abort ends the sync.
   const stepFailed = (err: unknown, step: Omit<SyncStepError, "message">, message?: string) => {
@@ -102,8 +119,10 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     errors.push(e);
     const reason = step.container === undefined ? POD_STEP_EVENTS[step.reason] : undefined;
     if (reason) {
-      // FailedMount carries the volume's own message ("MountVolume.SetUp failed for ...").
-      const text = reason === "FailedMount" ? errorMessage(err) : e.message;
+      // FailedMount carries the volume's own message ("MountVolume.SetUp failed for ..."), or
+      // the kubelet's for volumes that could not be processed (a claim not bound, ...).
+      const own = reason === "FailedMount" && !isKind(err, VolumeProcessingError);
+      const text = own ? errorMessage(err) : e.message;
       deps.events?.event(podObjectRef(pod), "Warning", reason, text);
     }
   };
@@ -116,11 +135,30 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   let sandboxConfig: PodSandboxConfig;
   let podDirPath: string | undefined;
   try {
-    sandboxConfig = buildSandboxConfig(pod, actions.attempt, deps.sandboxOptions);
+    // Every sync, as upstream's NamespacesForPod: the pod keeps the range it was given.
+    const userns = await podUserNamespace(deps.userns, pod, {
+      handler: () => deps.runtimeHandler?.(pod) ?? "",
+    });
+    sandboxConfig = buildSandboxConfig(pod, actions.attempt, { ...deps.sandboxOptions, userns });
     const rootDir = deps.rootDir;
     podDirPath = rootDir === undefined ? undefined : podDir(rootDir, pod.metadata?.uid ?? "");
   } catch (err) {
-    stepFailed(err, { reason: "ConfigPodSandboxError" });
+    if (isKind(err, NotSyncedError)) {
+      // The RuntimeClasses' first list is not in: retried once it is, without an event.
+      stepFailed(err, { reason: "RuntimeClassesNotSynced" });
+      return { errors, acted };
+    }
+    // Upstream createPodSandbox generates the config first: a config that cannot be made is a
+    // sandbox that cannot be created, with that event; for a running sandbox, a config error.
+    if (actions.createSandbox) {
+      stepFailed(
+        err,
+        { reason: "CreatePodSandboxError" },
+        `Failed to create pod sandbox: ${errorMessage(err)}`,
+      );
+    } else {
+      stepFailed(err, { reason: "ConfigPodSandboxError" });
+    }
     return { errors, acted };
   }
   let sandboxId = actions.sandboxId;
@@ -153,16 +191,24 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   }
 
   const inits = actions.initContainersToStart;
-  if (inits.length === 0 && actions.containersToStart.length === 0) return { errors, acted };
+  const ephemerals = actions.ephemeralContainersToStart;
+  if (inits.length === 0 && actions.containersToStart.length === 0 && ephemerals.length === 0) {
+    return { errors, acted };
+  }
 
   const startDeps: StartDeps = {
     runtime: deps.runtime,
     puller: deps.puller,
     crashBackoff: deps.crashBackoff,
-    configOptions: { ...deps.nodeConfig, podDir: podDirPath },
+    configOptions: {
+      ...deps.nodeConfig,
+      podDir: podDirPath,
+      recursiveReadOnlyMounts: () => deps.recursiveReadOnlyMounts?.(pod) ?? false,
+    },
     clock: deps.clock,
     runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
     events: deps.events,
+    logLinks: deps.logLinks,
   };
   const pullSecrets = new PodPullSecrets(pod, { reader: deps.pullSecrets, log });
   const target = {
@@ -177,9 +223,58 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     logger: log,
     signal,
   };
+  // Ephemeral containers first (upstream step 7): a debugging session must not wait for an
+  // init container that fails.
+  await startEphemerals(deps, startDeps, { ...target, ephemerals }, errors);
   await startContainers(startDeps, { ...target, inits, apps: actions.containersToStart }, errors);
   pullSecrets.reportMissing(errors, deps.events);
   return { errors, acted };
+}
+
+/**
+ * Upstream step 7: the ephemeral containers, each once; one the node cannot run stays Waiting
+ * with the reason. Failures go to `errors`.
+ */
+async function startEphemerals(
+  deps: SyncDeps,
+  startDeps: StartDeps,
+  target: Omit<StartTarget, "container"> & { ephemerals: string[] },
+  errors: SyncStepError[],
+): Promise<void> {
+  const { pod, status, logger: log } = target;
+  for (const name of target.ephemerals) {
+    const ec = pod.spec?.ephemeralContainers?.find((c) => c.name === name);
+    if (!ec) continue;
+    const problem = deps.ephemeralProblem?.(pod, name);
+    if (problem) {
+      // Honour or refuse: it stays Waiting with the reason, never runs without what it asked.
+      log.warn("Cannot start ephemeral container", { container: name, problem });
+      deps.events?.event(
+        podObjectRef(pod, { name, ephemeral: true }),
+        "Warning",
+        "Failed",
+        `Error: ${problem}`,
+      );
+      errors.push({ container: name, reason: "CreateContainerConfigError", message: problem });
+      continue;
+    }
+    let pidTargetId: string | undefined;
+    if (ec.targetContainerName) {
+      pidTargetId = findContainerStatus(status, ec.targetContainerName)?.id;
+      if (!pidTargetId) {
+        errors.push({
+          container: name,
+          reason: "CreateContainerConfigError",
+          message: `unable to find target container ${ec.targetContainerName}`,
+        });
+        continue;
+      }
+    }
+    // Same shape as a container's; validation keeps out what ephemeral containers may not use.
+    const container = ec as V1Container;
+    const err = await startContainer(startDeps, { ...target, container, pidTargetId });
+    if (err) errors.push(err);
+  }
 }
 
 /**
@@ -352,6 +447,7 @@ function describe(a: PodActions) {
     attempt: a.attempt,
     init: a.initContainersToStart,
     start: a.containersToStart,
+    ephemeral: a.ephemeralContainersToStart,
     kill: [...a.containersToKill.values()].map((k) => k.name),
   };
 }

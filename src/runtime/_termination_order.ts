@@ -50,7 +50,7 @@ export class TerminationOrder {
     const before = this.#after.get(name);
     if (!before || graceSeconds <= 0) return 0;
     const { clock, signal } = opts;
-    const start = clock.now();
+    const start = clock.monotonic();
     const done = new AbortController();
     const deadline = clock.sleep(graceSeconds * 1000, {
       signal: signal ? AbortSignal.any([signal, done.signal]) : done.signal,
@@ -66,7 +66,7 @@ export class TerminationOrder {
       // The cancelled sleep rejects; it has nothing more to say.
       await deadline.catch(() => undefined);
     }
-    return Math.floor((clock.now() - start) / 1000);
+    return Math.floor((clock.monotonic() - start) / 1000);
   }
 
   /** Records that `name` stopped (or will not be waited for any longer), freeing its followers. */

@@ -41,6 +41,8 @@ export {
   milliCPUToQuota,
   milliCPUToShares,
   QUOTA_PERIOD_US,
+  resourceBytes,
+  type SwapSettings,
 } from "./_resources.ts";
 // Kept for importers of the runtime's surface; the implementations live in util.
 export { type QOSClass, qosClass as podQOS } from "../util/qos.ts";
@@ -50,4 +52,12 @@ export { type EnvObjects, EnvSourceError } from "./_env.ts";
 export { downwardAPIValues } from "./_downward_api.ts";
 export { type ServiceLookup, ServicesNotSyncedError } from "./_service_env.ts";
 export { normalizeSysctlName, podSysctls } from "./_sysctls.ts";
+export {
+  CONTAINER_LOGS_DIR,
+  createLogLinks,
+  type LogLinkName,
+  logLinkPath,
+  type LogLinks,
+} from "./log_links.ts";
 export { appArmorProfileOf, appArmorRequired, containerAppArmor } from "./_apparmor.ts";
+export { idmapMounts, type PodUserNamespaces } from "./_userns.ts";

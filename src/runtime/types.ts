@@ -137,4 +137,9 @@ export interface PodRuntime {
   removePod(running: RunningPod, opts?: { signal?: AbortSignal }): Promise<void>;
   /** Removes the per-pod back-off state (image pulls, crash loops) of a deleted pod. */
   forgetPod(uid: string): void;
+  /**
+   * Whether the runtime handler `pod` runs on makes mounts recursively read-only (its latest
+   * CRI Status); false when unknown. For status.containerStatuses[].volumeMounts. Cheap.
+   */
+  recursiveReadOnlyMounts?(pod: V1Pod): boolean;
 }

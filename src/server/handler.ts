@@ -6,6 +6,7 @@ import { handleNode } from "./_node.ts";
 import { toKubeJson } from "./_json.ts";
 import { podList, runningPodToApiPod } from "./_pods.ts";
 import { handleResourceMetrics, handleStatsSummary } from "./_stats.ts";
+import { handleCadvisorMetrics } from "./_cadvisor.ts";
 import type { NodeApiDeps, NodeApiHandler } from "./types.ts";
 
 type RouteOf<D> = (deps: D, req: Request, url: URL) => Response | Promise<Response>;
@@ -31,23 +32,33 @@ const getMetrics: Route = (deps) => {
 };
 
 /**
- * Exact paths: what upstream serves without authentication. `/runningpods/` is not among them
- * (upstream counts it with the debugging handlers, behind authentication: `secure_handler.ts`).
+ * Exact paths: what upstream serves without authentication on the read-only port (its
+ * InstallDefaultHandlers). `/runningpods/` is not among them (upstream counts it with the
+ * debugging handlers, behind authentication: `secure_handler.ts`).
  */
 const ROUTES = new Map<string, Route>([
   ["/healthz", (deps, _req, url) => handleHealthz(deps, url, undefined)],
   ["/pods", getPods],
   ["/pods/", getPods],
-  ["/sources", getSources],
   ["/metrics", getMetrics],
   ["/metrics/probes", (deps) => probeMetrics(deps.metrics)],
-  ["/node", (deps, req) => handleNode(deps, req)],
   ["/metrics/resource", handleResourceMetrics],
+  ["/metrics/cadvisor", handleCadvisorMetrics],
   ["/stats/summary", handleStatsSummary],
+]);
+
+/** denolet's own paths: served on the authenticated port only, never without authentication. */
+const OWN_ROUTES = new Map<string, Route>([
+  ["/sources", getSources],
+  ["/node", (deps, req) => handleNode(deps, req)],
 ]);
 
 function findRoute(path: string): Route | undefined {
   return ROUTES.get(path) ?? healthzRoute(path);
+}
+
+function findAuthenticatedRoute(path: string): Route | undefined {
+  return OWN_ROUTES.get(path) ?? findRoute(path);
 }
 
 function healthzRoute<D extends HealthzDeps>(path: string): RouteOf<D> | undefined {
@@ -59,10 +70,14 @@ function healthzRoute<D extends HealthzDeps>(path: string): RouteOf<D> | undefin
 /**
  * The read-only node API as one fetch-style handler. It never throws: errors are mapped to
  * status codes in one place (`statusForError`); unexpected ones are logged. HEAD answers like
- * GET without a body.
+ * GET without a body. The read-only port serves upstream's paths only; `authenticated` adds
+ * denolet's own (`/node`, `/sources`), for the port that authenticates every request.
  */
-export function createNodeApiHandler(deps: NodeApiDeps): NodeApiHandler {
-  return handlerFor(deps, findRoute);
+export function createNodeApiHandler(
+  deps: NodeApiDeps,
+  opts: { authenticated?: boolean } = {},
+): NodeApiHandler {
+  return handlerFor(deps, opts.authenticated ? findAuthenticatedRoute : findRoute);
 }
 
 /**

@@ -36,6 +36,8 @@ export interface AuthenticatedApiDeps {
   logger: Logger;
   /** The API-server mode's client: TokenReview, SubjectAccessReview, serving CSRs. */
   apiClient?: ApiClient;
+  /** The reviews' own client (its budget is not the pods'); `apiClient` when absent. */
+  reviewClient?: ApiClient;
   signal: AbortSignal;
 }
 
@@ -69,7 +71,7 @@ export async function serveAuthenticatedNodeApi(deps: AuthenticatedApiDeps): Pro
       needsApi("authentication.webhook.enabled (--authentication-token-webhook)");
     }
     methods.push(tokenAuthenticator({
-      review: reviews!.tokenReviewer(deps.apiClient!, deps.clock),
+      review: reviews!.tokenReviewer(deps.reviewClient ?? deps.apiClient!, deps.clock),
       cacheTTLMs: config.authenticationTokenWebhookCacheTTLMs,
       clock: deps.clock,
     }));
@@ -84,7 +86,7 @@ export async function serveAuthenticatedNodeApi(deps: AuthenticatedApiDeps): Pro
   if (config.authorizationMode === "Webhook") {
     if (!reviews || !deps.apiClient) needsApi("authorization.mode Webhook (--authorization-mode)");
     authorizer = webhookAuthorizer({
-      review: reviews!.accessReviewer(deps.apiClient!, deps.clock),
+      review: reviews!.accessReviewer(deps.reviewClient ?? deps.apiClient!, deps.clock),
       allowedTTLMs: config.authorizationWebhookCacheAuthorizedTTLMs,
       deniedTTLMs: config.authorizationWebhookCacheUnauthorizedTTLMs,
       clock: deps.clock,
@@ -122,29 +124,35 @@ export async function serveAuthenticatedNodeApi(deps: AuthenticatedApiDeps): Pro
       clientCA,
       minVersion: nodeMinVersion(config.tlsMinVersion),
       cipherSuites: config.tlsMinVersion === "VersionTLS13" ? [] : config.tlsCipherSuites,
+      clock: deps.clock,
       logger,
       signal: deps.signal,
     });
+  let server: SecureServer;
   if (config.serverTLSBootstrap && config.tlsCertFile === "") {
     if (!deps.apiClient) needsApi("serverTLSBootstrap (--rotate-server-certificates)");
-    return await serveBootstrapped(deps, serve);
+    server = await serveBootstrapped(deps, serve);
+  } else {
+    server = await serve(await servingCertificate(deps));
+    if (config.tlsCertFile !== "") watchCertificateFiles(deps, server);
   }
-  const server = await serve(await servingCertificate(deps));
-  if (config.tlsCertFile !== "") watchCertificateFiles(deps, server);
+  if (clientCA !== undefined) watchClientCA(deps, server);
   return server;
 }
 
-/** How often configured certificate files are checked for replacement. */
+/** How often configured certificate and CA files are checked for replacement. */
 const CERT_FILE_CHECK_MS = 60_000;
 
 /**
- * Upstream reloads --tls-cert-file/--tls-private-key-file when they change (an external tool
- * renews them); so does this, checking their modification times every minute. A pair that does
- * not load is logged and the current one kept.
+ * Calls `reload` when one of `files` was replaced (another modification time), checking every
+ * minute. A reload that fails is logged and the current state kept; the next change tries again.
  */
-function watchCertificateFiles(deps: AuthenticatedApiDeps, server: SecureServer): void {
-  const { config, logger } = deps;
-  const files = [config.tlsCertFile, config.tlsPrivateKeyFile];
+function watchFiles(
+  deps: AuthenticatedApiDeps,
+  files: readonly string[],
+  what: string,
+  reload: () => Promise<void>,
+): void {
   const stamp = async () =>
     (await Promise.all(files.map((f) => Deno.stat(f)))).map((i) => i.mtime?.getTime()).join("/");
   // Unknown at first (files unreadable right now): the first check that can read them reloads.
@@ -158,17 +166,46 @@ function watchCertificateFiles(deps: AuthenticatedApiDeps, server: SecureServer)
       const now = await stamp();
       if (now === before) return;
       last = Promise.resolve(now);
+      await reload();
+    })().catch((err) => {
+      deps.logger.error(`Cannot reload the ${what}; keeping the current one`, {
+        err: errorMessage(err),
+      });
+    }).finally(() => (checking = false));
+  }, { signal: deps.signal });
+}
+
+/**
+ * Upstream reloads --tls-cert-file/--tls-private-key-file when they change (an external tool
+ * renews them); so does this. A pair that does not load is logged and the current one kept.
+ */
+function watchCertificateFiles(deps: AuthenticatedApiDeps, server: SecureServer): void {
+  const { config, logger } = deps;
+  watchFiles(
+    deps,
+    [config.tlsCertFile, config.tlsPrivateKeyFile],
+    "serving certificate",
+    async () => {
       server.setCertificate({
         cert: await readPem(config.tlsCertFile, "serving certificate"),
         key: await readPem(config.tlsPrivateKeyFile, "serving key"),
       });
       logger.info("Serving certificate reloaded", { cert: config.tlsCertFile });
-    })().catch((err) => {
-      logger.error("Cannot reload the serving certificate; keeping the current one", {
-        err: errorMessage(err),
-      });
-    }).finally(() => (checking = false));
-  }, { signal: deps.signal });
+    },
+  );
+}
+
+/**
+ * As upstream's dynamic CA content: a replaced --client-ca-file (a rotated cluster CA) verifies
+ * the client certificates of new connections; one that holds no certificate is logged and the
+ * current bundle kept.
+ */
+function watchClientCA(deps: AuthenticatedApiDeps, server: SecureServer): void {
+  const file = deps.config.clientCAFile;
+  watchFiles(deps, [file], "client CA file", async () => {
+    server.setClientCA(await readPem(file, "client CA file"));
+    deps.logger.info("Client CA reloaded", { file });
+  });
 }
 
 /**
@@ -181,7 +218,7 @@ async function serveBootstrapped(
   serve: (c: ServingCertificate) => Promise<SecureServer>,
 ): Promise<SecureServer> {
   const { ServingCertManager } = await import("./tls/serving_cert.ts");
-  const manager = new ServingCertManager({
+  const manager = await ServingCertManager.open({
     client: deps.apiClient!,
     clock: deps.clock,
     logger: deps.logger,
@@ -189,16 +226,19 @@ async function serveBootstrapped(
     certDir: deps.config.certDir,
     hosts: [deps.config.nodeName, ...deps.nodeIPs],
   });
-  const stored = await manager.load();
+  const stored = manager.current();
   let server = stored ? await serve(stored) : undefined;
   let starting: Promise<void> | undefined;
   let pending: ServingCertificate | undefined;
+  // A client CA reloaded before the first certificate came: the server starts with the old one.
+  let reloadedCA: string | undefined;
   const loop = manager.run((c) => {
     if (server) return server.setCertificate(c);
     pending = c;
     starting ??= serve(c).then((s) => {
       server = s;
       if (pending !== c && pending) s.setCertificate(pending);
+      if (reloadedCA !== undefined) s.setClientCA(reloadedCA);
     }, (err) => {
       deps.logger.error("Cannot serve the node API", { err: errorMessage(err) });
     });
@@ -212,6 +252,10 @@ async function serveBootstrapped(
       await server?.finished;
     })(),
     setCertificate: (c) => server?.setCertificate(c),
+    setClientCA: (pem) => {
+      reloadedCA = pem;
+      server?.setClientCA(pem);
+    },
   };
 }
 

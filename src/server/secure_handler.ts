@@ -6,6 +6,7 @@
  * TLS server knows (client certificate, an upgraded connection) come in `ConnectionInfo`.
  */
 import { errorMessage, type Logger } from "../util/log.ts";
+import { findCause } from "../util/errors.ts";
 import {
   AuthenticationError,
   type AuthenticatorFn,
@@ -13,6 +14,7 @@ import {
   type Authorizer,
   type PeerCertificate,
   requestAttributes,
+  ReviewBudgetError,
   type UserInfo,
 } from "./auth/mod.ts";
 import { MethodNotAllowedError, statusForError } from "./_errors.ts";
@@ -66,7 +68,7 @@ const DEBUG_PREFIXES = [
 
 export function createSecureNodeApiHandler(deps: SecureApiDeps): SecureHandler {
   const log = deps.logger.child({ component: "node-api" });
-  const readOnly = createNodeApiHandler(deps);
+  const readOnly = createNodeApiHandler(deps, { authenticated: true });
   return async (req, conn = {}) => {
     const url = new URL(req.url);
     let user: UserInfo | undefined;
@@ -110,6 +112,13 @@ async function authorize(
         reason: decision.reason,
       });
     } catch (err) {
+      // The reviews' own budget is spent (a flood): the caller may retry; nothing is wrong.
+      if (findCause(err, ReviewBudgetError)) {
+        return new Response("Too many authorization reviews under way; retry later", {
+          status: 429,
+          headers: { ...TEXT, "Retry-After": "1" },
+        });
+      }
       if (!(err instanceof AuthorizationError)) throw err;
       log.error("Authorization error", {
         user: user.name,

@@ -10,15 +10,22 @@
  * a TLS 1.2 connection whose negotiated suite is not listed is closed before any request is
  * read. --tls-min-version maps to `minVersion` (TLS 1.2 is the stack's floor anyway). Measured
  * cost: ~2 MB RSS on top of the node: modules the agent already loads (grpc-js's node:http2).
+ *
+ * Each connection costs memory here (TLS state and JavaScript objects), so their number is
+ * bounded (`maxConnections`, more are closed at accept), and a connection that holds a slot
+ * without using it is closed: a handshake must finish within 10 s and the first request arrive
+ * within 30 s of it (idle keep-alive connections close after the server's keep-alive timeout).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
+import type { Clock } from "../util/clock.ts";
 import { DenoletError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
-import type { PeerCertificate } from "./auth/mod.ts";
 import type { ConnectionInfo, SecureHandler } from "./secure_handler.ts";
 import type { UpgradedConnection } from "./types.ts";
+import { peerOf, v1Warner } from "./_peer.ts";
+import { drainOrClose, readableOf, writableOf } from "./_socket_streams.ts";
 
 export interface ServingCertificate {
   /** PEM: the leaf, then intermediates. */
@@ -38,6 +45,10 @@ export interface SecureServeOptions {
   minVersion?: "TLSv1.2" | "TLSv1.3";
   /** TLS 1.2 suites allowed (IANA/Go names); empty allows the stack's (all secure) set. */
   cipherSuites?: readonly string[];
+  /** Connections open at once; more are closed at accept. Default `MAX_CONNECTIONS`. */
+  maxConnections?: number;
+  /** Times the deadline for a connection's first request. */
+  clock: Clock;
   logger: Logger;
   /** Aborting stops accepting and closes open connections, then resolves `finished`. */
   signal: AbortSignal;
@@ -48,7 +59,24 @@ export interface SecureServer {
   finished: Promise<void>;
   /** Serves new connections with another certificate (rotation); open ones keep theirs. */
   setCertificate(c: ServingCertificate): void;
+  /**
+   * Verifies the client certificates of new connections against another CA bundle (the client
+   * CA file replaced); open connections keep their verdict. Ignored by a server started
+   * without a client CA (it asks for no certificates).
+   */
+  setClientCA(pem: string): void;
 }
+
+/**
+ * The connections served at once. The API server opens one per log follow or exec session and
+ * reuses a few for the rest; this leaves room for hundreds of those while a flood of idle
+ * connections cannot take the agent's memory.
+ */
+export const MAX_CONNECTIONS = 512;
+/** A TLS handshake takes milliseconds; Node's default of 120 s lets idle sockets hold slots. */
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+/** How long a connection may wait after its handshake before its first request. */
+const FIRST_REQUEST_MS = 30_000;
 
 /** Go's `VersionTLS1x` names to node's; below 1.2 means 1.2, the TLS stack's floor. */
 export function nodeMinVersion(goName: string): "TLSv1.2" | "TLSv1.3" {
@@ -66,19 +94,46 @@ export async function serveSecureNodeApi(
   const where = opts.address.includes(":")
     ? `[${opts.address}]:${opts.port}`
     : `${opts.address}:${opts.port}`;
-  const server = https.createServer({
-    key: opts.certificate.key,
-    cert: opts.certificate.cert,
+  // Every secure context is built here: a reload that left out minVersion served TLS 1.2 again.
+  let certificate = opts.certificate;
+  let clientCA = opts.clientCA;
+  const context = () => ({
+    key: certificate.key,
+    cert: certificate.cert,
     minVersion: opts.minVersion ?? "TLSv1.2",
-    ...(opts.clientCA
-      ? { ca: opts.clientCA, requestCert: true, rejectUnauthorized: false }
-      : { requestCert: false }),
+    ...(clientCA ? { ca: clientCA } : {}),
   });
+  const server = https.createServer({
+    ...context(),
+    handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+    ...(clientCA ? { requestCert: true, rejectUnauthorized: false } : { requestCert: false }),
+  });
+  server.maxConnections = opts.maxConnections ?? MAX_CONNECTIONS;
   const allowed = new Set(opts.cipherSuites ?? []);
   const open = new Set<Socket>();
+  /** Connections still waiting for their first request, and the abort of their deadline. */
+  const waiting = new Map<Socket, AbortController>();
+  const served = (socket: Socket) => {
+    waiting.get(socket)?.abort();
+    waiting.delete(socket);
+  };
+  const warnV1 = v1Warner(log);
   server.on("secureConnection", (socket: TLSSocket) => {
     open.add(socket);
-    socket.once("close", () => open.delete(socket));
+    if (clientCA !== undefined) warnV1(socket);
+    const deadline = new AbortController();
+    waiting.set(socket, deadline);
+    socket.once("close", () => {
+      open.delete(socket);
+      served(socket);
+    });
+    opts.clock.sleep(FIRST_REQUEST_MS, { signal: deadline.signal }).then(() => {
+      log.debug(3, "No request on a new connection; closing it", { remote: socket.remoteAddress });
+      socket.destroy();
+    }, (err) => {
+      // Aborted: a request came, or the connection closed first.
+      if (!deadline.signal.aborted) log.error("First-request deadline failed", { err });
+    });
     const cipher = socket.getCipher();
     if (allowed.size > 0 && cipher.version === "TLSv1.2" && !allowed.has(cipher.standardName)) {
       log.debug(2, "TLS cipher suite not allowed; closing the connection", {
@@ -92,12 +147,14 @@ export async function serveSecureNodeApi(
     log.debug(3, "TLS handshake failed", { remote: socket.remoteAddress, err: err.message });
   });
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    served(req.socket);
     serveRequest(handler, req, res, log).catch((err) => {
       log.error("node API response failed", { path: req.url, err });
       res.destroy();
     });
   });
   server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Uint8Array) => {
+    served(socket);
     serveUpgrade(handler, req, socket, head, log).catch((err) => {
       log.error("node API upgrade failed", { path: req.url, err });
       socket.destroy();
@@ -132,32 +189,17 @@ export async function serveSecureNodeApi(
         port,
         finished,
         setCertificate(c) {
-          server.setSecureContext({
-            key: c.key,
-            cert: c.cert,
-            ...(opts.clientCA ? { ca: opts.clientCA } : {}),
-          });
+          certificate = c;
+          server.setSecureContext(context());
+        },
+        setClientCA(pem) {
+          if (clientCA === undefined) return;
+          clientCA = pem;
+          server.setSecureContext(context());
         },
       });
     });
   });
-}
-
-/** The verified (or not) client certificate of the request's connection. */
-export function peerOf(socket: TLSSocket): PeerCertificate | undefined {
-  const cert = socket.getPeerCertificate?.();
-  if (!cert || !cert.raw) return undefined;
-  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? "";
-  const many = (
-    v: string | string[] | undefined,
-  ) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-  const subject = (cert.subject ?? {}) as unknown as Record<string, string | string[] | undefined>;
-  return {
-    verified: socket.authorized === true,
-    error: socket.authorized ? undefined : String(socket.authorizationError ?? "not verified"),
-    commonName: one(subject.CN),
-    organizations: many(subject.O),
-  };
 }
 
 function toRequest(req: IncomingMessage, signal: AbortSignal, withBody: boolean): Request {
@@ -220,18 +262,6 @@ async function serveRequest(
   }
 }
 
-function drainOrClose(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
-}
-
 async function serveUpgrade(
   handler: SecureHandler,
   req: IncomingMessage,
@@ -258,102 +288,46 @@ async function serveUpgrade(
     socket.destroy();
     return;
   }
-  const body = new Uint8Array(await response.arrayBuffer());
+  // A plain answer on a connection that asked to upgrade: sent as it comes (a log may be
+  // larger than memory), delimited by closing the connection.
   const lines = [`HTTP/1.1 ${response.status} ${statusText(response.status)}`];
-  response.headers.forEach((v, k) => lines.push(`${k}: ${v}`));
-  lines.push(`content-length: ${body.length}`, "connection: close", "", "");
-  socket.end(concat(new TextEncoder().encode(lines.join("\r\n")), body));
+  response.headers.forEach((v, k) => {
+    if (k !== "connection" && k !== "transfer-encoding") lines.push(`${k}: ${v}`);
+  });
+  lines.push("connection: close", "", "");
   log.debug(4, "node API upgrade refused", { path: req.url, status: response.status });
+  const out = writableOf(socket);
+  const writer = out.getWriter();
+  await writer.write(new TextEncoder().encode(lines.join("\r\n")));
+  writer.releaseLock();
+  if (response.body === null || req.method === "HEAD") {
+    await response.body?.cancel();
+    await out.close();
+    return;
+  }
+  try {
+    await response.body.pipeTo(out, { signal: gone.signal });
+  } catch (err) {
+    if (!gone.signal.aborted) log.debug(2, "node API response body failed", { path: req.url, err });
+    socket.destroy();
+  }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
-
+/** The reasons of what the node API answers (a value import of node:http would load it early). */
 const REASONS: Record<number, string> = {
+  200: "OK",
+  301: "Moved Permanently",
   400: "Bad Request",
   401: "Unauthorized",
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  422: "Unprocessable Entity",
+  429: "Too Many Requests",
   500: "Internal Server Error",
   503: "Service Unavailable",
 };
 
 function statusText(status: number): string {
   return REASONS[status] ?? "Status";
-}
-
-/** A socket's incoming bytes as a stream, paused while the consumer is behind. */
-function readableOf(socket: Socket): ReadableStream<Uint8Array> {
-  let closed = false;
-  return new ReadableStream<Uint8Array>({
-    start(c) {
-      socket.on("data", (d: Uint8Array) => {
-        if (closed) return;
-        c.enqueue(new Uint8Array(d));
-        if ((c.desiredSize ?? 1) <= 0) socket.pause();
-      });
-      socket.once("end", () => {
-        if (!closed) {
-          closed = true;
-          c.close();
-        }
-      });
-      socket.once("error", (err: Error) => {
-        if (!closed) {
-          closed = true;
-          c.error(err);
-        }
-      });
-      socket.once("close", () => {
-        if (!closed) {
-          closed = true;
-          c.close();
-        }
-      });
-    },
-    pull() {
-      socket.resume();
-    },
-    cancel() {
-      closed = true;
-      socket.destroy();
-    },
-  }, { highWaterMark: 4 });
-}
-
-/** Writes into a socket, waiting for it to drain; closing ends it, aborting destroys it. */
-function writableOf(socket: Socket): WritableStream<Uint8Array> {
-  return new WritableStream<Uint8Array>({
-    write(chunk) {
-      return new Promise((resolve, reject) => {
-        if (socket.destroyed) {
-          reject(new DenoletError("connection closed"));
-          return;
-        }
-        if (socket.write(chunk)) {
-          resolve();
-          return;
-        }
-        const done = () => {
-          socket.off("drain", done);
-          socket.off("close", done);
-          if (socket.destroyed) reject(new DenoletError("connection closed"));
-          else resolve();
-        };
-        socket.on("drain", done);
-        socket.on("close", done);
-      });
-    },
-    close() {
-      socket.end();
-    },
-    abort() {
-      socket.destroy();
-    },
-  });
 }

@@ -3,7 +3,7 @@ import type { RunningPod } from "../runtime/types.ts";
 import type { ManifestProblem } from "../sources/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { MetricsRegistry } from "../util/metrics.ts";
-import type { StatsProvider } from "../stats/types.ts";
+import type { CadvisorMetrics, StatsProvider } from "../stats/types.ts";
 
 /** One named health check as `/healthz` shows it (`[+]name ok` / `[-]name failed`). */
 export interface HealthCheckResult {
@@ -39,6 +39,8 @@ export interface NodeApiDeps {
   node?: (opts: { signal?: AbortSignal }) => Promise<V1Node>;
   /** Serves `/stats/summary` and `/metrics/resource` when present; both are 404 otherwise. */
   stats?: StatsProvider;
+  /** Serves `/metrics/cadvisor` when present; 404 otherwise. */
+  cadvisor?: CadvisorMetrics;
   logger: Logger;
 }
 

@@ -22,7 +22,7 @@ import {
   qualifiedName,
 } from "./_fields.ts";
 import { type ContainerContext, validateContainers } from "./_validate_container.ts";
-import { validateResourceList } from "./_validate_resources.ts";
+import { validatePodResources, validateResourceList } from "./_validate_resources.ts";
 import { validateHostUsers, validatePodSecurityContext } from "./_validate_security.ts";
 import { checkPodTypes } from "./_validate_types.ts";
 import { validateVolumes } from "./_validate_volumes.ts";
@@ -147,6 +147,7 @@ function validateSpec(spec: V1PodSpec, errs: FieldErrors) {
     if (spec.os.name === "windows") errs.forbidden("spec.os.name", "this node runs linux");
   }
   if (spec.overhead) validateResourceList(spec.overhead, "spec.overhead", errs);
+  validatePodResources(spec, errs);
   validateDNS(spec, errs);
   validateHostAliases(spec.hostAliases ?? [], errs);
   validateTolerations(spec.tolerations ?? [], errs);

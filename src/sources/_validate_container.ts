@@ -72,7 +72,7 @@ function validateContainer(c: V1Container, path: string, ctx: ContainerContext, 
   const containerNames = new Set(
     [...(ctx.spec.containers ?? []), ...(ctx.spec.initContainers ?? [])].map((x) => x.name),
   );
-  validateEnv(c, path, { containerNames, errs });
+  validateEnv(c, path, { containerNames, volumes: ctx.volumes, errs });
   validateMounts(c, path, ctx, errs);
   (c.volumeDevices ?? []).forEach((d, i) => {
     const dp = `${path}.volumeDevices[${i}]`;
@@ -104,13 +104,16 @@ function validateRestartPolicyAndHooks(
   errs: FieldErrors,
 ) {
   const restart = c.restartPolicy;
-  if (restart !== undefined && restart !== null) {
-    if (ctx.kind === "containers") {
-      errs.forbidden(`${path}.restartPolicy`, "may not be set for non-init containers");
-    } else if (restart !== "Always") {
-      errs.unsupported(`${path}.restartPolicy`, restart, ["Always"]);
+  // ContainerRestartRules (beta, on since 1.35): any container may set its own policy and
+  // rules; a sidecar (an init container with Always) may set none, as upstream validates.
+  if (ctx.kind === "initContainers" && restart === "Always") {
+    if ((c.restartPolicyRules ?? []).length > 0) {
+      errs.forbidden(
+        `${path}.restartPolicyRules`,
+        "restartPolicyRules are not allowed for init containers with restart policy Always",
+      );
     }
-  }
+  } else validateContainerRestartPolicy(c, path, errs);
   const sidecar = ctx.kind === "initContainers" && restart === "Always";
   const opts = { container: c, gracePeriodSeconds: ctx.gracePeriodSeconds, errs };
   if (ctx.kind === "initContainers" && !sidecar) {
@@ -250,5 +253,36 @@ function validateResizePolicy(
     if (ctx.spec.restartPolicy === "Never" && p.restartPolicy !== "NotRequired") {
       errs.invalid(rp, p.restartPolicy, "must be 'NotRequired' when `restartPolicy` is 'Never'");
     }
+  });
+}
+
+const CONTAINER_RESTART_POLICIES = ["Always", "Never", "OnFailure"] as const;
+const RESTART_RULE_ACTIONS = ["Restart", "RestartAllContainers"] as const;
+const EXIT_CODE_OPERATORS = ["In", "NotIn"] as const;
+
+/** Upstream validateContainerRestartPolicy: the container's own policy and its exit-code rules. */
+function validateContainerRestartPolicy(c: V1Container, path: string, errs: FieldErrors) {
+  const rules = c.restartPolicyRules ?? [];
+  if (c.restartPolicy === undefined || c.restartPolicy === null) {
+    if (rules.length > 0) {
+      errs.required(
+        `${path}.restartPolicy`,
+        "must specify restartPolicy when restart rules are used",
+      );
+    }
+  } else errs.oneOf(`${path}.restartPolicy`, c.restartPolicy, CONTAINER_RESTART_POLICIES);
+  if (rules.length > 20) {
+    errs.add(`${path}.restartPolicyRules`, `Too many: ${rules.length}: must have at most 20 items`);
+  }
+  rules.forEach((rule, i) => {
+    const rp = `${path}.restartPolicyRules[${i}]`;
+    errs.oneOf(`${rp}.action`, rule.action, RESTART_RULE_ACTIONS);
+    if (!rule.exitCodes) {
+      errs.required(`${rp}.exitCodes`, "must be specified");
+      return;
+    }
+    errs.oneOf(`${rp}.exitCodes.operator`, rule.exitCodes.operator, EXIT_CODE_OPERATORS);
+    const n = rule.exitCodes.values?.length ?? 0;
+    if (n > 255) errs.add(`${rp}.exitCodes.values`, `Too many: ${n}: must have at most 255 items`);
   });
 }

@@ -7,9 +7,10 @@ import type {
   V1Container,
   V1ObjectFieldSelector,
   V1ResourceFieldSelector,
+  V1Volume,
 } from "@kubernetes/client-node";
 import { tryParseQuantity } from "../util/quantity.ts";
-import { envVarName, type FieldErrors, qualifiedName } from "./_fields.ts";
+import { dns1123Label, envVarName, type FieldErrors, qualifiedName } from "./_fields.ts";
 
 /** fieldPaths an env var may read (validEnvDownwardAPIFieldPathExpressions). */
 export const ENV_FIELD_PATHS = [
@@ -51,7 +52,12 @@ const BYTE_DIVISORS = [
 export function validateEnv(
   c: V1Container,
   path: string,
-  opts: { containerNames: ReadonlySet<string>; errs: FieldErrors },
+  opts: {
+    containerNames: ReadonlySet<string>;
+    /** The pod's volumes by name: a fileKeyRef must name an emptyDir. */
+    volumes: ReadonlyMap<string, V1Volume>;
+    errs: FieldErrors;
+  },
 ): void {
   const { errs } = opts;
   (c.env ?? []).forEach((e, i) => {
@@ -64,13 +70,19 @@ export function validateEnv(
     const from = e.valueFrom;
     if (!from) return;
     const fp = `${ep}.valueFrom`;
-    const sources = (["fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef"] as const)
-      .filter((k) => from[k] !== undefined && from[k] !== null);
+    const sources = ([
+      "fieldRef",
+      "resourceFieldRef",
+      "configMapKeyRef",
+      "secretKeyRef",
+      "fileKeyRef",
+    ] as const).filter((k) => from[k] !== undefined && from[k] !== null);
     if (sources.length === 0) {
       errs.invalid(
         fp,
         "",
-        "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`",
+        "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` " +
+          "or `fileKeyRef`",
       );
     } else if (e.value) {
       errs.invalid(fp, "", "may not be specified when `value` is not empty");
@@ -88,6 +100,7 @@ export function validateEnv(
         errs.notFound(`${rp}.containerName`, target);
       }
     }
+    if (from.fileKeyRef) validateFileKeyRef(from.fileKeyRef, `${fp}.fileKeyRef`, opts);
     // PreventStaticPodAPIReferences: nothing here can read another API object.
     if (from.secretKeyRef) errs.forbidden(fp, "static pods may not reference secrets");
     if (from.configMapKeyRef) errs.forbidden(fp, "static pods may not reference configmaps");
@@ -161,5 +174,37 @@ export function validateResourceSelector(
       fs.resource,
       `only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the ${resource} resource`,
     );
+  }
+}
+
+/** Upstream validateFileKeySelector and validateFileKeyRefVolumes (EnvFiles). */
+function validateFileKeyRef(
+  ref: { volumeName?: string; path?: string; key?: string },
+  path: string,
+  opts: { volumes: ReadonlyMap<string, V1Volume>; errs: FieldErrors },
+): void {
+  const { errs } = opts;
+  if (!ref.key) errs.required(`${path}.key`);
+  else {
+    const why = envVarName(ref.key);
+    if (why) errs.invalid(`${path}.key`, ref.key, why);
+  }
+  if (!ref.volumeName) errs.required(`${path}.volumeName`);
+  else {
+    const why = dns1123Label(ref.volumeName);
+    if (why) errs.invalid(`${path}.volumeName`, ref.volumeName, why);
+    const vol = opts.volumes.get(ref.volumeName);
+    if (!vol) errs.notFound(`${path}.volumeName`, ref.volumeName);
+    else if (!vol.emptyDir) {
+      errs.invalid(
+        `${path}.volumeName`,
+        ref.volumeName,
+        "referenced volume must be of type emptyDir",
+      );
+    }
+  }
+  if (!ref.path) errs.required(`${path}.path`);
+  else if (ref.path.split("/").includes("..")) {
+    errs.invalid(`${path}.path`, ref.path, "must not contain '..'");
   }
 }

@@ -83,8 +83,21 @@ export function validatePodSecurityContext(spec: V1PodSpec, errs: FieldErrors): 
  */
 export function validateHostUsers(spec: V1PodSpec, errs: FieldErrors): void {
   if (spec.hostUsers !== false) return;
-  for (const key of ["hostNetwork", "hostPID", "hostIPC"] as const) {
-    if (spec[key]) errs.forbidden(`spec.${key}`, "when `pod.Spec.HostUsers` is false");
+  const why = "when `hostUsers` is false";
+  // Upstream's paths, its capitals included (fldPath.Child("HostPID")).
+  if (spec.hostNetwork) errs.forbidden("spec.hostNetwork", why);
+  if (spec.hostPID) errs.forbidden("spec.HostPID", why);
+  if (spec.hostIPC) errs.forbidden("spec.HostIPC", why);
+  // Raw block devices can be neither idmapped nor chowned into the pod's range.
+  const lists = [
+    ["containers", spec.containers],
+    ["initContainers", spec.initContainers],
+    ["ephemeralContainers", spec.ephemeralContainers],
+  ] as const;
+  for (const [field, list] of lists) {
+    (list ?? []).forEach((c, i) => {
+      if (c.volumeDevices?.length) errs.forbidden(`spec.${field}[${i}].volumeDevices`, why);
+    });
   }
 }
 

@@ -77,7 +77,7 @@ const container = obj({
       resourceFieldRef,
       configMapKeyRef: keyRef,
       secretKeyRef: keyRef,
-      fileKeyRef: opaque,
+      fileKeyRef: obj({ volumeName: "string", path: "string", key: "string", optional: "bool" }),
     }),
   })),
   resources: obj({
@@ -87,6 +87,10 @@ const container = obj({
   }),
   resizePolicy: list(obj({ resourceName: "string", restartPolicy: "string" })),
   restartPolicy: "string",
+  restartPolicyRules: list(obj({
+    action: "string",
+    exitCodes: obj({ operator: "string", values: list("int32") }),
+  })),
   volumeMounts: list(obj({
     name: "string",
     readOnly: "bool",

@@ -188,6 +188,11 @@ function join(...parts: string[]): string {
  */
 // deno-lint-ignore require-await -- async so that a failure is a rejection, as for any read
 export async function readOptional(path: string): Promise<string | undefined> {
+  return readOptionalSync(path);
+}
+
+/** `readOptional` for callers that read many such files in one synchronous pass. */
+export function readOptionalSync(path: string): string | undefined {
   try {
     return Deno.readTextFileSync(path);
   } catch (err) {

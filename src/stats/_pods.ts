@@ -16,6 +16,7 @@ import type { DirUsage } from "./_fs.ts";
 import type { CpuRateTracker } from "./_rate.ts";
 import { cpuStats, memoryStats } from "./_node.ts";
 import { networkStats, readNetDev } from "./_system.ts";
+import type { ClaimVolume } from "../volumes/mod.ts";
 import type { ContainerStats, FsStats, NetworkStats, PodStats, VolumeStats } from "./types.ts";
 
 /** containerd's cgroupfs default parent when a sandbox has no `cgroup_parent`. */
@@ -28,6 +29,8 @@ const EMPTY_DIR_PLUGIN_DIR = "kubernetes.io~empty-dir";
  */
 export function containerCgroupPath(podCgroup: string | undefined, containerId: string): string {
   const parent = (podCgroup ?? DEFAULT_CGROUP_PARENT).replace(/^\/+|\/+$/g, "");
+  // Under a slice (the systemd cgroup driver) containerd names the scope it has runc create.
+  if (parent.endsWith(".slice")) return `${parent}/cri-containerd-${containerId}.scope`;
   return `${parent}/${containerId}`;
 }
 
@@ -49,12 +52,16 @@ export interface PodEnv {
   podLogsDir: string;
   /** The pod-level cgroup (e.g. `/kubepods/burstable/pod<uid>`), when the pod has one. */
   podCgroupPath?: (pod: V1Pod) => string | undefined;
+  /** The pod's claim volumes as mounted, by pod UID. */
+  claimVolumes?: (uid: string) => ClaimVolume[];
   nodefs?: FsCapacity;
   imagefs?: FsCapacity;
   dirUsage: (dir: string) => Promise<DirUsage>;
   /** statfs of a memory-backed emptyDir (its own tmpfs). */
   statfs: (path: string) => Promise<FsCapacity>;
   now: Date;
+  /** The sample's monotonic time: CPU rates divide by it, whatever the wall clock does. */
+  monoMs: number;
 }
 
 export async function podStats(input: PodInputs, env: PodEnv): Promise<PodStats> {
@@ -106,7 +113,7 @@ export async function podStats(input: PodInputs, env: PodEnv): Promise<PodStats>
     containers,
     cpu: podCpuNs === undefined
       ? undefined
-      : cpuStats(now, podCpuNs, env.rates.update(`pod/${uid}`, podCpuNs, now.getTime())),
+      : cpuStats(now, podCpuNs, env.rates.update(`pod/${uid}`, podCpuNs, env.monoMs)),
     memory: pod.memory ? memoryStats(now, pod.memory) : undefined,
     network: (await podNetwork(env, sandboxPids)) ?? criNetwork(input.sandboxStats, now),
     volume: volumes.length > 0 ? volumes.map((v) => v.stats) : undefined,
@@ -178,7 +185,7 @@ interface ContainerParts {
 }
 
 function containerStats(c: Container, p: ContainerParts): ContainerStats {
-  const { now, rates, nodefs, imagefs } = p.env;
+  const { now, monoMs, rates, nodefs, imagefs } = p.env;
   const cpuNs = p.cri?.cpu?.usageCoreNanoSeconds?.value ?? p.cgroup?.cpuUsageNs;
   const mem = criMemory(p.cri) ?? p.cgroup?.memory;
   const layer = p.cri?.writableLayer;
@@ -187,7 +194,7 @@ function containerStats(c: Container, p: ContainerParts): ContainerStats {
     startTime: new Date(c.createdAt / 1e6),
     cpu: cpuNs === undefined
       ? undefined
-      : cpuStats(now, cpuNs, rates.update(`container/${c.id}`, cpuNs, now.getTime())),
+      : cpuStats(now, cpuNs, rates.update(`container/${c.id}`, cpuNs, monoMs)),
     // Limits come from the cgroup: containerd 1.6 reports availableBytes 0 without one.
     memory: mem ? memoryStats(now, { ...mem, limitBytes: p.limitBytes }) : undefined,
     rootfs: {
@@ -268,7 +275,7 @@ function criNetwork(s: PodSandboxStats | undefined, time: Date): NetworkStats | 
 
 interface PodVolume {
   stats: VolumeStats;
-  /** Memory-backed volumes use RAM, not node disk: they stay out of ephemeral storage. */
+  /** Memory- and hugepage-backed volumes are not node disk: they stay out of ephemeral storage. */
   onDisk: boolean;
 }
 
@@ -280,8 +287,9 @@ async function volumeStats(pod: V1Pod | undefined, uid: string, env: PodEnv): Pr
       env.rootDir.replace(/\/+$/, "")
     }/pods/${uid}/volumes/${EMPTY_DIR_PLUGIN_DIR}/${v.name}`;
     const usage = await env.dirUsage(dir);
-    const inMemory = v.emptyDir.medium === "Memory";
-    const cap = inMemory ? await env.statfs(dir).catch(() => undefined) : env.nodefs;
+    // Only the default medium is node disk; Memory (tmpfs) and HugePages have their own.
+    const onDisk = (v.emptyDir.medium ?? "") === "";
+    const cap = onDisk ? env.nodefs : await env.statfs(dir).catch(() => undefined);
     out.push({
       stats: {
         ...capacityOf(env.now, cap),
@@ -289,7 +297,24 @@ async function volumeStats(pod: V1Pod | undefined, uid: string, env: PodEnv): Pr
         inodesUsed: usage.inodesUsed,
         name: v.name,
       },
-      onDisk: !inMemory,
+      onDisk,
+    });
+  }
+  for (const c of env.claimVolumes?.(uid) ?? []) {
+    // Upstream's hostPath plugin reports no metrics; a local volume is its file system's
+    // (MetricsStatFS), as is a CSI volume the driver mounted there.
+    if (c.source === "hostPath") continue;
+    const cap = await env.statfs(c.path).catch(() => undefined);
+    if (!cap) continue;
+    out.push({
+      stats: {
+        ...capacityOf(env.now, cap),
+        usedBytes: cap.usedBytes,
+        inodesUsed: cap.inodesUsed,
+        name: c.name,
+        pvcRef: { name: c.claimName, namespace: c.namespace },
+      },
+      onDisk: false,
     });
   }
   return out;

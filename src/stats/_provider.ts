@@ -97,7 +97,7 @@ class Sampler implements StatsProvider {
   }
 
   async summary(opts: SummaryOptions = {}): Promise<Summary> {
-    const now = this.#deps.clock.now();
+    const now = this.#deps.clock.monotonic();
     const pods = opts.pods !== false;
     if (pods) this.#podReadersUntil = now + POD_READERS_WINDOW_MS;
     const last = pods ? this.#latest : this.#latestNode;
@@ -118,7 +118,7 @@ class Sampler implements StatsProvider {
     this.#runSignal = signal;
     while (!signal.aborted) {
       try {
-        await this.#sampleShared(this.#deps.clock.now() < this.#podReadersUntil, signal);
+        await this.#sampleShared(this.#deps.clock.monotonic() < this.#podReadersUntil, signal);
       } catch (err) {
         if (signal.aborted) return;
         this.#log.warn("Cannot sample resource usage; keeping the previous sample", { err });
@@ -160,6 +160,7 @@ class Sampler implements StatsProvider {
     const statfs = d.statfs ?? defaultStatfs;
     const dirUsage = d.dirUsage ?? defaultDirUsage;
     const now = new Date(d.clock.now());
+    const monoMs = d.clock.monotonic();
     const call = { signal };
     const nodeSel = { labelSelector: { [LABEL_NODE_NAME]: d.nodeName } };
 
@@ -187,11 +188,13 @@ class Sampler implements StatsProvider {
       rootDir: d.rootDir,
       podLogsDir: d.podLogsDir,
       podCgroupPath: d.podCgroupPath,
+      claimVolumes: d.claimVolumes,
       nodefs,
       imagefs,
       dirUsage: (dir: string) => dirUsage(dir, { signal }),
       statfs: (path: string) => statfs(path, { signal }),
       now,
+      monoMs,
     };
     const pods = [];
     if (lists) {
@@ -211,9 +214,9 @@ class Sampler implements StatsProvider {
         );
       }
     }
-    const node = await this.#node(cgroups, { now, nodefs, imagefs, imageFs: imageFs[0] });
+    const node = await this.#node(cgroups, { now, monoMs, nodefs, imagefs, imageFs: imageFs[0] });
     const summary: Summary = { node, pods };
-    const sample = { summary, at: now.getTime() };
+    const sample = { summary, at: monoMs };
     this.#latestNode = sample;
     if (lists) {
       // Pods' rate points are kept between samples with pods (past maxGap they give no rate).
@@ -227,23 +230,24 @@ class Sampler implements StatsProvider {
     cgroups: CgroupReader,
     p: {
       now: Date;
+      monoMs: number;
       nodefs?: FsCapacity;
       imagefs?: FsCapacity;
       imageFs?: FilesystemUsage;
     },
   ): Promise<NodeStats> {
-    const { now } = p;
+    const { now, monoMs } = p;
     const host = await readHostInfo(this.#procRoot);
     const root = await readRootCgroup(cgroups, { cgroupRoot: this.#cgroupRoot, host });
     const at = now.getTime();
     return {
       nodeName: this.#deps.nodeName,
-      systemContainers: await this.#systemContainers(now, host.bootTimeMs),
+      systemContainers: await this.#systemContainers(now, { monoMs, bootTimeMs: host.bootTimeMs }),
       startTime: new Date(host.bootTimeMs ?? at),
       cpu: cpuStats(
         now,
         root.cpuNs,
-        root.cpuNs === undefined ? undefined : this.#rates.update("node", root.cpuNs, at),
+        root.cpuNs === undefined ? undefined : this.#rates.update("node", root.cpuNs, monoMs),
       ),
       memory: root.memory ? memoryStats(now, root.memory, host.memTotalBytes) : undefined,
       network: networkStats(await readNetDev(this.#procRoot, "self"), now),
@@ -253,9 +257,12 @@ class Sampler implements StatsProvider {
     };
   }
 
-  async #systemContainers(now: Date, bootTimeMs: number | undefined): Promise<ContainerStats[]> {
+  async #systemContainers(
+    now: Date,
+    t: { monoMs: number; bootTimeMs: number | undefined },
+  ): Promise<ContainerStats[]> {
+    const { monoMs: at, bootTimeMs } = t;
     const out: ContainerStats[] = [];
-    const at = now.getTime();
     const self = await readProcess(this.#procRoot, "self", bootTimeMs);
     if (self) {
       const rate = this.#rates.update("sys/kubelet", self.cpuNs, at);
@@ -293,7 +300,7 @@ class Sampler implements StatsProvider {
     labelSelector: Record<string, string>,
     signal: AbortSignal | undefined,
   ): Promise<Map<string, PodSandboxStats> | undefined> {
-    if (this.#deps.clock.now() < this.#sandboxStatsRetryAt) return undefined;
+    if (this.#deps.clock.monotonic() < this.#sandboxStatsRetryAt) return undefined;
     try {
       const list = await this.#deps.runtime.listPodSandboxStats({ labelSelector }, { signal });
       return new Map(list.map((s) => [s.attributes.id, s]));
@@ -303,7 +310,7 @@ class Sampler implements StatsProvider {
       const msg = "CRI ListPodSandboxStats is not usable; pod stats come from cgroups";
       if (this.#sandboxStatsRetryAt === 0) this.#log.info(msg, fields);
       else this.#log.debug(4, msg, fields);
-      this.#sandboxStatsRetryAt = this.#deps.clock.now() + SANDBOX_STATS_RETRY_MS;
+      this.#sandboxStatsRetryAt = this.#deps.clock.monotonic() + SANDBOX_STATS_RETRY_MS;
       return undefined;
     }
   }

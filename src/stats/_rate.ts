@@ -1,6 +1,6 @@
 /**
  * `usageNanoCores` as upstream computes it when the runtime does not: the change in cumulative
- * CPU time between two samples of the same object divided by the wall time between them.
+ * CPU time between two samples of the same object divided by the (monotonic) time between them.
  */
 
 interface Point {
@@ -33,7 +33,7 @@ export class CpuRateTracker {
     const dtMs = atMs - prev.atMs;
     const dCpu = cpuNs - prev.cpuNs;
     if (dtMs <= 0 || dtMs > this.maxGapMs || dCpu < 0) return undefined;
-    // ns of CPU per second of wall time = nano-cores.
+    // ns of CPU per second = nano-cores.
     return Math.round((dCpu * 1000) / dtMs);
   }
 

@@ -6,6 +6,7 @@
  * and byte sizes are JS numbers (uint64 upstream; exact up to 2^53, enough for bytes and ns).
  * Optional fields are omitted when unknown, as upstream's `omitempty` pointers are.
  */
+import type { ClaimVolume } from "../volumes/mod.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import type { ImageService, RuntimeService } from "../cri/types.ts";
@@ -244,9 +245,24 @@ export interface StatsProviderDeps {
    * the sum of its containers' cgroups under containerd's default `k8s.io/<id>`.
    */
   podCgroupPath?: (pod: V1Pod) => string | undefined;
+  /** The pod's claim volumes as mounted (the volume manager's), for stats with a pvcRef. */
+  claimVolumes?: (uid: string) => ClaimVolume[];
   /**
    * The CRI endpoint (`unix:///run/containerd/containerd.sock`): the process listening on it
    * is the `runtime` system container. Omitted: no `runtime` entry.
    */
   runtimeEndpoint?: string;
+}
+
+/**
+ * `/metrics/cadvisor`: cAdvisor's container and machine series, collected when asked (nothing
+ * is sampled for it in the background).
+ */
+export interface CadvisorMetrics {
+  /**
+   * The Prometheus text exposition. Missing data is reported in the series
+   * (`container_scrape_error`, `machine_scrape_error`), not as a rejection; rejects only when
+   * `signal` aborts. Concurrent calls share one collection.
+   */
+  render(opts?: { signal?: AbortSignal }): Promise<string>;
 }

@@ -10,6 +10,11 @@ export interface BackoffOptions {
   initialMs: number;
   maxMs: number;
   clock: Clock;
+  /**
+   * Measure on the monotonic clock (event times passed in must be monotonic readings too). The
+   * default, the wall clock, is for crash loops: their event times are the runtime's finish times.
+   */
+  monotonic?: boolean;
 }
 
 interface Entry {
@@ -20,7 +25,7 @@ interface Entry {
 export class Backoff {
   readonly #initialMs: number;
   readonly #maxMs: number;
-  readonly #clock: Clock;
+  readonly #now: () => number;
   readonly #entries = new Map<string, Entry>();
 
   constructor(opts: BackoffOptions) {
@@ -31,7 +36,8 @@ export class Backoff {
     }
     this.#initialMs = opts.initialMs;
     this.#maxMs = opts.maxMs;
-    this.#clock = opts.clock;
+    const clock = opts.clock;
+    this.#now = opts.monotonic ? () => clock.monotonic() : () => clock.now();
   }
 
   /** Current delay of `key` in ms; 0 when the key has no entry. */
@@ -43,9 +49,9 @@ export class Backoff {
    * Moves `key` to its next delay: the initial delay for a new or expired entry (the event at
    * `eventTime` came more than 2 × max after the last update), otherwise double, capped at max.
    */
-  next(key: string, eventTime: number = this.#clock.now()): void {
+  next(key: string, eventTime: number = this.#now()): void {
     const entry = this.#entries.get(key);
-    const now = this.#clock.now();
+    const now = this.#now();
     if (!entry || this.#expired(eventTime, entry)) {
       this.#entries.set(key, { delayMs: this.#initialMs, lastUpdate: now });
       return;
@@ -61,7 +67,7 @@ export class Backoff {
   inBackOffSince(key: string, eventTime: number): boolean {
     const entry = this.#entries.get(key);
     if (!entry || this.#expired(eventTime, entry)) return false;
-    return this.#clock.now() - eventTime < entry.delayMs;
+    return this.#now() - eventTime < entry.delayMs;
   }
 
   /**
@@ -88,7 +94,7 @@ export class Backoff {
 
   /** Drops entries not updated for more than 2 × max; callers run it now and then. */
   gc(): void {
-    const now = this.#clock.now();
+    const now = this.#now();
     for (const [key, entry] of [...this.#entries]) {
       if (now - entry.lastUpdate > 2 * this.#maxMs) this.#entries.delete(key);
     }

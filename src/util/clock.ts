@@ -1,10 +1,21 @@
 /**
  * The only place that touches wall-clock time and timers. Everything else takes a `Clock`
  * so tests can drive time deterministically with `FakeClock`.
+ *
+ * Two readings, as Go's time.Time carries two: `now()` is the wall clock, for timestamps others
+ * read (status times, lease renewals, expiry times the API server sets); `monotonic()` never
+ * steps, for every interval, deadline, rate and TTL the agent measures itself. A box without an
+ * RTC boots in the past and NTP steps its wall clock by hours: an interval on the wall clock
+ * then lasts hours longer (or ends at once).
  */
 export interface Clock {
-  /** Milliseconds since the epoch. */
+  /** Milliseconds since the epoch (the wall clock; it can step either way). */
   now(): number;
+  /**
+   * Milliseconds on a clock that only moves forward at the rate of real time, whatever the
+   * wall clock does. Only differences between two readings mean anything.
+   */
+  monotonic(): number;
   /**
    * Resolves after `ms` milliseconds. Rejects with the signal's reason if aborted first;
    * the underlying timer is cleared on abort so nothing leaks.
@@ -14,20 +25,40 @@ export interface Clock {
   every(ms: number, fn: () => void, opts?: { signal?: AbortSignal }): () => void;
 }
 
+/** The longest delay setTimeout honours. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Where monotonic readings start: the wall time at start, so readings look like epoch ms. */
+const MONOTONIC_ORIGIN = performance.timeOrigin;
+
 export const realClock: Clock = {
   now: () => Date.now(),
+  // Deno's performance.now() is CLOCK_MONOTONIC, as its timers are.
+  monotonic: () => MONOTONIC_ORIGIN + performance.now(),
   sleep(ms, opts) {
     const signal = opts?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
+      let id: ReturnType<typeof setTimeout>;
       const onAbort = () => {
         clearTimeout(id);
         reject(signal!.reason);
       };
-      const id = setTimeout(() => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      }, Math.max(0, ms));
+      // Timers take at most 2^31-1 ms (24.8 days) and fire at once beyond: longer waits (a
+      // year-long certificate's renewal) are slept in pieces.
+      const end = performance.now() + Math.max(0, ms);
+      const arm = () => {
+        const left = end - performance.now();
+        if (left > MAX_TIMER_MS) {
+          id = setTimeout(arm, MAX_TIMER_MS);
+          return;
+        }
+        id = setTimeout(() => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        }, Math.max(0, left));
+      };
+      arm();
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   },
@@ -42,6 +73,27 @@ export const realClock: Clock = {
   },
 };
 
+/**
+ * The real clock with its wall reading moved by the milliseconds written in `file` (re-read
+ * every second; missing or unreadable means 0). For the API-mode fault campaign, which steps
+ * one agent's wall clock back without touching the machine's: set through the environment
+ * variable DENOLET_TEST_WALL_OFFSET_FILE, never in production. Timers and monotonic readings
+ * are the real ones, as a stepped system clock leaves them.
+ */
+export function offsetWallClock(file: string): Clock {
+  let offset = 0;
+  const reread = () => {
+    try {
+      offset = Number(Deno.readTextFileSync(file).trim()) || 0;
+    } catch {
+      offset = 0; // no file: no offset
+    }
+  };
+  reread();
+  Deno.unrefTimer(setInterval(reread, 1_000));
+  return { ...realClock, now: () => Date.now() + offset };
+}
+
 interface Timer {
   at: number;
   fire: () => void;
@@ -49,9 +101,15 @@ interface Timer {
   cancelled: boolean;
 }
 
-/** A manually advanced clock for tests. `advance` fires due timers in time order. */
+/**
+ * A manually advanced clock for tests. `advance` fires due timers in time order and moves both
+ * readings; `stepWall` steps the wall clock alone (NTP at boot), as timers do not see it.
+ */
 export class FakeClock implements Clock {
+  /** Monotonic time; timers run on it. */
   #now: number;
+  /** Wall time minus monotonic time: 0 until `stepWall`. */
+  #wallOffset = 0;
   #timers: Timer[] = [];
 
   constructor(start = Date.UTC(2026, 0, 1)) {
@@ -59,7 +117,16 @@ export class FakeClock implements Clock {
   }
 
   now(): number {
+    return this.#now + this.#wallOffset;
+  }
+
+  monotonic(): number {
     return this.#now;
+  }
+
+  /** Steps the wall clock by `ms` (negative: back) without moving monotonic time or timers. */
+  stepWall(ms: number): void {
+    this.#wallOffset += ms;
   }
 
   sleep(ms: number, opts?: { signal?: AbortSignal }): Promise<void> {
@@ -144,4 +211,12 @@ export function deadlineSignal(
   );
   const signal = opts.parent ? AbortSignal.any([opts.parent, deadline.signal]) : deadline.signal;
   return { signal, cancel: () => timer.abort() };
+}
+
+/**
+ * Milliseconds since this process started (Deno's time origin), for start-up timings in the
+ * log: the time to a Ready Node counts from there, not from when the agent's code ran.
+ */
+export function processUptimeMs(): number {
+  return Math.round(performance.now());
 }

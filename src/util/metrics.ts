@@ -182,9 +182,34 @@ class Family<T extends Child> implements Vec<T> {
   }
 }
 
+/** One family a collector computes at render time. */
+export interface CollectedFamily {
+  name: string;
+  help: string;
+  type: "counter" | "gauge";
+  /** Unlabelled samples only: what a process's own counters need. */
+  value: number;
+}
+
+/**
+ * Families read when the registry is rendered (a process's CPU and memory), for values that
+ * cost a read and are wanted only when someone scrapes.
+ */
+export interface Collector {
+  /** The names it writes, reserved in the registry when it is registered. */
+  readonly names: readonly string[];
+  /**
+   * Called per render. A value it cannot read is left out; anything else it throws fails
+   * the render (the scrape answers 500 and the error is logged).
+   */
+  collect(): CollectedFamily[];
+}
+
 /** Metric registry. Names are unique; rendering is sorted by name, then label values. */
 export class MetricsRegistry {
   readonly #families = new Map<string, Family<Child>>();
+  readonly #collectors: Collector[] = [];
+  readonly #collectedNames = new Set<string>();
 
   counter(opts: MetricOptions): Counter {
     return this.#register("counter", opts, () => new CounterChild()).labels();
@@ -211,17 +236,42 @@ export class MetricsRegistry {
     return this.#register("histogram", opts, () => new HistogramChild(bounds));
   }
 
+  /** Adds families computed at each render; their names must be free. */
+  registerCollector(c: Collector): void {
+    for (const name of c.names) {
+      if (!NAME_RE.test(name)) throw new RangeError(`Invalid metric name "${name}"`);
+      if (this.#families.has(name) || this.#collectedNames.has(name)) {
+        throw new RangeError(`Metric ${name} is already registered`);
+      }
+    }
+    for (const name of c.names) this.#collectedNames.add(name);
+    this.#collectors.push(c);
+  }
+
   /** The whole registry in text exposition format 0.0.4. Label-less metrics always show. */
   render(): string {
-    const out: string[] = [];
-    const names = [...this.#families.keys()].sort();
-    for (const name of names) renderFamily(this.#families.get(name)!, out);
-    return out.join("");
+    const parts = new Map<string, string>();
+    for (const [name, f] of this.#families) {
+      const out: string[] = [];
+      renderFamily(f, out);
+      parts.set(name, out.join(""));
+    }
+    for (const c of this.#collectors) {
+      for (const f of c.collect()) {
+        if (!this.#collectedNames.has(f.name)) continue;
+        parts.set(
+          f.name,
+          `# HELP ${f.name} ${escapeHelp(f.help)}\n# TYPE ${f.name} ${f.type}\n` +
+            `${f.name} ${formatNumber(f.value)}\n`,
+        );
+      }
+    }
+    return [...parts.keys()].sort().map((name) => parts.get(name)!).join("");
   }
 
   #register<T extends Child>(kind: Kind, opts: MetricOptions<string>, make: () => T): Family<T> {
     if (!NAME_RE.test(opts.name)) throw new RangeError(`Invalid metric name "${opts.name}"`);
-    if (this.#families.has(opts.name)) {
+    if (this.#families.has(opts.name) || this.#collectedNames.has(opts.name)) {
       throw new RangeError(`Metric ${opts.name} is already registered`);
     }
     const labelNames = opts.labelNames ?? [];

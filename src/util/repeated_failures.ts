@@ -34,7 +34,7 @@ export class RepeatedFailures {
    * message with the same field values was logged for it less than the interval ago.
    */
   warn(key: string, msg: string, fields: Fields = {}): void {
-    const now = this.#clock.now();
+    const now = this.#clock.monotonic();
     this.#prune(now);
     const fingerprint = fingerprintOf(msg, fields);
     const e = this.#entries.get(key);

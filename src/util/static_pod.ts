@@ -12,3 +12,13 @@ export function isStaticPod(pod: V1Pod): boolean {
   const source = pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION];
   return source !== undefined && source !== "api";
 }
+
+const CONFIG_MIRROR = "kubernetes.io/config.mirror";
+/** upstream scheduling.SystemCriticalPriority. */
+const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
+
+/** upstream kubelettypes.IsCriticalPod: static, mirror, or priority of at least 2e9. */
+export function isCriticalPod(pod: V1Pod): boolean {
+  return isStaticPod(pod) || pod.metadata?.annotations?.[CONFIG_MIRROR] !== undefined ||
+    (pod.spec?.priority ?? 0) >= SYSTEM_CRITICAL_PRIORITY;
+}

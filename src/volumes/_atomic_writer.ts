@@ -6,14 +6,22 @@
  * directory and renames a fresh `..data_tmp` symlink over `..data`, so a reader sees either the
  * whole old content or the whole new one, never a mix. Names starting with `..` are reserved.
  */
+import { lchown } from "node:fs/promises";
 import { posix } from "node:path";
 import { ConfigError } from "../util/errors.ts";
+import { type Logger, nullLogger } from "../util/log.ts";
+import { ownedMode, setVolumeOwnership } from "./_ownership.ts";
 
 /** One file of a volume's payload. */
 export interface FileProjection {
   data: Uint8Array;
   /** Permission bits, e.g. 0o644. */
   mode: number;
+  /**
+   * The uid to own the file and its top-level link (upstream FsUser: a projected token when
+   * every container runs as one user); unset leaves it root's.
+   */
+  owner?: number;
 }
 
 const DATA_DIR = "..data";
@@ -86,11 +94,15 @@ async function walk(dir: string, prefix = ""): Promise<string[]> {
   return out;
 }
 
-/** Whether `file` differs from what `path` holds (content or permission bits). */
-async function differs(path: string, file: FileProjection): Promise<boolean> {
+/**
+ * Whether `file` differs from what `path` holds (content or permission bits, those an fsGroup
+ * adds included).
+ */
+async function differs(path: string, file: FileProjection, fsGroup?: number): Promise<boolean> {
   const info = await lstatOrUndefined(path);
   if (!info?.isFile) return true;
-  if (((info.mode ?? 0) & 0o7777) !== file.mode) return true;
+  const mode = fsGroup === undefined ? file.mode : ownedMode(file.mode, READ_ONLY_FILE);
+  if (((info.mode ?? 0) & 0o7777) !== mode) return true;
   const onDisk = await Deno.readFile(path);
   if (onDisk.length !== file.data.length) return true;
   return onDisk.some((b, i) => b !== file.data[i]);
@@ -105,9 +117,20 @@ function neededPaths(payload: Map<string, FileProjection>): Set<string> {
   return out;
 }
 
+/** Every volume the writer serves is mounted read-only (upstream's ReadOnly attribute). */
+const READ_ONLY_FILE = { readOnly: true, dir: false } as const;
+
 export interface AtomicWriteOptions {
   /** The clock's time, for the timestamped directory's name. */
   now: number;
+  /**
+   * The pod's fsGroup. Each new version, once written and before `..data` points to it, gets
+   * it with the whole volume (setVolumeOwnership, read-only masks), as upstream's setPerms:
+   * updates too, not only the first write.
+   */
+  fsGroup?: number;
+  /** Where a failed chown or chmod of the ownership change is logged; default nowhere. */
+  logger?: Logger;
   signal?: AbortSignal;
 }
 
@@ -138,7 +161,7 @@ export async function writeAtomically(
     let changed = toRemove.length > 0;
     for (const [path, file] of clean) {
       if (changed) break;
-      changed = await differs(`${oldDir}/${path}`, file);
+      changed = await differs(`${oldDir}/${path}`, file, opts.fsGroup);
     }
     if (!changed) return false;
   }
@@ -155,6 +178,13 @@ export async function writeAtomically(
       await Deno.writeFile(full, file.data, { mode: file.mode });
       // writeFile's mode is narrowed by the umask; the projection's mode is what counts.
       await Deno.chmod(full, file.mode);
+      if (file.owner !== undefined) await lchown(full, file.owner, -1);
+    }
+    if (opts.fsGroup !== undefined) {
+      // The whole volume, not only the new directory: on a first write the root is new too.
+      await setVolumeOwnership(targetDir, { fsGroup: opts.fsGroup, readOnly: true }, {
+        logger: opts.logger ?? nullLogger,
+      });
     }
     const tmpLink = `${targetDir}/${NEW_DATA_DIR}`;
     // A leftover from an agent stopped mid-write would make symlink() fail.
@@ -167,9 +197,13 @@ export async function writeAtomically(
     throw err;
   }
 
-  for (const top of new Set([...clean.keys()].map((p) => p.split("/")[0]))) {
+  // Made after the ownership change, as upstream's: a new link keeps root's group.
+  for (const [path, file] of clean) {
+    const top = path.split("/")[0];
     const visible = `${targetDir}/${top}`;
-    if (!(await lstatOrUndefined(visible))) await Deno.symlink(`${DATA_DIR}/${top}`, visible);
+    if (await lstatOrUndefined(visible)) continue;
+    await Deno.symlink(`${DATA_DIR}/${top}`, visible);
+    if (file.owner !== undefined) await lchown(visible, file.owner, -1);
   }
   // Only top-level names are user-visible links; deeper paths went with the old directory.
   for (const p of toRemove) {

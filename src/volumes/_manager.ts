@@ -2,10 +2,13 @@
  * The volume manager: sets up a pod's volumes before its containers start and on every sync —
  * emptyDir and hostPath itself, the kinds whose files the kubelet writes (configMap, secret,
  * downwardAPI, projected) through the plugins it is given — binds their subPaths for containers,
- * and removes the pod's directory after it is gone. Kinds without a plugin (configMap, secret
- * and projected need the API server; PVCs and the rest are not supported) are refused by name.
+ * and removes the pod's directory after it is gone. Claims (persistentVolumeClaim, generic
+ * ephemeral) are resolved to their PersistentVolumes once per pod and those mounted (hostPath,
+ * local; CSI through its plugin). Kinds without a plugin (configMap, secret, projected and
+ * claims need the API server; the rest are not supported) are refused by name.
  */
 import type { V1Pod, V1Volume } from "@kubernetes/client-node";
+import type { PodClaims } from "../objects/types.ts";
 import { type Clock, realClock } from "../util/clock.ts";
 import { ConfigError, DenoletError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
@@ -14,9 +17,22 @@ import { EMPTY_DIR_PLUGIN_DIR, type EmptyDirMemoryBounds, setUpEmptyDir } from "
 import { type FdFs, libcFdFs } from "./_fd_fs.ts";
 import { setUpHostPath } from "./_host_path.ts";
 import { type Mounter, systemMounter } from "./_mounter.ts";
+import { podFsGroup, setVolumeOwnership } from "./_ownership.ts";
 import { podDir } from "./_pod_files.ts";
+import { claimNameOf, processClaims, type ResolvedClaim } from "./_claims.ts";
+import {
+  type PersistentMount,
+  setUpPersistentVolume,
+  VolumeOperationError,
+} from "./_persistent.ts";
 import { bindSubPath, cleanSubPaths } from "./_subpath_mounts.ts";
-import type { MountedVolume, SubPathMountOptions, VolumeManager, VolumePlugin } from "./_types.ts";
+import type {
+  ClaimVolume,
+  MountedVolume,
+  SubPathMountOptions,
+  VolumeManager,
+  VolumePlugin,
+} from "./_types.ts";
 
 /**
  * A plugin volume's content could not be had or written; the message is upstream's FailedMount
@@ -51,10 +67,27 @@ export interface VolumeManagerDeps {
    * volumes; undefined when the pod has none. Without this dep only the node bounds them.
    */
   podMemoryLimitBytes?: (pod: V1Pod) => number | undefined;
+  /** PersistentVolumeClaims and PersistentVolumes (the API mode's object managers). */
+  claims?: PodClaims;
+  /** The node's labels for PersistentVolume node affinity; default none. */
+  nodeLabels?: () => Record<string, string>;
+  /** CSI volumes of claims (src/csi), loaded when a pod first has one. */
+  csi?: (pod: V1Pod, resolved: ResolvedClaim, signal?: AbortSignal) => Promise<PersistentMount>;
+  /** Inline ephemeral CSI volumes (`volumes[].csi`): the published path. */
+  csiInline?: (pod: V1Pod, volume: V1Volume, signal?: AbortSignal) => Promise<string>;
+  /** Unpublishes the pod's CSI volumes before its directory goes (throws to be retried). */
+  csiTearDown?: (uid: string, signal?: AbortSignal) => Promise<void>;
 }
 
 /** Kinds a plugin serves in the API-server mode; standalone, their refusal says why. */
-const API_KINDS = new Set(["configMap", "secret", "projected"]);
+const API_KINDS = new Set([
+  "csi",
+  "configMap",
+  "secret",
+  "projected",
+  "persistentVolumeClaim",
+  "ephemeral",
+]);
 
 /** The volume source key of a V1Volume ("emptyDir", "secret", ...), or undefined if none. */
 function volumeKind(v: V1Volume): string | undefined {
@@ -72,6 +105,20 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
   const clock = deps.clock ?? realClock;
   // A thunk: the pod's limit parses every container's quantities, which only the first mount
   // of a memory-backed volume needs, not each sync of each volume.
+  /** Per pod UID: its claims as resolved once, the volumes set up at least once. */
+  const pods = new Map<
+    string,
+    { claims: Map<string, ResolvedClaim>; setUp: Set<string>; mounted: Map<string, ClaimVolume> }
+  >();
+  /** Per PersistentVolume, the pods it is set up for (ReadWriteOncePod is for one of them). */
+  const pvUsers = new Map<string, Set<string>>();
+  const podState = (uid: string) => {
+    let state = pods.get(uid);
+    if (!state) {
+      pods.set(uid, state = { claims: new Map(), setUp: new Set(), mounted: new Map() });
+    }
+    return state;
+  };
   const memoryBounds = (pod: V1Pod) => (): EmptyDirMemoryBounds => ({
     nodeAllocatableBytes: deps.nodeAllocatableMemoryBytes,
     podLimitBytes: deps.podMemoryLimitBytes?.(pod),
@@ -79,7 +126,8 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
 
   /**
    * A plugin volume: its directory (a tmpfs for medium Memory, made as an emptyDir is), then
-   * its files, rewritten only when they changed. Upstream mounts these read-only.
+   * its files, rewritten only when they changed. Upstream mounts these read-only. The writer
+   * gives the pod's fsGroup to each new version, the volume's root included.
    */
   async function setUpPluginVolume(
     plugin: VolumePlugin,
@@ -101,7 +149,12 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
     });
     let written;
     try {
-      written = await writeAtomically(dir, payload, { now: clock.now(), signal });
+      written = await writeAtomically(dir, payload, {
+        now: clock.now(),
+        fsGroup: podFsGroup(pod),
+        logger: log,
+        signal,
+      });
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       throw new VolumeSetUpError(volume.name, errorMessage(err), { cause: err });
@@ -116,6 +169,15 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
       medium: plugin.medium,
       bindSubPath: subPathBinder({ uid, name: volume.name, hostPath: dir }, log),
     };
+  }
+
+  /** Upstream ignores an emptyDir's ownership failure (the pod still runs); it is logged. */
+  async function ownEmptyDir(dir: string, fsGroup: number, log: Logger): Promise<void> {
+    try {
+      await setVolumeOwnership(dir, { fsGroup, readOnly: false }, { logger: log });
+    } catch (err) {
+      log.warn("Cannot set the emptyDir's ownership", { dir, fsGroup, err });
+    }
   }
 
   /** MountedVolume.bindSubPath for one volume of one pod. */
@@ -162,16 +224,76 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
     const uid = pod.metadata?.uid ?? "";
     const log = deps.logger.child({ pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, uid });
     const out = new Map<string, MountedVolume>();
+    const state = podState(uid);
+    const hasClaims = (pod.spec?.volumes ?? []).some((v) => claimNameOf(pod, v) !== undefined);
+    const claims = hasClaims && deps.claims
+      ? await processClaims(pod, {
+        claims: deps.claims,
+        known: state.claims,
+        setUp: state.setUp,
+        signal: opts.signal,
+      })
+      : new Map<string, ResolvedClaim>();
     for (const v of pod.spec?.volumes ?? []) {
       opts.signal?.throwIfAborted();
       const field = `volume ${JSON.stringify(v.name)}`;
-      if (v.emptyDir) {
-        const dir = `${volumesDir(uid)}/${EMPTY_DIR_PLUGIN_DIR}/${v.name}`;
-        const { medium } = await setUpEmptyDir(v.name, dir, v.emptyDir, {
+      const resolved = claims.get(v.name);
+      if (resolved) {
+        const pvName = resolved.volume.metadata?.name ?? "";
+        const users = pvUsers.get(pvName) ?? new Set<string>();
+        if (onlyReadWriteOncePod(resolved) && [...users].some((u) => u !== uid)) {
+          throw new VolumeOperationError(
+            "MountVolume.SetUp failed",
+            pvName,
+            "volume uses the ReadWriteOncePod access mode and is already in use by another pod",
+          );
+        }
+        const m = await setUpPersistentVolume(resolved, {
+          pod,
+          volumesDir: volumesDir(uid),
           mounter,
-          memory: memoryBounds(pod),
+          nodeLabels: () => deps.nodeLabels?.() ?? {},
+          csi: deps.csi && ((r, signal) => deps.csi!(pod, r, signal)),
+          log,
           signal: opts.signal,
         });
+        out.set(v.name, {
+          hostPath: m.hostPath,
+          readOnly: m.readOnly,
+          kind: m.source,
+          bindSubPath: subPathBinder({ uid, name: v.name, hostPath: m.hostPath }, log),
+        });
+        state.setUp.add(v.name);
+        state.mounted.set(v.name, {
+          name: v.name,
+          claimName: resolved.claim.metadata?.name ?? "",
+          namespace: resolved.claim.metadata?.namespace ?? "",
+          path: m.hostPath,
+          source: m.source,
+        });
+        pvUsers.set(pvName, users.add(uid));
+      } else if (v.csi && deps.csiInline) {
+        const path = await deps.csiInline(pod, v, opts.signal);
+        out.set(v.name, {
+          hostPath: path,
+          readOnly: v.csi.readOnly === true,
+          kind: "csi",
+          bindSubPath: subPathBinder({ uid, name: v.name, hostPath: path }, log),
+        });
+      } else if (claimNameOf(pod, v) !== undefined && deps.claims) {
+        // Not mounted by any container: upstream skips it.
+        continue;
+      } else if (v.emptyDir) {
+        const dir = `${volumesDir(uid)}/${EMPTY_DIR_PLUGIN_DIR}/${v.name}`;
+        const { medium, fresh } = await setUpEmptyDir(v.name, dir, v.emptyDir, {
+          mounter,
+          memory: memoryBounds(pod),
+          pod,
+          signal: opts.signal,
+        });
+        const fsGroup = podFsGroup(pod);
+        // Only on the set-up that made it, as upstream: later the pod owns what is inside.
+        if (fresh && fsGroup !== undefined) await ownEmptyDir(dir, fsGroup, log);
         out.set(v.name, {
           hostPath: dir,
           readOnly: false,
@@ -199,6 +321,7 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
           await setUpPluginVolume(plugin, { pod, volume: v, uid, log, signal: opts.signal }),
         );
       }
+      state.setUp.add(v.name);
       log.debug(4, "Volume set up", { volume: v.name, path: out.get(v.name)?.hostPath });
     }
     return out;
@@ -206,9 +329,15 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
 
   async function tearDownPod(uid: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
     const dir = podDir(deps.rootDir, uid);
+    pods.delete(uid);
+    for (const [pv, users] of pvUsers) {
+      if (users.delete(uid) && users.size === 0) pvUsers.delete(pv);
+    }
     // SubPath bind mounts go first, as upstream unmounts them before the volume itself; the
     // removal below must never reach through one into volume or host contents.
     await cleanSubPaths(dir, { mounter, signal: opts.signal });
+    // CSI volumes are the driver's to unmount (NodeUnpublish, NodeUnstage).
+    await deps.csiTearDown?.(uid, opts.signal);
     // Then the volumes' own mounts (the tmpfs of emptyDir Memory, secret and projected
     // volumes), deepest first; a mount listed twice is stacked and popped twice.
     const mounts = await mounter.mountPointsUnder(volumesDir(uid));
@@ -235,5 +364,15 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
     }
   }
 
-  return { setUpPod, tearDownPod };
+  return {
+    setUpPod,
+    tearDownPod,
+    claimVolumes: (uid) => [...(pods.get(uid)?.mounted.values() ?? [])],
+  };
+}
+
+/** Upstream enforces ReadWriteOncePod only when it is the volume's one access mode. */
+function onlyReadWriteOncePod(r: ResolvedClaim): boolean {
+  const modes = r.volume.spec?.accessModes ?? [];
+  return modes.length === 1 && modes[0] === "ReadWriteOncePod";
 }

@@ -22,9 +22,14 @@ export interface Mounter {
   /**
    * Bind-mounts `source` onto the existing file or directory `target`, taking `source` as
    * given: a /proc/<pid>/fd/<n> source binds the file that descriptor holds, never a path
-   * looked up again. Not idempotent. Throws MountError with mount's stderr on failure.
+   * looked up again. `readOnly` makes the bind mount read-only. Not idempotent. Throws
+   * MountError with mount's stderr on failure.
    */
-  bind(source: string, target: string, opts?: { signal?: AbortSignal }): Promise<void>;
+  bind(
+    source: string,
+    target: string,
+    opts?: { readOnly?: boolean; signal?: AbortSignal },
+  ): Promise<void>;
   /** Unmounts `target` (the topmost mount there). Throws MountError when busy or not mounted. */
   unmount(target: string, opts?: { signal?: AbortSignal }): Promise<void>;
   /** True when `path` is itself a mount point (per /proc/self/mountinfo). Never throws for a missing path. */
@@ -94,7 +99,9 @@ export function systemMounter(): Mounter {
     async bind(source, target, opts) {
       // mount(8) canonicalizes by default: it would turn /proc/<pid>/fd/<n> back into a path
       // string and mount(2) would look that up again, reopening the symlink-swap race.
-      await run("mount", ["--no-canonicalize", "--bind", source, target], opts?.signal);
+      // mount(8) turns `-o ro` with --bind into the bind and a read-only remount of it.
+      const ro = opts?.readOnly ? ["-o", "ro"] : [];
+      await run("mount", ["--no-canonicalize", "--bind", ...ro, source, target], opts?.signal);
     },
     async unmount(target, opts) {
       await run("umount", [target], opts?.signal);

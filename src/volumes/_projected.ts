@@ -11,6 +11,7 @@ import { DenoletError } from "../util/errors.ts";
 import type { FileProjection } from "./_atomic_writer.ts";
 import { configMapPayload } from "./_configmap.ts";
 import { downwardAPIPayload } from "./_downward_api.ts";
+import { podFsGroup, podFsUser } from "./_ownership.ts";
 import { aggregateErrors, DEFAULT_FILE_MODE } from "./_payload.ts";
 import { secretPayload } from "./_secret.ts";
 import type { DownwardAPIValues, VolumePlugin } from "./_types.ts";
@@ -48,7 +49,11 @@ async function sourcePayload(
       audience: tp.audience,
       expirationSeconds: tp.expirationSeconds ?? DEFAULT_TOKEN_SECONDS,
     }, { signal });
-    return new Map([[tp.path, { data: new TextEncoder().encode(token), mode: defaultMode }]]);
+    // As upstream: a credential is the runAsUser's alone (0600), or its group's too when the
+    // fsGroup adds group read (0640); defaultMode only when the pod names neither.
+    const owner = podFsUser(pod);
+    const mode = owner !== undefined || podFsGroup(pod) !== undefined ? 0o600 : defaultMode;
+    return new Map([[tp.path, { data: new TextEncoder().encode(token), mode, owner }]]);
   }
   const kind = Object.keys(source).find((k) => (source as Record<string, unknown>)[k] != null);
   throw new DenoletError(`projected source ${kind ?? "(empty)"} is not supported`);

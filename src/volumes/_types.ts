@@ -22,9 +22,10 @@ export interface MountedVolume {
   hostPath: string;
   /** The volume itself forces read-only mounts (the kinds whose files the kubelet writes). */
   readOnly: boolean;
-  kind: "emptyDir" | "hostPath" | PluginVolumeKind;
-  /** emptyDir and plugin volumes: "" (node disk) or "Memory" (tmpfs). */
-  medium?: "" | "Memory";
+  /** The source; a claim's volume is its PersistentVolume's ("hostPath", "local", "csi"). */
+  kind: "emptyDir" | "hostPath" | "local" | "csi" | PluginVolumeKind;
+  /** emptyDir and plugin volumes: "" (node disk), "Memory" (tmpfs) or "HugePages" (hugetlbfs). */
+  medium?: "" | "Memory" | "HugePages";
   /**
    * Exposes `subPath` (relative, without "..") of this volume to one volumeMount and resolves
    * with the node path to give the runtime: a bind mount of the file found there, pinned while
@@ -80,6 +81,17 @@ export interface DownwardAPIValues {
   ): string;
 }
 
+/** A claim's volume as set up for a pod: what volume stats report with a pvcRef. */
+export interface ClaimVolume {
+  /** The pod's volume name. */
+  name: string;
+  claimName: string;
+  namespace: string;
+  /** Where the pod's containers see it from (the node path). */
+  path: string;
+  source: "hostPath" | "local" | "csi";
+}
+
 export interface VolumeManager {
   /**
    * Creates/mounts every volume of the pod and returns them by volume name. Idempotent (safe
@@ -96,4 +108,6 @@ export interface VolumeManager {
    * deleted; that throws). Idempotent: a missing pod dir is success.
    */
   tearDownPod(uid: string, opts?: { signal?: AbortSignal }): Promise<void>;
+  /** The pod's claim volumes set up so far (none before its first sync). Cheap. */
+  claimVolumes?(uid: string): ClaimVolume[];
 }

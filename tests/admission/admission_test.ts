@@ -4,6 +4,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import {
   allowlistProblem,
   createPodAdmission,
+  ephemeralContainerProblem,
   type PodAdmissionDeps,
   unsupportedMessage,
 } from "../../src/admission/mod.ts";
@@ -164,9 +165,74 @@ Deno.test("field table: refusals list the fields in order, five at most", () => 
   );
 });
 
-Deno.test("field table: a memory-backed emptyDir's sizeLimit is honoured, a disk one's is not", () => {
+Deno.test("field table: an emptyDir's sizeLimit is honoured, in memory (tmpfs size) and on disk (eviction)", () => {
   const vol = (medium: string) =>
     pod({ volumes: [{ name: "v", emptyDir: { medium, sizeLimit: "64Mi" } }] });
   assert.deepEqual(admission()(vol("Memory")), { admit: true });
-  assert.match(admission()(vol("")).message!, /spec\.volumes\[0\]\.emptyDir\.sizeLimit/);
+  assert.deepEqual(admission()(vol("")), { admit: true });
+});
+
+Deno.test("field table: ephemeral-storage limits are honoured (eviction)", () => {
+  const storage = { "ephemeral-storage": "1Gi" };
+  const containers = [{ name: "c", image: "busybox", resources: { limits: storage } }];
+  assert.deepEqual(admission()(pod({ containers })), { admit: true });
+});
+
+Deno.test("field table: pod-level cpu and memory resources are honoured", () => {
+  const whole = { cpu: "1", memory: "1Gi" };
+  assert.deepEqual(admission()(pod({ resources: { requests: whole, limits: whole } })), {
+    admit: true,
+  });
+  const claims = admission()(pod({ resources: { claims: [{ name: "gpu" }] } }));
+  assert.match(claims.message!, /spec\.resources\.claims/);
+});
+
+Deno.test("field table: hugepages requests and limits are honoured, at container and pod level", () => {
+  const huge = { "hugepages-2Mi": "4Mi", memory: "64Mi" };
+  const containers = [{ name: "c", image: "busybox", resources: { requests: huge, limits: huge } }];
+  assert.deepEqual(admission()(pod({ containers })), { admit: true });
+  assert.deepEqual(admission()(pod({ resources: { limits: huge } })), { admit: true });
+});
+
+Deno.test("field table: a HugePages emptyDir is honoured", () => {
+  for (const medium of ["HugePages", "HugePages-2Mi"]) {
+    assert.deepEqual(
+      admission()(pod({ volumes: [{ name: "h", emptyDir: { medium } }] })),
+      { admit: true },
+      medium,
+    );
+  }
+});
+
+Deno.test("field table: container restart policies and Restart rules pass; RestartAllContainers does not", () => {
+  const rules = (action: string) =>
+    pod({
+      containers: [{
+        name: "c",
+        image: "i",
+        restartPolicy: "Never",
+        restartPolicyRules: [{ action, exitCodes: { operator: "In", values: [42] } }],
+      }],
+    });
+  assert.deepEqual(admission()(rules("Restart")), { admit: true });
+  assert.match(
+    admission()(rules("RestartAllContainers")).message!,
+    /spec\.containers\[0\]\.restartPolicyRules \(restarting every container/,
+  );
+});
+
+Deno.test("ephemeral containers go through the same table when they are added", () => {
+  const p = pod({
+    ephemeralContainers: [
+      { name: "ok", image: "busybox" },
+      { name: "bad", image: "busybox", volumeDevices: [{ name: "v", devicePath: "/dev/x" }] },
+    ],
+  });
+  const deps = { apiMode: true, runtime: () => CONTAINERD_16 };
+  assert.equal(ephemeralContainerProblem(p, "ok", deps), undefined);
+  assert.match(
+    ephemeralContainerProblem(p, "bad", deps)!,
+    /spec\.ephemeralContainers\[1\]\.volumeDevices \(raw block devices/,
+  );
+  assert.equal(ephemeralContainerProblem(p, "missing", deps), undefined);
 });

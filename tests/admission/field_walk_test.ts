@@ -95,8 +95,19 @@ function setPath(root: Record<string, unknown>, path: string, value: unknown): v
   cur[parts.at(-1)!] = value;
 }
 
+/** Values a refusing rule looks for that the generic samples cannot guess. */
+const RESTART_ALL = [[{
+  action: "RestartAllContainers",
+  exitCodes: { operator: "In", values: [1] },
+}]];
+const SPECIAL_SAMPLES: Record<string, unknown[]> = {
+  "Container.restartPolicyRules": RESTART_ALL,
+  "EphemeralContainer.restartPolicyRules": RESTART_ALL,
+};
+
 /** Sample values a field of `kind` might hold; a refusing rule must refuse one of them. */
-function samples(kind: string): unknown[] {
+function samples(kind: string, at?: string): unknown[] {
+  if (at && SPECIAL_SAMPLES[at]) return SPECIAL_SAMPLES[at];
   const { inner, list, map } = parseKind(kind);
   if (list) return samples(inner).map((s) => [s]);
   if (map) {
@@ -150,7 +161,7 @@ Deno.test("field table: every refusing rule refuses its field, naming it", () =>
   assert.ok(refusing.length > 10, `only ${refusing.length} refusing rules found`);
   for (const v of refusing) {
     const field = v.path.replace(/\[0\]$/, "");
-    const refused = samples(v.kind).some((value) => {
+    const refused = samples(v.kind, `${v.type}.${v.field}`).some((value) => {
       const pod = basePod();
       setPath(pod as Record<string, unknown>, field, value);
       return admitters.some((admit) => {

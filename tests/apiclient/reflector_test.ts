@@ -159,10 +159,11 @@ Deno.test("reflector backs off and re-lists after a watch that closes at once wi
   await r.clock.advance(300);
   await settle();
   assert.equal(client.calls.length, 6);
-  await r.clock.advance(3_000);
+  // The third wait began when the second watch closed (1.6–1.76 s in), not at 1.8 s.
+  await r.clock.advance(2_900);
   await settle();
   assert.equal(client.calls.length, 6, "not yet: the third wait is 3.2 s");
-  await r.clock.advance(600);
+  await r.clock.advance(700);
   await settle();
   assert.equal(client.calls.length, 8);
   await r.stop();

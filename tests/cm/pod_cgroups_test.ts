@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
-import { CgroupError, type CgroupFs, dirCgroupFs, openPodCgroups } from "../../src/cm/mod.ts";
+import { CgroupError, type CgroupFs, openPodCgroups } from "../../src/cm/mod.ts";
+import { fs, v1Fixture, v2Fixture, v2fs } from "./_fixtures.ts";
 import { FakeClock } from "../../src/util/clock.ts";
 import { ConfigError } from "../../src/util/errors.ts";
 import { createLogger, nullLogger } from "../../src/util/log.ts";
 
-const fs = dirCgroupFs({ plainDirs: true });
 const ALLOC = { cpuMilli: 2000, memoryBytes: 8 * 2 ** 30 };
 
 function pod(uid: string, cpu: [string, string], mem: [string, string]): V1Pod {
@@ -20,54 +20,6 @@ function pod(uid: string, cpu: [string, string], mem: [string, string]): V1Pod {
     spec: { containers: [{ name: "c", resources: { requests: list(0), limits: list(1) } }] },
   };
 }
-
-/** A cgroup v1 mount: combined cpu,cpuacct with symlinks, as on most distros. */
-async function v1Fixture(): Promise<string> {
-  const root = await Deno.makeTempDir({ prefix: "denolet-cgv1-" });
-  for (const h of ["cpu,cpuacct", "memory", "pids", "cpuset", "systemd", "unified"]) {
-    await Deno.mkdir(`${root}/${h}`);
-  }
-  await Deno.symlink(`${root}/cpu,cpuacct`, `${root}/cpu`);
-  await Deno.symlink(`${root}/cpu,cpuacct`, `${root}/cpuacct`);
-  await Deno.writeTextFile(`${root}/cpuset/cpuset.cpus`, "0-3\n");
-  await Deno.writeTextFile(`${root}/cpuset/cpuset.mems`, "0\n");
-  return root;
-}
-
-async function v2Fixture(): Promise<string> {
-  const root = await Deno.makeTempDir({ prefix: "denolet-cgv2-" });
-  await Deno.writeTextFile(
-    `${root}/cgroup.controllers`,
-    "cpuset cpu io memory hugetlb pids rdma\n",
-  );
-  await Deno.writeTextFile(`${root}/cgroup.subtree_control`, "memory\n");
-  return root;
-}
-
-/**
- * cgroup v2 semantics over plain files: writing "+x" to cgroup.subtree_control enables x, and a
- * new cgroup's cgroup.controllers lists what its parent delegates.
- */
-const v2fs: CgroupFs = {
-  ...fs,
-  async mkdir(path) {
-    const parent = path.replace(/\/[^/]+$/, "");
-    await fs.mkdir(path);
-    await Deno.writeTextFile(
-      `${path}/cgroup.controllers`,
-      (await fs.readFile(`${parent}/cgroup.subtree_control`)) ?? "",
-    );
-  },
-  async writeFile(path, data) {
-    if (!path.endsWith("/cgroup.subtree_control")) return await fs.writeFile(path, data);
-    const enabled = new Set(((await fs.readFile(path)) ?? "").split(/\s+/).filter((x) => x));
-    for (const op of data.split(" ")) {
-      if (op.startsWith("+")) enabled.add(op.slice(1));
-      else enabled.delete(op.slice(1));
-    }
-    await Deno.writeTextFile(path, [...enabled].join(" "));
-  },
-};
 
 const read = (p: string) => Deno.readTextFile(p).then((s) => s.trim());
 const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
@@ -317,12 +269,13 @@ Deno.test("cgroups-per-qos=false gives no cgroup parent and creates nothing", as
   }
 });
 
-Deno.test("the systemd cgroup driver is refused with a clear message", async () => {
+Deno.test("an unknown cgroup driver is refused with a clear message", async () => {
   await assert.rejects(
     openPodCgroups(
-      { cgroupsPerQOS: true, cgroupRoot: "/", cgroupDriver: "systemd" },
+      { cgroupsPerQOS: true, cgroupRoot: "/", cgroupDriver: "systemd-ish" },
       { logger: nullLogger, fs },
     ),
-    (e: unknown) => e instanceof ConfigError && /systemd.*not supported.*cgroupfs/.test(e.message),
+    (e: unknown) =>
+      e instanceof ConfigError && /unknown cgroup driver.*cgroupfs or systemd/.test(e.message),
   );
 });

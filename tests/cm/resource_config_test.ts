@@ -117,3 +117,62 @@ Deno.test("oom_score_adj per QoS by the upstream formula", () => {
   const tiny = pod([ctr("1")]);
   assert.equal(containerOOMScoreAdj(tiny, tiny.spec!.containers[0], cap), 999);
 });
+
+// Upstream's pod-level cases (TestResourceConfigForPod, PodLevelResources on).
+Deno.test("resourceConfigForPod: pod-level requests and limits replace the containers' sums", () => {
+  const withPod = (
+    requests: [string, string],
+    limits: [string, string],
+    containers: V1Container[],
+  ) =>
+    ({
+      metadata: { uid: "u1" },
+      spec: { resources: { requests: res(...requests), limits: res(...limits) }, containers },
+    }) as V1Pod;
+  const bare = { name: "c", image: "x" } as V1Container;
+  assert.deepEqual(resourceConfigForPod(withPod(["100m", "100Mi"], ["", ""], [bare])), {
+    cpuShares: 102,
+  });
+  assert.deepEqual(
+    resourceConfigForPod(withPod(["100m", "100Mi"], ["", ""], [c(["10m", "50Mi"], ["", ""])])),
+    { cpuShares: 102 },
+  );
+  const burstable = {
+    cpuShares: 102,
+    cpuQuota: 20000,
+    cpuPeriod: 100000,
+    memoryLimitBytes: 200 * MI,
+  };
+  assert.deepEqual(
+    resourceConfigForPod(withPod(["100m", "100Mi"], ["200m", "200Mi"], [bare])),
+    burstable,
+  );
+  assert.deepEqual(
+    resourceConfigForPod(
+      withPod(["100m", "100Mi"], ["200m", "200Mi"], [c(["10m", "50Mi"], ["50m", "100Mi"])]),
+    ),
+    burstable,
+  );
+  // Pod-level requests only: the containers' limits stay the pod's limits.
+  assert.deepEqual(
+    resourceConfigForPod(
+      withPod(["200m", "300Mi"], ["", ""], [c(["200m", "200Mi"], ["200m", "200Mi"])]),
+    ),
+    { cpuShares: 204, cpuQuota: 20000, cpuPeriod: 100000, memoryLimitBytes: 200 * MI },
+  );
+  const guaranteed = {
+    cpuShares: 102,
+    cpuQuota: 10000,
+    cpuPeriod: 100000,
+    memoryLimitBytes: 100 * MI,
+  };
+  assert.deepEqual(
+    resourceConfigForPod(withPod(["100m", "100Mi"], ["100m", "100Mi"], [bare])),
+    guaranteed,
+  );
+  const initPod = withPod(["100m", "100Mi"], ["100m", "100Mi"], [
+    c(["10m", "50Mi"], ["50m", "50Mi"]),
+  ]);
+  initPod.spec!.initContainers = [c(["10m", "50Mi"], ["50m", "50Mi"], { name: "i" })];
+  assert.deepEqual(resourceConfigForPod(initPod), guaranteed);
+});

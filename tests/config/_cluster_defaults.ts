@@ -1,9 +1,13 @@
 /** The API-mode fields of a default AgentConfig, for whole-config tests. */
 export const CLUSTER_DEFAULTS = {
   kubeconfig: "",
+  bootstrapKubeconfig: "",
+  rotateCertificates: false,
   registerNode: true,
   nodeLabels: {},
   registerWithTaints: [],
+  cloudProvider: "",
+  providerID: "",
   nodeStatusUpdateFrequencyMs: 10_000,
   nodeStatusReportFrequencyMs: 300_000,
   nodeLeaseDurationSeconds: 40,
@@ -11,6 +15,7 @@ export const CLUSTER_DEFAULTS = {
   kubeReserved: {},
   systemReserved: {},
   apiCheckpoint: true,
+  apiCheckpointSecrets: true,
   kubeAPIQPS: 50,
   kubeAPIBurst: 100,
 } as const;

@@ -15,7 +15,11 @@ Deno.test("API-mode flags set their fields with upstream syntax", async () => {
     "--system-reserved=memory=128Mi,pid=500",
     "--kube-api-qps=10",
     "--kube-api-burst=20",
+    "--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf",
+    "--rotate-certificates",
   ]);
+  assert.equal(config.bootstrapKubeconfig, "/etc/kubernetes/bootstrap-kubelet.conf");
+  assert.equal(config.rotateCertificates, true);
   assert.equal(config.kubeconfig, "/etc/kubernetes/kubelet.conf");
   assert.equal(config.registerNode, false);
   assert.deepEqual(config.nodeLabels, { zone: "a", "example.com/role": "edge", extra: "1" });
@@ -46,8 +50,10 @@ kubeReserved: {cpu: 200m}
 systemReserved: {memory: 1Gi}
 kubeAPIQPS: 5
 kubeAPIBurst: 10
+rotateCertificates: true
 `,
   });
+  assert.equal(config.rotateCertificates, true);
   assert.equal(config.registerNode, false);
   assert.deepEqual(config.registerWithTaints, [
     { key: "dedicated", value: "db", effect: "NoSchedule" },
@@ -168,4 +174,44 @@ Deno.test("kubeAPIBurst: 0 in the file means the default 100; kubeAPIQPS: 0 stay
 Deno.test("--node-status-max-images sets nodeStatusMaxImages", async () => {
   assert.equal((await run(["--node-status-max-images=-1"])).config.nodeStatusMaxImages, -1);
   await fails(["--node-status-max-images=-2"], "--node-status-max-images", /-1 \(no limit\)/);
+});
+
+Deno.test("--api-checkpoint-secrets is on by default, turns off with =false, and is a flag only", async () => {
+  assert.equal((await run([])).config.apiCheckpointSecrets, true);
+  assert.equal(
+    (await run(["--api-checkpoint-secrets=false"])).config.apiCheckpointSecrets,
+    false,
+  );
+  await fails(
+    ["--config", "/k.yaml"],
+    "/k.yaml: apiCheckpointSecrets",
+    /unknown field "apiCheckpointSecrets"/,
+    { "/k.yaml": HEAD + "apiCheckpointSecrets: false\n" },
+  );
+});
+
+Deno.test("--cloud-provider takes external or nothing, as v1.37; --provider-id and providerID", async () => {
+  const { config } = await run([
+    "--cloud-provider=external",
+    "--provider-id=aws:///eu-west-1a/i-0abc",
+  ]);
+  assert.equal(config.cloudProvider, "external");
+  assert.equal(config.providerID, "aws:///eu-west-1a/i-0abc");
+  assert.equal((await run([])).config.cloudProvider, "");
+  await fails(
+    ["--cloud-provider=aws"],
+    "--cloud-provider",
+    /cloud provider "aws" was specified, but built-in cloud providers are disabled/,
+  );
+  const fromFile = await run(["--config", "/etc/kubernetes/kubelet.yaml"], {
+    "/etc/kubernetes/kubelet.yaml":
+      "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nproviderID: x://1\n",
+  });
+  assert.equal(fromFile.config.providerID, "x://1");
+});
+
+Deno.test("--bootstrap-kubeconfig without --kubeconfig is standalone, with a warning", async () => {
+  const { config, warnings } = await run(["--bootstrap-kubeconfig=/b.conf"]);
+  assert.equal(config.kubeconfig, "");
+  assert.deepEqual(warnings, ["--bootstrap-kubeconfig: has no effect without --kubeconfig"]);
 });

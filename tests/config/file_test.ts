@@ -5,6 +5,8 @@ import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
 import { IMAGE_DEFAULTS } from "./_image_defaults.ts";
+import { RESOURCE_DEFAULTS } from "./_resource_defaults.ts";
+import { SHUTDOWN_DEFAULTS } from "./_shutdown_defaults.ts";
 import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
 import { SERVER_FILE_DEFAULTS } from "./_server_defaults.ts";
 
@@ -45,6 +47,8 @@ seccompDefault: true
 allowedUnsafeSysctls: ["kernel.msg*"]
 defaultPodSysctls:
   net.ipv4.tcp_syncookies: "0"
+userNamespaces:
+  idsPerPod: 131072
 `),
   );
   assert.deepEqual(warnings, []);
@@ -77,9 +81,12 @@ defaultPodSysctls:
     seccompDefault: true,
     allowedUnsafeSysctls: ["kernel.msg*"],
     defaultPodSysctls: { "net.ipv4.tcp_syncookies": "0" },
+    userNamespacesIdsPerPod: 131072,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...IMAGE_DEFAULTS,
+    ...RESOURCE_DEFAULTS,
+    ...SHUTDOWN_DEFAULTS,
     ...CLUSTER_DEFAULTS,
     ...SERVER_FILE_DEFAULTS,
   });
@@ -169,17 +176,17 @@ Deno.test("relative paths in the file are resolved against the file's directory"
   assert.equal(config.resolvConf, "/etc/kubernetes/resolv");
 });
 
-Deno.test("known upstream fields denolet ignores are accepted with a warning", async () => {
-  const { warnings } = await run(
+Deno.test("upstream fields at their default load silently; logging-only ones warn", async () => {
+  const { config, warnings } = await run(
     CONFIG,
     file(
-      "podPidsLimit: 50\nrotateCertificates: true\nlogging:\n  format: json\n",
+      "eventRecordQPS: 50\nserializeImagePulls: false\nlogging:\n  format: json\n",
     ),
   );
+  assert.equal(config.serializeImagePulls, false);
   assert.deepEqual(warnings, [
-    "/etc/kubernetes/kubelet.yaml: podPidsLimit: not implemented by denolet; ignored",
-    "/etc/kubernetes/kubelet.yaml: rotateCertificates: not implemented by denolet; ignored",
-    '/etc/kubernetes/kubelet.yaml: logging.format: only the "text" format is supported; ignored',
+    "/etc/kubernetes/kubelet.yaml: logging.format: denolet writes text logs only; accepted, " +
+    "as it changes no pod or node",
   ]);
 });
 
@@ -299,7 +306,10 @@ Deno.test("errors are ConfigError instances the caller can find in a cause chain
 });
 
 Deno.test("the config file is YAML 1.1, as the kubelet reads it: no and yes are booleans", async () => {
-  const { config } = await run(CONFIG, file("cgroupsPerQOS: no\nserverTLSBootstrap: yes\n"));
+  const { config } = await run(
+    CONFIG,
+    file("cgroupsPerQOS: no\nenforceNodeAllocatable: []\nserverTLSBootstrap: yes\n"),
+  );
   assert.equal(config.cgroupsPerQOS, false);
   assert.equal(config.serverTLSBootstrap, true);
   await fails(
@@ -330,4 +340,27 @@ Deno.test("sysctl settings are checked as upstream's config validation checks th
     file('featureGates: {DefaultPodSysctls: true}\ndefaultPodSysctls: {vm.swappiness: "1"}\n'),
   );
   await fails(["--allowed-unsafe-sysctls=net.*,Bad"], "--allowed-unsafe-sysctls", /must have/);
+});
+
+Deno.test("userNamespaces.idsPerPod is checked as upstream's config validation checks it", async () => {
+  const at = "/etc/kubernetes/kubelet.yaml: userNamespaces.idsPerPod";
+  await fails(CONFIG, at, /must not be less than 65536/, file("userNamespaces: {idsPerPod: 0}\n"));
+  await fails(
+    CONFIG,
+    at,
+    /must be a multiple of 65536/,
+    file("userNamespaces: {idsPerPod: 70000}\n"),
+  );
+  await fails(
+    CONFIG,
+    at,
+    /must not be more than 4294967295/,
+    file("userNamespaces: {idsPerPod: 4295032832}\n"),
+  );
+  await fails(
+    CONFIG,
+    "/etc/kubernetes/kubelet.yaml: userNamespaces.idsPerPd",
+    /unknown field "idsPerPd"/,
+    file("userNamespaces: {idsPerPd: 65536}\n"),
+  );
 });

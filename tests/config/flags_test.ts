@@ -4,6 +4,8 @@ import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
 import { IMAGE_DEFAULTS } from "./_image_defaults.ts";
+import { RESOURCE_DEFAULTS } from "./_resource_defaults.ts";
+import { SHUTDOWN_DEFAULTS } from "./_shutdown_defaults.ts";
 import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
 import { SERVER_FLAG_DEFAULTS } from "./_server_defaults.ts";
 
@@ -38,9 +40,12 @@ Deno.test("loadConfig without arguments gives the upstream flag defaults", async
     seccompDefault: false,
     allowedUnsafeSysctls: [],
     defaultPodSysctls: {},
+    userNamespacesIdsPerPod: 65536,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...IMAGE_DEFAULTS,
+    ...RESOURCE_DEFAULTS,
+    ...SHUTDOWN_DEFAULTS,
     ...CLUSTER_DEFAULTS,
     ...SERVER_FLAG_DEFAULTS,
   });
@@ -102,9 +107,12 @@ Deno.test("every flag sets its field, in both --flag=value and --flag value form
     seccompDefault: false,
     allowedUnsafeSysctls: ["kernel.msg*", "net.core.somaxconn"],
     defaultPodSysctls: {},
+    userNamespacesIdsPerPod: 65536,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
     ...IMAGE_DEFAULTS,
+    ...RESOURCE_DEFAULTS,
+    ...SHUTDOWN_DEFAULTS,
     ...CLUSTER_DEFAULTS,
     ...SERVER_FLAG_DEFAULTS,
     certDir: "/srv/kubelet/pki",

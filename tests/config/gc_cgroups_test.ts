@@ -7,6 +7,8 @@ const HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfigurat
 Deno.test("cgroup and garbage collection flags set their fields", async () => {
   const { config } = await run([
     "--cgroups-per-qos=false",
+    // Upstream refuses --cgroups-per-qos=false while "pods" (the default) is enforced.
+    "--enforce-node-allocatable=",
     "--cgroup-root=/edge",
     "--cgroup-driver=cgroupfs",
     "--minimum-container-ttl-duration=1m",
@@ -34,6 +36,7 @@ Deno.test("cgroup and garbage collection fields are read from the config file", 
   const { config, warnings } = await run(["--config", "/k.yaml"], {
     "/k.yaml": HEAD + `
 cgroupsPerQOS: false
+enforceNodeAllocatable: []
 cgroupRoot: /edge
 cgroupDriver: cgroupfs
 imageGCHighThresholdPercent: 95
@@ -63,8 +66,7 @@ async function rejects(args: string[], pattern: RegExp) {
 }
 
 Deno.test("bad cgroup and garbage collection settings are refused at startup", async () => {
-  await rejects(["--cgroup-driver=systemd"], /cgroup-driver.*systemd.*not supported.*cgroupfs/);
-  await rejects(["--cgroup-driver=foo"], /unknown cgroup driver/);
+  await rejects(["--cgroup-driver=foo"], /unknown cgroup driver "foo"; use cgroupfs or systemd/);
   await rejects(["--cgroup-root=edge"], /cgroup-root.*absolute/);
   await rejects(["--image-gc-high-threshold=101"], /between 0 and 100/);
   await rejects(
@@ -173,4 +175,8 @@ Deno.test("image pull parallelism, rate and maximum age: flags, file and upstrea
     "imageMaximumGCAge: 1m\nimageMinimumGCAge: 2m\n",
     /imageMaximumGCAge: 1m0s must be greater than imageMinimumGCAge 2m0s/,
   );
+});
+
+Deno.test("the systemd cgroup driver is accepted, as kubeadm and k3s set it", async () => {
+  assert.equal((await run(["--cgroup-driver=systemd"])).config.cgroupDriver, "systemd");
 });

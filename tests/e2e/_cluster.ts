@@ -15,7 +15,7 @@ import {
   waitFor,
 } from "../support/agent.ts";
 import type { WaitOptions } from "../support/wait.ts";
-import { ensureContainerd } from "../support/containerd.ts";
+import { type DevOptions, ensureContainerd } from "../support/containerd.ts";
 import {
   type ControlPlane,
   type KubectlOptions,
@@ -36,6 +36,18 @@ export interface ClusterOptions {
   mainModule?: string;
   /** Extra `deno run` flags for the agent (the CPU profiler's `--inspect=...`). */
   denoFlags?: string[];
+  /** Another containerd than the shared dev one (its flavour, dir, network). */
+  runtime?: DevOptions;
+  /** The server URL the agent's kubeconfig names (a proxy in front); the API server's by default. */
+  apiServerURL?: string;
+  /** Extra environment for the agent process. */
+  env?: Record<string, string>;
+  /**
+   * `token`: join as `kubeadm join` makes a kubelet do, from a bootstrap kubeconfig alone
+   * (`--bootstrap-kubeconfig`, a `--kubeconfig` not there yet, `--rotate-certificates`); the
+   * default gives a ready-made node kubeconfig.
+   */
+  join?: "kubeconfig" | "token";
 }
 
 export interface ClusterE2E {
@@ -46,6 +58,8 @@ export interface ClusterE2E {
   /** The agent's root dir and static pod dir (kept across `restartAgent`). */
   readonly rootDir: string;
   readonly manifestDir: string;
+  /** The kubeconfig the agent runs with (written by the agent itself when it joined by token). */
+  readonly kubeconfig: string;
   /** kubectl as cluster admin; returns stdout. */
   kubectl(args: string[], opts?: KubectlOptions): Promise<string>;
   /** `kubectl apply -f -` of objects (YAML). */
@@ -69,12 +83,22 @@ export interface ClusterE2E {
 let nodeCount = 0;
 
 export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2E> {
-  const runtime = await ensureContainerd();
+  const runtime = await ensureContainerd(opts.runtime);
   const ownsControlPlane = opts.controlPlane === undefined;
   const cp = opts.controlPlane ?? await startControlPlane();
   const nodeName = opts.nodeName ?? `e2e-node-${Deno.pid}-${++nodeCount}`;
-  const kubeconfig = await cp.nodeKubeconfig(nodeName);
   const tmp = await Deno.makeTempDir({ prefix: "denolet-e2e-cluster-" });
+  let kubeconfig: string;
+  let joinArgs: string[] = [];
+  if (opts.join === "token") {
+    kubeconfig = `${tmp}/kubelet.conf`;
+    joinArgs = ["--bootstrap-kubeconfig", await cp.bootstrapKubeconfig(), "--rotate-certificates"];
+  } else kubeconfig = await cp.nodeKubeconfig(nodeName);
+  if (opts.apiServerURL) {
+    const text = await Deno.readTextFile(kubeconfig);
+    kubeconfig = kubeconfig.replace(/(\.[a-z]+)?$/, "-via$1");
+    await Deno.writeTextFile(kubeconfig, text.replaceAll(cp.server, opts.apiServerURL));
+  }
   const rootDir = `${tmp}/root`;
   const manifestDir = `${tmp}/manifests`;
   await Deno.mkdir(manifestDir, { recursive: true });
@@ -87,6 +111,7 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
       manifestDir,
       mainModule: opts.mainModule,
       denoFlags: opts.denoFlags,
+      env: opts.env,
       extraArgs: [
         "--kubeconfig",
         kubeconfig,
@@ -94,6 +119,7 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
         "10s",
         "--file-check-frequency",
         "1s",
+        ...joinArgs,
         ...(opts.extraArgs ?? []),
         ...extra,
       ],
@@ -125,6 +151,7 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
     cri,
     rootDir,
     manifestDir,
+    kubeconfig,
     kubectl,
     async apply(...objects) {
       await kubectl(["apply", "-f", "-"], {

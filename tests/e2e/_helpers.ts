@@ -26,6 +26,8 @@ export interface E2EOptions {
   runtime?: DevOptions;
   /** Extra agent flags, appended after the suite defaults. */
   extraArgs?: string[];
+  /** Extra KubeletConfiguration fields for the agent's config file. */
+  config?: Record<string, unknown>;
   manifestURL?: string;
   /** Reuse these (restart tests start a second agent on the same state). */
   hostname?: string;
@@ -33,6 +35,8 @@ export interface E2EOptions {
   manifestDir?: string;
   /** Share the pod log directory between agents; defaults to `<tmp>/pods`. */
   podLogsDir?: string;
+  /** Extra environment for the agent process. */
+  env?: Record<string, string>;
   /**
    * false: stopping the agent leaves its pods running (for restart tests, which adopt them).
    * Default true: stopping removes every sandbox of this node.
@@ -94,6 +98,7 @@ export async function setupE2E(opts: E2EOptions = {}): Promise<E2E> {
       apiVersion: "kubelet.config.k8s.io/v1beta1",
       kind: "KubeletConfiguration",
       podLogsDir,
+      ...opts.config,
     }),
   );
   const cri = createCriClient(runtime.endpoint, { timeoutMs: 30_000 });
@@ -104,6 +109,7 @@ export async function setupE2E(opts: E2EOptions = {}): Promise<E2E> {
     manifestDir: opts.manifestDir,
     manifestURL: opts.manifestURL,
     cleanupWith: opts.removePodsOnStop === false ? undefined : cri.runtime,
+    env: opts.env,
     extraArgs: [
       "--config",
       configFile,

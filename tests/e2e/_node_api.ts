@@ -213,3 +213,29 @@ function closeQuietly(conn: Deno.Conn): void {
     if (!(err instanceof Deno.errors.BadResource)) throw err;
   }
 }
+
+/**
+ * Agent flags that open the authenticated port on loopback to anonymous requests (a standalone
+ * agent has no API server for Webhook modes): for suites that read denolet's own paths (`/node`,
+ * `/sources`), which the read-only port does not serve.
+ */
+export function nodeApiArgs(port: number): string[] {
+  return [
+    "--port",
+    String(port),
+    "--address",
+    "127.0.0.1",
+    "--anonymous-auth=true",
+    "--authentication-token-webhook=false",
+    "--authorization-mode=AlwaysAllow",
+  ];
+}
+
+/** GET `path` on the authenticated port of an agent started with `nodeApiArgs(port)`. */
+export async function nodeApiGet(
+  agent: { rootDir: string },
+  port: number,
+  path: string,
+): Promise<Response> {
+  return await nodeFetch(port, path, { caCerts: [await servingCA(`${agent.rootDir}/pki`)] });
+}

@@ -14,7 +14,7 @@
 import assert from "node:assert/strict";
 import type { V1Node, V1Pod } from "@kubernetes/client-node";
 import { createCriClient } from "../../src/cri/mod.ts";
-import { waitFor } from "../support/agent.ts";
+import { freePort, waitFor } from "../support/agent.ts";
 import { ensureContainerd } from "../support/containerd.ts";
 import { ensureImages } from "../support/images.ts";
 import {
@@ -26,6 +26,7 @@ import {
   setupE2E,
   shellPod,
 } from "./_helpers.ts";
+import { nodeApiArgs, nodeApiGet } from "./_node_api.ts";
 import {
   cleanUp,
   guardImages,
@@ -42,8 +43,13 @@ const THRESHOLD = 0.4;
 const LOG_MI = 10;
 const FILL_MI = 45;
 
+/** The authenticated port: `/node` is not served on the read-only one. */
+const API_PORT = freePort();
+
 async function getJson<T>(e2e: E2E, path: string): Promise<T | undefined> {
-  const res = await e2e.agent.get(path);
+  const res = path === "/node"
+    ? await nodeApiGet(e2e.agent, API_PORT, path)
+    : await e2e.agent.get(path);
   if (res.status !== 200) {
     await res.body?.cancel();
     return undefined;
@@ -126,6 +132,7 @@ Deno.test(
           "--image-minimum-gc-age=0s",
           // The dead container's log stays one file.
           "--container-log-max-size=100Mi",
+          ...nodeApiArgs(API_PORT),
         ],
       });
       const ev = e2e;

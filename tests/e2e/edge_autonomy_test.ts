@@ -96,6 +96,18 @@ async function loadCheckpoint(rootDir: string) {
   return out as { [K in CheckpointKind]: KindData[K] };
 }
 
+/** The checkpoint's entries, `<kind>/<file>` for those in a kind's directory. */
+function checkpointEntries(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of Deno.readDirSync(dir)) {
+    out.push(e.name);
+    if (e.isDirectory) {
+      for (const f of Deno.readDirSync(`${dir}/${e.name}`)) out.push(`${e.name}/${f.name}`);
+    }
+  }
+  return out;
+}
+
 const uidsOf = (pods: V1Pod[]) => pods.map((p) => p.metadata!.uid!).sort();
 
 Deno.test({
@@ -182,8 +194,10 @@ Deno.test({
           assert.ok(saved.services.objects.some((o) => o.metadata?.name === "kubernetes"));
           const dir = `${e2e.rootDir}/checkpoint`;
           assert.equal((await Deno.stat(dir)).mode! & 0o777, 0o700);
-          for await (const f of Deno.readDir(dir)) {
-            assert.equal((await Deno.stat(`${dir}/${f.name}`)).mode! & 0o777, 0o600, f.name);
+          // A directory per kind (0700), a file per object (0600).
+          for (const name of checkpointEntries(dir)) {
+            const st = await Deno.stat(`${dir}/${name}`);
+            assert.equal(st.mode! & 0o777, st.isDirectory ? 0o700 : 0o600, name);
           }
 
           // The uplink goes. An agent restart now adopts what runs: same pods, same containers.
@@ -375,7 +389,7 @@ Deno.test({
             const c = await loadCheckpoint(e2e.rootDir);
             assert.equal(c.pods.pods.filter((p) => p.metadata?.labels?.app === "edge").length, 4);
             assert.ok(c.configmaps.objects.some((o) => o.metadata?.name === "edge-config"));
-            const left = [...Deno.readDirSync(`${e2e.rootDir}/checkpoint`)].map((f) => f.name);
+            const left = checkpointEntries(`${e2e.rootDir}/checkpoint`);
             assert.ok(!left.some((n) => n.endsWith(".corrupt")), `nothing corrupt: ${left}`);
             // A write the kill cut short leaves its temp file; the next start removes it (the
             // agent's own writes after that use new names).
@@ -384,7 +398,7 @@ Deno.test({
               console.log(`[edge-autonomy] kill -9 round ${round} cut a write short: ${torn}`);
             }
             await e2e.restartAgent();
-            const after = [...Deno.readDirSync(`${e2e.rootDir}/checkpoint`)].map((f) => f.name);
+            const after = checkpointEntries(`${e2e.rootDir}/checkpoint`);
             assert.ok(!torn.some((n) => after.includes(n)), `torn temp files swept: ${after}`);
           }
           await waitFor(async () => (await edgePods()).every((p) => isRunning(p) && ready(p)), {

@@ -10,16 +10,22 @@
  */
 import assert from "node:assert/strict";
 import type { V1Node, V1Pod } from "@kubernetes/client-node";
-import { waitFor } from "../support/agent.ts";
+import { freePort, waitFor } from "../support/agent.ts";
 import { type E2E, E2E_TEST, isRunning, setupE2E, shellPod } from "./_helpers.ts";
+import { nodeApiArgs, nodeApiGet } from "./_node_api.ts";
 
 const MB = 1024 * 1024;
 const HOG_MB = 1024;
 /** The threshold sits this far below the node's available memory; the hog crosses it. */
 const MARGIN_MB = 512;
 
+/** The authenticated port: `/node` is not served on the read-only one. */
+const API_PORT = freePort();
+
 async function getJson<T>(e2e: E2E, path: string): Promise<T | undefined> {
-  const res = await e2e.agent.get(path);
+  const res = path === "/node"
+    ? await nodeApiGet(e2e.agent, API_PORT, path)
+    : await e2e.agent.get(path);
   if (res.status !== 200) {
     await res.body?.cancel();
     return undefined;
@@ -84,6 +90,7 @@ Deno.test(
         "--eviction-pressure-transition-period",
         "20s",
         "--evict-static-pods",
+        ...nodeApiArgs(API_PORT),
       ],
     });
     try {

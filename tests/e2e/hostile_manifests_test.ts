@@ -5,9 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { stringify as toYaml } from "yaml";
-import { waitFor } from "../support/agent.ts";
+import { freePort, waitFor } from "../support/agent.ts";
 import { aliasBomb, writeHostileEntries } from "../sources/_support.ts";
 import { containerStatus, type E2E, E2E_TEST, isRunning, setupE2E, shellPod } from "./_helpers.ts";
+import { nodeApiArgs, nodeApiGet } from "./_node_api.ts";
+
+/** The authenticated port: `/sources` is not served on the read-only one. */
+const API_PORT = freePort();
 
 interface Problem {
   source: string;
@@ -19,7 +23,7 @@ const loop = (name: string) =>
   shellPod(name, `echo ${name}; trap 'exit 0' TERM; while true; do sleep 1; done`);
 
 async function problems(e2e: E2E): Promise<Problem[]> {
-  const res = await e2e.agent.get("/sources");
+  const res = await nodeApiGet(e2e.agent, API_PORT, "/sources");
   return ((await res.json()) as { problems: Problem[] }).problems;
 }
 
@@ -48,7 +52,10 @@ Deno.test({
     let e2e: E2E | undefined;
     try {
       // The URL serves an alias bomb from the very first poll: that alone used to end the agent.
-      e2e = await setupE2E({ manifestURL: url, extraArgs: ["--http-check-frequency", "1s"] });
+      e2e = await setupE2E({
+        manifestURL: url,
+        extraArgs: ["--http-check-frequency", "1s", ...nodeApiArgs(API_PORT)],
+      });
       const env = e2e;
       let exited = false;
       void env.agent.exited.then(() => (exited = true));

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import type { V1Node, V1Pod } from "@kubernetes/client-node";
 import { freePort, waitFor } from "../support/agent.ts";
 import { E2E_TEST, isRunning, setupE2E, shellPod } from "./_helpers.ts";
+import { nodeApiArgs, nodeApiGet } from "./_node_api.ts";
 
 /** A pod that appends to a host file when it starts and, `stopSeconds` after SIGTERM, when it ends. */
 function journalPod(name: string, opts: { tag: string; dir: string; stopSeconds: number }): V1Pod {
@@ -115,7 +116,8 @@ Deno.test({
   name: "--max-pods admits that many pods; the rest are Failed with OutOfpods",
   ...E2E_TEST,
   async fn() {
-    const e2e = await setupE2E({ extraArgs: ["--max-pods", "3"] });
+    const apiPort = freePort();
+    const e2e = await setupE2E({ extraArgs: ["--max-pods", "3", ...nodeApiArgs(apiPort)] });
     const names = ["mp-1", "mp-2", "mp-3", "mp-4", "mp-5"];
     try {
       for (const n of names) {
@@ -135,7 +137,7 @@ Deno.test({
         );
         assert.equal((await e2e.sandboxes(p!.metadata!.uid!)).length, 0, "never started");
       }
-      const node = (await (await e2e.agent.get("/node")).json()) as V1Node;
+      const node = (await (await nodeApiGet(e2e.agent, apiPort, "/node")).json()) as V1Node;
       assert.equal(node.status?.capacity?.pods, "3");
     } finally {
       await e2e.close();

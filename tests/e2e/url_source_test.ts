@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { stringify as toYaml } from "yaml";
 import type { V1Pod } from "@kubernetes/client-node";
-import { removeAgentSandboxes, waitFor } from "../support/agent.ts";
+import { freePort, removeAgentSandboxes, waitFor } from "../support/agent.ts";
 import { devRuntime } from "../support/containerd.ts";
 import { createCriClient } from "../../src/cri/mod.ts";
 import {
@@ -18,6 +18,7 @@ import {
   setupE2E,
   shellPod,
 } from "./_helpers.ts";
+import { nodeApiArgs, nodeApiGet } from "./_node_api.ts";
 
 interface Problem {
   source: string;
@@ -47,10 +48,18 @@ Deno.test({
     );
     const url = `http://127.0.0.1:${server.addr.port}/pod.yaml`;
     let e2e: E2E | undefined;
+    // `/sources` is served on the authenticated port only.
+    const apiPort = freePort();
     try {
       e2e = await setupE2E({
         manifestURL: url,
-        extraArgs: ["--manifest-url-header", "X-Token:abc", "--http-check-frequency", "2s"],
+        extraArgs: [
+          "--manifest-url-header",
+          "X-Token:abc",
+          "--http-check-frequency",
+          "2s",
+          ...nodeApiArgs(apiPort),
+        ],
       });
       const env = e2e;
       const first = await env.waitPod("urlpod", isRunning, { what: "urlpod Running" });
@@ -84,7 +93,7 @@ Deno.test({
         const requestsBefore = seen.length;
         failWith500 = true;
         const problem = await waitFor(async () => {
-          const res = await env.agent.get("/sources");
+          const res = await nodeApiGet(env.agent, apiPort, "/sources");
           const body = (await res.json()) as { problems: Problem[] };
           return body.problems.find((p) => p.source === "http");
         }, { what: "/sources to report the failing URL", timeoutMs: 15_000 });

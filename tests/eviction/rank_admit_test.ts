@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
 import { createEvictionManager } from "../../src/eviction/mod.ts";
-import { rankDiskPressure, rankMemoryPressure, type StatsOf } from "../../src/eviction/_rank.ts";
+import {
+  podRequest,
+  rankDiskPressure,
+  rankMemoryPressure,
+  type StatsOf,
+} from "../../src/eviction/_rank.ts";
 import { admitPod } from "../../src/eviction/_admit.ts";
 import { nullLogger } from "../../src/util/log.ts";
 import { Gi, harness, Mi, pod, summary } from "./_fakes.ts";
@@ -114,4 +119,26 @@ Deno.test("the manager admits from the conditions of its last round", async () =
   await h.manager.synchronize();
   assert.equal(h.manager.admit(pod({ name: "be" })).admit, false);
   assert.equal(typeof createEvictionManager, "function");
+});
+
+Deno.test("pod requests for ranking: pod-level resources alone when set; overhead only on a request", () => {
+  const withPodLevel: V1Pod = {
+    metadata: { name: "p" },
+    spec: {
+      resources: { requests: { memory: "1Gi" } },
+      containers: [{
+        name: "c",
+        resources: { requests: { memory: "100Mi", "ephemeral-storage": "1Gi" } },
+      }],
+      overhead: { memory: "10Mi" },
+    },
+  };
+  assert.equal(podRequest(withPodLevel, "memory"), Gi + 10 * Mi);
+  // Upstream skips the containers once the pod sets pod-level resources, for every resource.
+  assert.equal(podRequest(withPodLevel, "ephemeral-storage"), 0);
+  const containersOnly: V1Pod = {
+    metadata: { name: "q" },
+    spec: { containers: [{ name: "c" }], overhead: { memory: "10Mi" } },
+  };
+  assert.equal(podRequest(containersOnly, "memory"), 0);
 });

@@ -48,6 +48,11 @@ async function assertInstalled(root: string, binary: string): Promise<void> {
   assert.equal(await mode(`${root}${LAYOUT.podLogsDir}`), 0o755);
   assert.equal(await mode(`${root}${LAYOUT.configFile}`), MODES.config);
   assert.equal(await mode(`${root}${LAYOUT.unitFile}`), 0o644);
+  // Standalone: the node API's client CA and root's certificate for it, root only.
+  assert.equal(await mode(`${root}${LAYOUT.pkiDir}`), 0o700);
+  for (const f of [LAYOUT.clientCAFile, LAYOUT.adminCertFile, LAYOUT.adminKeyFile]) {
+    assert.equal(await mode(`${root}${f}`), 0o600, f);
+  }
   const config = await Deno.readTextFile(`${root}${LAYOUT.configFile}`);
   assert.match(config, /kind: KubeletConfiguration/);
   assert.match(config, /staticPodPath: \/etc\/kubernetes\/manifests/);
@@ -72,6 +77,10 @@ Deno.test("unit: restarts on failure, kills only the agent, starts after contain
       "After=network-online.target containerd.service",
       "Wants=network-online.target containerd.service",
       "WantedBy=multi-user.target",
+      // The kubelet's own defaults (oomScoreAdj, maxOpenFiles), which the config accepts only at
+      // these values.
+      "OOMScoreAdjust=-999",
+      "LimitNOFILE=1000000",
     ]
   ) {
     assert.ok(lines.includes(want), `unit has ${want}:\n${unit}`);
@@ -135,7 +144,7 @@ Deno.test("uninstall: removes what a packed binary unpacked, every build of it",
       await Deno.writeTextFile(`${unpacked}/${build}/denolet.js`, "// bundle\n");
     }
     const script = await run("uninstall", ["--prefix", root, "--script"]);
-    assert.match(script.out.join("\n"), /^rm -fr '.*\/var\/cache\/denolet'$/m);
+    assert.match(script.out.join("\n"), /else rm -fr '.*\/var\/cache\/denolet'; fi$/m);
     assert.equal((await run("uninstall", ["--prefix", root])).code, 0);
     await assert.rejects(Deno.stat(unpacked), Deno.errors.NotFound);
     await Deno.stat(`${root}${LAYOUT.configFile}`);

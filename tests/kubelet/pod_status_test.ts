@@ -124,6 +124,8 @@ const waiting = (name: string, lastExit?: number): V1ContainerStatus => ({
   lastState: lastExit === undefined ? undefined : { terminated: { exitCode: lastExit } },
 });
 
+const RESTART_ON_42 = [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }];
+
 Deno.test("getPhase follows upstream's rules", () => {
   const two = { containers: [{ name: "a" }, { name: "b" }] };
   const init = { initContainers: [{ name: "i" }], containers: [{ name: "a" }] };
@@ -196,6 +198,52 @@ Deno.test("getPhase follows upstream's rules", () => {
       exited("s", 137),
       exited("a", 0),
     ], "Succeeded"],
+
+    // ContainerRestartRules: a container's own policy and exit-code rules come first.
+    [
+      "own Never under a pod's Always, it failed",
+      {
+        containers: [{ name: "a", restartPolicy: "Never" }],
+        restartPolicy: "Always",
+      },
+      [exited("a", 1)],
+      "Failed",
+    ],
+    [
+      "own OnFailure under a pod's Never, it failed",
+      {
+        containers: [{ name: "a", restartPolicy: "OnFailure" }],
+        restartPolicy: "Never",
+      },
+      [exited("a", 3)],
+      "Running",
+    ],
+    [
+      "a Restart rule on exit 42, exited 42",
+      {
+        containers: [{ name: "a", restartPolicy: "Never", restartPolicyRules: RESTART_ON_42 }],
+      },
+      [exited("a", 42)],
+      "Running",
+    ],
+    [
+      "a Restart rule on exit 42, exited 1",
+      {
+        containers: [{ name: "a", restartPolicy: "Never", restartPolicyRules: RESTART_ON_42 }],
+      },
+      [waiting("a", 1)],
+      "Failed",
+    ],
+    [
+      "an init container retried by its own policy under Never",
+      {
+        initContainers: [{ name: "i", restartPolicy: "OnFailure" }],
+        containers: [{ name: "a" }],
+        restartPolicy: "Never",
+      },
+      [exited("i", 1), waiting("a")],
+      "Pending",
+    ],
   ];
   for (const [name, spec, statuses, want, terminal, isStatic] of table) {
     const annotations = isStatic ? { "kubernetes.io/config.source": "file" } : undefined;
@@ -690,4 +738,18 @@ Deno.test("past activeDeadlineSeconds the pod is Failed with DeadlineExceeded", 
   assertEquals(compute(pod, mkRs([ctr("app", "exited")]), { previous: done }).phase, "Succeeded");
   // No start time yet: nothing to measure from.
   assertEquals(compute(pod, rs).phase, "Running");
+});
+
+Deno.test("a dual-stack node gives hostIPs both addresses, primary first; host-network pods both as pod IPs", () => {
+  const opts = { hostIP: "192.168.1.10", hostIPs: ["192.168.1.10", "fd00::10"] };
+  const s = compute(mkPod({}), mkRs([ctr("app", "running")]), opts);
+  assertEquals([s.hostIP, s.hostIPs], ["192.168.1.10", [{ ip: "192.168.1.10" }, {
+    ip: "fd00::10",
+  }]]);
+  const h = compute(
+    mkPod({ hostNetwork: true }),
+    mkRs([ctr("app", "running")], { hostNetwork: true }),
+    opts,
+  );
+  assertEquals([h.podIP, h.podIPs], ["192.168.1.10", [{ ip: "192.168.1.10" }, { ip: "fd00::10" }]]);
 });

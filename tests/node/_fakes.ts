@@ -4,6 +4,7 @@
  * a strategic merge of `nodes/<name>/status` as far as the registrar uses it, and an outage
  * switch.
  */
+import { decodeObject, encodeEnvelope } from "../../src/apiclient/protobuf.ts";
 import type { V1Node, V1NodeCondition } from "@kubernetes/client-node";
 import {
   type ApiClient,
@@ -17,8 +18,10 @@ import type { Clock } from "../../src/util/clock.ts";
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
 
-export interface RecordedRequest extends ApiRequest {
+export interface RecordedRequest extends Omit<ApiRequest, "protobuf"> {
   at: number;
+  /** Whether it was sent in protobuf form. */
+  protobuf: boolean;
 }
 
 export class FakeApiServer implements ApiClient {
@@ -52,12 +55,18 @@ export class FakeApiServer implements ApiClient {
   }
 
   request<T>(req: ApiRequest, _opts?: RequestOptions): Promise<T> {
-    this.requests.push({ ...structuredClone(req), at: this.clock.now() });
+    // A protobuf request goes through its codec both ways, as on the wire: what the codec
+    // drops is lost here too.
+    const { protobuf, ...plain } = req;
+    const wire = (obj: unknown) =>
+      protobuf && obj !== undefined ? decodeObject(protobuf, encodeEnvelope(protobuf, obj)) : obj;
+    const sent = { ...plain, body: wire(plain.body) };
+    this.requests.push({ ...structuredClone(sent), protobuf: !!protobuf, at: this.clock.now() });
     if (this.down) {
       return Promise.reject(new ApiUnavailableError(`${req.method} ${req.path}: refused`));
     }
     try {
-      return Promise.resolve(structuredClone(this.#handle(req)) as T);
+      return Promise.resolve(wire(structuredClone(this.#handle(sent))) as T);
     } catch (err) {
       return Promise.reject(err);
     }

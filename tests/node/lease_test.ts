@@ -163,3 +163,32 @@ Deno.test("aborting the lease controller ends it without a rejection or a timer 
   await h.stop();
   assert.equal(h.clock.pendingTimers, 0);
 });
+
+Deno.test("a renewal that fails again (not a conflict) closes the connections, as the kubelet's closeAllConns", async () => {
+  const clock = new FakeClock(T0);
+  const api = new FakeApiServer(clock);
+  addNode(api);
+  let closes = 0;
+  const ac = new AbortController();
+  const done = createNodeLeaseController({
+    client: api,
+    nodeName: NAME,
+    clock,
+    logger: nullLogger,
+    leaseDurationSeconds: 40,
+    random: () => 0,
+    onRepeatedHeartbeatFailure: () => closes++,
+  }).run({ signal: ac.signal });
+  try {
+    await clock.advance(0);
+    assert.equal(closes, 0, "a renewal that works closes nothing");
+    api.down = true;
+    await clock.advance(10_000);
+    // Five updates in the renewal: the second to the fifth are repeated failures.
+    assert.equal(api.calls("PUT").length, 5);
+    assert.equal(closes, 4);
+  } finally {
+    ac.abort();
+    await done;
+  }
+});

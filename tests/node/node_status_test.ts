@@ -20,6 +20,8 @@ async function fixtureRoot(): Promise<string> {
     "proc/meminfo": "MemTotal:        2048000 kB\nMemFree:  100 kB\n",
     "proc/sys/kernel/random/boot_id": "b00t-1\n",
     "proc/sys/kernel/osrelease": "6.1.0-test\n",
+    "proc/sys/kernel/pid_max": "4194304\n",
+    "proc/sys/kernel/threads-max": "95000\n",
     "etc/machine-id": "m4ch1ne\n",
     "etc/os-release": 'NAME="Debian"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n',
     "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages": "4\n",
@@ -42,6 +44,8 @@ Deno.test("machine info is read from /proc, /sys and /etc; missing files leave b
     assert.deepEqual(info, {
       cpus: 2,
       memoryBytes: 2048000 * 1024,
+      swapBytes: 0,
+      maxPids: 95000,
       hugePages: [{ sizeKiB: 2048, bytes: 4 * 2048 * 1024 }, { sizeKiB: 1048576, bytes: 0 }],
       machineID: "m4ch1ne",
       systemUUID: "",
@@ -117,7 +121,9 @@ Deno.test("the Node has conditions, capacity, allocatable minus hard eviction, a
     assert.equal(notReady?.message, "[container runtime is down, PLEG is not healthy]");
     assert.equal(notReady?.lastTransitionTime?.getTime(), clock.now());
 
-    const handler = createNodeApiHandler(fakeDeps({ node: (o) => provider.node(o) }));
+    const handler = createNodeApiHandler(fakeDeps({ node: (o) => provider.node(o) }), {
+      authenticated: true,
+    });
     const res = await handler(new Request("http://x/node"));
     assert.equal(res.status, 200);
     const body = await res.json();
@@ -269,7 +275,9 @@ Deno.test("a Node without an ephemeral-storage capacity is not Ready, as upstrea
 });
 
 Deno.test("/node is 404 when the node status is not wired", async () => {
-  const res = await createNodeApiHandler(fakeDeps())(new Request("http://x/node"));
+  const res = await createNodeApiHandler(fakeDeps(), { authenticated: true })(
+    new Request("http://x/node"),
+  );
   assert.equal(res.status, 404);
   await res.body?.cancel();
 });
@@ -305,6 +313,53 @@ Deno.test("runtime handlers and features come from CRI Status; a runtime that li
     const status = (patch as { status: Record<string, unknown> }).status;
     assert.deepEqual(status.runtimeHandlers, node.status?.runtimeHandlers);
     assert.equal(statusUpdate(node, node, 0).changed, false);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("without local storage isolation the Node reports no ephemeral-storage and is still Ready", async () => {
+  const root = await fixtureRoot();
+  try {
+    const node = await provider(root, { localStorageCapacityIsolation: false }).node();
+    assert.equal(node.status?.capacity?.["ephemeral-storage"], undefined);
+    assert.equal(node.status?.allocatable?.["ephemeral-storage"], undefined);
+    const ready = node.status?.conditions?.find((c) => c.type === "Ready");
+    assert.equal(ready?.status, "True", ready?.message);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a node with swap reports its capacity in nodeInfo.swap (NodeSwap); one without, none", async () => {
+  const root = await fixtureRoot();
+  try {
+    const none = await provider(root).node();
+    assert.equal(none.status?.nodeInfo?.swap, undefined);
+    await Deno.writeTextFile(
+      `${root}/proc/meminfo`,
+      "MemTotal:        2048000 kB\nSwapTotal:       1048572 kB\n",
+    );
+    const node = await provider(root).node();
+    assert.deepEqual(node.status?.nodeInfo?.swap, { capacity: 1048572 * 1024 });
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a dual-stack node reports both InternalIP addresses, primary first; kubeletVersion as given", async () => {
+  const root = await fixtureRoot();
+  try {
+    const node = await provider(root, {
+      nodeIPs: ["10.0.0.5", "fd00::5"],
+      agentVersion: "v1.37.2+denolet.0.1.0",
+    }).node();
+    assert.deepEqual(node.status?.addresses, [
+      { type: "InternalIP", address: "10.0.0.5" },
+      { type: "InternalIP", address: "fd00::5" },
+      { type: "Hostname", address: "edge-1" },
+    ]);
+    assert.equal(node.status?.nodeInfo?.kubeletVersion, "v1.37.2+denolet.0.1.0");
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -387,3 +387,65 @@ Deno.test("with --register-node=false a deleted Node is not created again", asyn
     await h.stop();
   }
 });
+
+Deno.test("a status update that fails again closes the connections, as the kubelet's closeAllConns", async () => {
+  let closes = 0;
+  const h = start({ onRepeatedHeartbeatFailure: () => closes++ });
+  try {
+    await h.clock.advance(100);
+    assert.equal(closes, 0);
+    h.api.down = true;
+    await h.clock.advance(10_000);
+    assert.equal(closes, 4, "the second to the fifth try of one update");
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("registrar posts a changed status at once when asked (a node shutdown began)", async () => {
+  let request: () => void = () => {};
+  const h = start({
+    onUpdateRequest: (fn) => {
+      request = fn;
+      return () => request = () => {};
+    },
+  });
+  try {
+    await h.clock.advance(100);
+    await h.clock.advance(3_000);
+    h.state.ready = false;
+    // Without the request the NotReady would wait for the next period, 7 s away.
+    request();
+    await h.clock.advance(0);
+    const patches = h.api.calls("PATCH");
+    assert.equal(patches.length, 1);
+    assert.equal(condition(stored(h), "Ready")?.status, "False");
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("with an external cloud provider the controller's addresses are never overwritten", async () => {
+  const h = start({ externalCloudProvider: true }, (x) => {
+    x.api.addNode({
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name: NAME,
+        labels: { "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64" },
+      },
+      status: { addresses: [{ type: "ExternalIP", address: "203.0.113.9" }] },
+    });
+  });
+  try {
+    await h.clock.advance(30_000);
+    const patches = h.api.calls("PATCH", STATUS_PATH);
+    assert.ok(patches.length > 0);
+    for (const p of patches) {
+      assert.equal((p.body as { status?: { addresses?: unknown } }).status?.addresses, undefined);
+    }
+    assert.deepEqual(stored(h).status?.addresses, [{ type: "ExternalIP", address: "203.0.113.9" }]);
+  } finally {
+    await h.stop();
+  }
+});

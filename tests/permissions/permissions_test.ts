@@ -24,13 +24,18 @@ Deno.test("permissionSet: defaults grant the kubelet layout, the socket and the 
     "/etc/kubernetes/manifests",
     "/etc/resolv.conf",
     "/run/containerd/containerd.sock",
+    // The runtime may pick the systemd cgroup driver (CRI RuntimeConfig): systemd over D-Bus.
+    "/run/dbus/system_bus_socket",
     "/var/lib/kubelet",
     // The node API's /logs/ serves the whole log directory, pod logs included.
     "/var/log",
   ]);
   assert.deepEqual(set.write, [
     "/run/containerd/containerd.sock",
+    "/run/dbus/system_bus_socket",
     "/var/lib/kubelet",
+    // The links log shippers tail.
+    "/var/log/containers",
     "/var/log/pods",
   ]);
   assert.deepEqual(
@@ -41,11 +46,16 @@ Deno.test("permissionSet: defaults grant the kubelet layout, the socket and the 
       "127.0.0.1:10248",
       ...DEFAULT_PROBE_NETWORKS,
       "unix:/run/containerd/containerd.sock",
+      "unix:/run/dbus/system_bus_socket",
     ].sort(),
   );
-  assert.deepEqual(set.env, [...GRPC_ENV, "LOG_STREAM", "LOG_TOKENS"].sort());
+  assert.deepEqual(
+    set.env,
+    [...GRPC_ENV, "DBUS_SYSTEM_BUS_ADDRESS", "LOG_STREAM", "LOG_TOKENS"].sort(),
+  );
   assert.deepEqual(set.run, ["mount", "umount"]);
-  assert.deepEqual(set.sys, ["hostname", "networkInterfaces", "statfs", "systemMemoryInfo"]);
+  // uid: the bus authenticates the agent as its uid (EXTERNAL).
+  assert.deepEqual(set.sys, ["hostname", "networkInterfaces", "statfs", "systemMemoryInfo", "uid"]);
   assert.equal(set.ffi, true, "subPath mounts open path components through libc");
   // Stats, the Node status, QoS cgroups and tmpfs unmounting read /proc and /sys.
   assert.ok(set.allowAll.some((r) => r.includes("/proc")), set.allowAll.join("\n"));

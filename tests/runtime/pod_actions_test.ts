@@ -499,3 +499,40 @@ Deno.test("computePodActions: a finished pod whose sidecars were killed gets no 
   assert.equal(again.createSandbox, true);
   assert.deepEqual(again.initContainersToStart, ["i1"]);
 });
+
+Deno.test("computePodActions: a container's own restart policy and exit-code rules come first", () => {
+  const rules = [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }];
+  const cases: [string, Partial<V1Container>, string, number, boolean][] = [
+    ["own Never under Always", { restartPolicy: "Never" }, "Always", 1, false],
+    ["own OnFailure under Never, failed", { restartPolicy: "OnFailure" }, "Never", 2, true],
+    ["own OnFailure under Never, succeeded", { restartPolicy: "OnFailure" }, "Never", 0, false],
+    ["own Always under Never", { restartPolicy: "Always" }, "Never", 0, true],
+    ["rule matches 42", { restartPolicy: "Never", restartPolicyRules: rules }, "Never", 42, true],
+    [
+      "rule does not match 1",
+      { restartPolicy: "Never", restartPolicyRules: rules },
+      "Always",
+      1,
+      false,
+    ],
+  ];
+  for (const [name, own, podPolicy, code, restart] of cases) {
+    const app = { name: "app", image: "busybox:1.36", ...own } as V1Container;
+    const a = computePodActions(
+      pod({ containers: [app], restartPolicy: podPolicy }),
+      status([sandbox()], [exited(app, code)]),
+    );
+    assert.deepEqual(a.containersToStart, restart ? ["app"] : [], name);
+  }
+});
+
+Deno.test("computePodActions: a failed init container with its own OnFailure retries under Never", () => {
+  const init = { name: "init", image: "x", restartPolicy: "OnFailure" } as V1Container;
+  const app: V1Container = { name: "app", image: "x" };
+  const a = computePodActions(
+    pod({ initContainers: [init], containers: [app], restartPolicy: "Never" }),
+    status([sandbox()], [exited(init, 1)]),
+  );
+  assert.equal(a.killPod, false);
+  assert.deepEqual(a.initContainersToStart, ["init"]);
+});

@@ -48,3 +48,90 @@ export async function testCA(name = "test-ca"): Promise<TestCA> {
     },
   };
 }
+
+/** A CA made with the openssl CLI, for certificates the project's writer does not make. */
+export interface OpensslCA {
+  certPem: string;
+  /**
+   * A client certificate for `subject` (openssl's `/CN=a/O=b` form, attributes in that order).
+   * Without `extensions` it is what `openssl x509 -req` makes by default: X.509 v1.
+   */
+  issue(
+    subject: string,
+    opts?: { extensions?: string },
+  ): Promise<{ certPem: string; keyPem: string }>;
+}
+
+async function openssl(args: string[], cwd: string): Promise<void> {
+  const out = await new Deno.Command("openssl", { args, cwd, stdout: "null", stderr: "piped" })
+    .output();
+  if (!out.success) {
+    throw new Error(`openssl ${args[0]} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+}
+
+export async function opensslCA(name = "openssl-ca"): Promise<OpensslCA> {
+  const dir = await Deno.makeTempDir({ prefix: "denolet-openssl-ca-" });
+  await openssl([
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.crt",
+    "-days",
+    "2",
+    "-subj",
+    `/CN=${name}`,
+  ], dir);
+  let n = 0;
+  return {
+    certPem: await Deno.readTextFile(`${dir}/ca.crt`),
+    async issue(subject, opts = {}) {
+      const id = `leaf${++n}`;
+      await openssl([
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        `${id}.key`,
+        "-out",
+        `${id}.csr`,
+        "-subj",
+        subject,
+      ], dir);
+      const ext = opts.extensions === undefined ? [] : ["-extfile", `${id}.ext`];
+      if (opts.extensions !== undefined) {
+        await Deno.writeTextFile(`${dir}/${id}.ext`, opts.extensions);
+      }
+      await openssl([
+        "x509",
+        "-req",
+        "-in",
+        `${id}.csr`,
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        `${id}.crt`,
+        "-days",
+        "1",
+        ...ext,
+      ], dir);
+      return {
+        certPem: await Deno.readTextFile(`${dir}/${id}.crt`),
+        keyPem: await Deno.readTextFile(`${dir}/${id}.key`),
+      };
+    },
+  };
+}

@@ -144,7 +144,7 @@ Deno.test("authz: attributes follow upstream's path mapping and method verbs", (
       ["HEAD", ""],
     ]
   ) {
-    const [a] = requestAttributes(user, { method, path: "/exec/a/b/c" }, "node-a");
+    const [a] = requestAttributes(user, { method, path: "/containerLogs/a/b/c" }, "node-a");
     assert.deepEqual(a, {
       user,
       verb,
@@ -152,9 +152,32 @@ Deno.test("authz: attributes follow upstream's path mapping and method verbs", (
       subresource: "proxy",
       name: "node-a",
       apiVersion: "v1",
-      path: "/exec/a/b/c",
+      path: "/containerLogs/a/b/c",
     });
   }
+});
+
+Deno.test("authz: exec, attach, run and portForward ask for create whatever the method (a WebSocket GET too)", () => {
+  const user = { name: "u", groups: [] };
+  for (
+    const path of [
+      "/exec/a/b/c",
+      "/attach/a/b/c",
+      "/run/a/b/c",
+      "/portForward/a/b",
+      "/portForward/a/b/uid",
+      "/%65xec/a/b/c",
+      "/exec/a/%zz/c",
+    ]
+  ) {
+    for (const method of ["GET", "POST", "HEAD"]) {
+      const attrs = requestAttributes(user, { method, path }, "node-a");
+      assert.deepEqual(attrs.map((a) => `${a.verb} ${a.subresource}`), ["create proxy"], path);
+    }
+  }
+  // Only those paths: a look-alike keeps the method's verb.
+  const [other] = requestAttributes(user, { method: "GET", path: "/execute" }, "node-a");
+  assert.equal(other.verb, "get");
 });
 
 Deno.test("authz: Webhook asks a SubjectAccessReview, caches allowed 5m and denied 30s", async () => {

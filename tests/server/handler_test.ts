@@ -149,7 +149,7 @@ Deno.test("node API maps runtime errors to 503 and unexpected throws to a logged
         new Error("status failed", { cause: new RuntimeUnavailableError("containerd is down") }),
       ),
   });
-  const res = await createNodeApiHandler(down)(get("/node"));
+  const res = await createNodeApiHandler(down, { authenticated: true })(get("/node"));
   assert.equal(res.status, 503);
   assert.match(await res.text(), /containerd is down/);
 
@@ -168,20 +168,23 @@ Deno.test("node API maps runtime errors to 503 and unexpected throws to a logged
       throw new NotFoundError("gone");
     },
   });
-  const res3 = await createNodeApiHandler(missing)(get("/sources"));
+  const res3 = await createNodeApiHandler(missing, { authenticated: true })(get("/sources"));
   assert.equal(res3.status, 404);
   await res3.body?.cancel();
 });
 
 Deno.test("node API /sources shows manifest problems", async () => {
-  const h = createNodeApiHandler(fakeDeps({
-    manifestProblems: () => [{
-      source: "file",
-      path: "/etc/kubernetes/manifests/bad.yaml",
-      reason: "spec.containers: Required value",
-      seenAt: Date.UTC(2026, 10, 22, 2, 13, 24, 500),
-    }],
-  }));
+  const h = createNodeApiHandler(
+    fakeDeps({
+      manifestProblems: () => [{
+        source: "file",
+        path: "/etc/kubernetes/manifests/bad.yaml",
+        reason: "spec.containers: Required value",
+        seenAt: Date.UTC(2026, 10, 22, 2, 13, 24, 500),
+      }],
+    }),
+    { authenticated: true },
+  );
   const res = await h(get("/sources"));
   assert.equal(res.status, 200);
   assert.deepEqual(await res.json(), {
@@ -225,4 +228,23 @@ Deno.test("node API HEAD answers like GET without a body", async () => {
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("content-type"), "application/json");
   assert.equal(res.body, null);
+});
+
+Deno.test("node API: the read-only port serves upstream's paths only; /sources and /node need authentication", async () => {
+  const deps = fakeDeps({ pods: () => [staticPod()] });
+  const readOnly = createNodeApiHandler(deps);
+  for (const path of ["/sources", "/node", "/runningpods/", "/configz", "/logs/"]) {
+    const res = await readOnly(get(path));
+    assert.equal(res.status, 404, path);
+    await res.body?.cancel();
+  }
+  for (const path of ["/healthz", "/pods"]) {
+    const res = await readOnly(get(path));
+    assert.notEqual(res.status, 404, path);
+    await res.body?.cancel();
+  }
+  const authenticated = createNodeApiHandler(deps, { authenticated: true });
+  const sources = await authenticated(get("/sources"));
+  assert.equal(sources.status, 200);
+  await sources.body?.cancel();
 });

@@ -137,3 +137,56 @@ Deno.test("node API start: replaced --tls-cert-file/--tls-private-key-file are r
     await server.finished;
   }
 });
+
+Deno.test("node API start: a replaced --client-ca-file verifies new connections (a rotated cluster CA)", async () => {
+  const { testCA } = await import("./_certs.ts");
+  const { FakeClock } = await import("../../src/util/clock.ts");
+  const root = await Deno.makeTempDir();
+  const before = await testCA("cluster-ca-old");
+  const after = await testCA("cluster-ca-new");
+  const apiserver = await after.issue({ commonName: "kube-apiserver", usages: ["clientAuth"] });
+  await Deno.writeTextFile(`${root}/ca.crt`, before.certPem);
+  const clock = new FakeClock(Date.now());
+  const ac = new AbortController();
+  const cfg = await config(
+    ["--client-ca-file", `${root}/ca.crt`, "--anonymous-auth=false"],
+    root,
+  );
+  const server = await serveAuthenticatedNodeApi({ ...deps(cfg, ac.signal), clock });
+  const pem = await Deno.readTextFile(`${root}/pki/kubelet.crt`);
+  const servingCA = pem.slice(pem.indexOf("-----END CERTIFICATE-----") + 26);
+  const status = async () => {
+    const client = Deno.createHttpClient({
+      caCerts: [servingCA],
+      cert: apiserver.certPem,
+      key: apiserver.keyPem,
+    });
+    try {
+      const res = await fetch(`https://127.0.0.1:${server.port}/pods`, { client });
+      await res.body?.cancel();
+      return res.status;
+    } finally {
+      client.close();
+    }
+  };
+  try {
+    assert.equal(await status(), 401);
+    // A distinct modification time, as a rotation a while later has.
+    await new Promise((r) => setTimeout(r, 20));
+    await Deno.writeTextFile(`${root}/ca.crt`, before.certPem + after.certPem);
+    for (let i = 0; i < 50 && (await status()) !== 200; i++) {
+      await clock.advance(60_000);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(await status(), 200, "the new CA is used");
+    // A file that holds no certificate keeps the current bundle.
+    await new Promise((r) => setTimeout(r, 20));
+    await Deno.writeTextFile(`${root}/ca.crt`, "being rewritten");
+    await clock.advance(60_000);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await status(), 200);
+  } finally {
+    ac.abort();
+    await server.finished;
+  }
+});

@@ -5,6 +5,7 @@ import {
   AuthorizationError,
   type Authorizer,
   createAuthenticator,
+  ReviewBudgetError,
   tokenAuthenticator,
   x509Authenticator,
 } from "../../src/server/auth/mod.ts";
@@ -166,6 +167,33 @@ Deno.test("secure API: nodes/stats opens /stats but not /exec; nodes/pods opens 
   );
 });
 
+Deno.test("secure API: get on nodes/proxy does not open exec, attach or port-forward over WebSocket", async () => {
+  const asked: string[] = [];
+  const getOnly: Authorizer = {
+    authorize(a) {
+      asked.push(`${a.verb} ${a.subresource}`);
+      return Promise.resolve({ allowed: a.verb === "get" });
+    },
+  };
+  const { handler, calls } = await harness({ authorizer: getOnly });
+  const ws = { connection: "Upgrade", upgrade: "websocket" };
+  for (
+    const path of [
+      "/exec/default/web-node-a/web?command=id&output=1",
+      "/attach/default/web-node-a/web?output=1",
+      "/portForward/default/web-node-a?port=80",
+    ]
+  ) {
+    const res = await handler(req(path, { headers: ws }));
+    assert.equal(res.status, 403, path);
+    assert.match(await res.text(), /verb=create, resource=nodes, subresource\(s\)=\[proxy\]/);
+  }
+  assert.deepEqual(asked, ["create proxy", "create proxy", "create proxy"]);
+  assert.deepEqual(calls, [], "nothing reached the runtime");
+  // What monitoring reads with get stays open.
+  assert.equal((await handler(req("/pods"))).status, 200);
+});
+
 Deno.test("secure API: an authorizer failure is 500 Authorization error", async () => {
   const { handler } = await harness({
     authorizer: {
@@ -181,6 +209,21 @@ Deno.test("secure API: an authorizer failure is 500 Authorization error", async 
     await res.text(),
     "Authorization error (user=system:anonymous, verb=get, resource=nodes, subresource(s)=[metrics])",
   );
+});
+
+Deno.test("secure API: a review refused by its budget is 429, to be retried", async () => {
+  const { handler } = await harness({
+    authorizer: {
+      authorize: () =>
+        Promise.reject(
+          new AuthorizationError("review", { cause: new ReviewBudgetError("budget spent") }),
+        ),
+    },
+  });
+  const res = await handler(req("/metrics"));
+  assert.equal(res.status, 429);
+  assert.equal(res.headers.get("retry-after"), "1");
+  await res.body?.cancel();
 });
 
 Deno.test("secure API: a bearer token user is authorized as that user", async () => {
@@ -359,6 +402,65 @@ Deno.test("secure API: exec asks the runtime for a URL and relays the upgraded c
     got.join(""),
     "HTTP/1.1 101 Switching Protocols\r\nUpgrade: SPDY/3.1\r\n\r\necho:earlyecho:\x80\x03frame-1",
   );
+});
+
+Deno.test("secure API: a bearer token sent as a WebSocket subprotocol is not passed on to the runtime", async () => {
+  const server = fakeStreamServer("HTTP/1.1 101 Switching Protocols\r\n\r\n");
+  const token = "secret-token";
+  const tokenProtocol = `base64url.bearer.authorization.k8s.io.${
+    btoa(token).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_")
+  }`;
+  const reviewed: string[] = [];
+  const authenticate = createAuthenticator({
+    methods: [tokenAuthenticator({
+      review: (t) => {
+        reviewed.push(t);
+        return Promise.resolve({ authenticated: true, user: { username: "carol", groups: [] } });
+      },
+      cacheTTLMs: 0,
+    })],
+    anonymous: false,
+  });
+  const headers: [string, string][] = [
+    ["Host", "node-a:10250"],
+    ["Connection", "Upgrade"],
+    ["Upgrade", "websocket"],
+    ["Sec-WebSocket-Version", "13"],
+    ["Sec-WebSocket-Protocol", `v5.channel.k8s.io, ${tokenProtocol}, v4.channel.k8s.io`],
+    ["Sec-WebSocket-Protocol", tokenProtocol],
+  ];
+  const { conn } = clientConn(headers, [], "");
+  const { handler } = await harness({
+    authenticate,
+    debugging: {
+      clock: new FakeClock(),
+      runtime: {
+        containerStatus: () => Promise.reject(new Error("unused")),
+        execSync: () => Promise.reject(new Error("unused")),
+      },
+      streaming: {
+        exec: () => Promise.resolve("http://127.0.0.1:4321/exec/tok1"),
+        attach: () => Promise.reject(new Error("unused")),
+        portForward: () => Promise.reject(new Error("unused")),
+      },
+      runningPods: () => Promise.resolve([]),
+      dial: server.dial,
+    },
+  });
+  const res = await handler(
+    req("/exec/default/web-node-a/web?command=id&output=1", {
+      headers: new Headers(headers.filter(([n]) => n !== "Host")),
+    }),
+    { upgrade: conn },
+  );
+  assert.equal(res.status, 101);
+  assert.deepEqual(reviewed, [token]);
+  assert.doesNotMatch(server.seen.bytes, /bearer|secret/i);
+  assert.match(
+    server.seen.bytes,
+    /\r\nSec-WebSocket-Protocol: v5\.channel\.k8s\.io, v4\.channel\.k8s\.io\r\n/,
+  );
+  assert.equal(server.seen.bytes.match(/Sec-WebSocket-Protocol/g)?.length, 1);
 });
 
 Deno.test("secure API: streaming endpoints refuse what they cannot serve, naming it", async () => {

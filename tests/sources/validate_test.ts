@@ -290,9 +290,46 @@ const MALFORMED: Array<[string, (p: Json) => void, string]> = [
     "spec.initContainers[0].readinessProbe: Forbidden",
   ],
   [
-    "restartPolicy on an app container",
-    (p) => set(p, `${c0}.restartPolicy`, "Always"),
-    `${c0}.restartPolicy: Forbidden`,
+    "an unknown restartPolicy on an app container",
+    (p) => set(p, `${c0}.restartPolicy`, "Sometimes"),
+    `${c0}.restartPolicy: Unsupported value: "Sometimes"`,
+  ],
+  [
+    "restart rules without the container's own policy",
+    (p) =>
+      set(p, `${c0}.restartPolicyRules`, [{
+        action: "Restart",
+        exitCodes: { operator: "In", values: [42] },
+      }]),
+    `${c0}.restartPolicy: Required value`,
+  ],
+  [
+    "a fileKeyRef to a volume that is not an emptyDir",
+    (p) =>
+      set(p, `${c0}.env`, [{
+        name: "A",
+        valueFrom: { fileKeyRef: { volumeName: "host", path: "a.env", key: "A" } },
+      }]),
+    `${c0}.env[0].valueFrom.fileKeyRef.volumeName: Invalid value: "host": referenced volume must be of type emptyDir`,
+  ],
+  [
+    "a restart rule without exit codes",
+    (p) =>
+      set(set(p, `${c0}.restartPolicy`, "Never"), `${c0}.restartPolicyRules`, [{
+        action: "Restart",
+      }]),
+    `${c0}.restartPolicyRules[0].exitCodes: Required value`,
+  ],
+  [
+    "restart rules on a sidecar",
+    (p) =>
+      set(p, "spec.initContainers[0]", {
+        name: "side",
+        image: "x:1",
+        restartPolicy: "Always",
+        restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [1] } }],
+      }),
+    "spec.initContainers[0].restartPolicyRules: Forbidden",
   ],
   [
     "a duplicate container name",
@@ -406,6 +443,29 @@ const MALFORMED: Array<[string, (p: Json) => void, string]> = [
     `${c0}.resources.limits[gpu]: Invalid value: "gpu": must be a standard resource for containers`,
   ],
   [
+    "pod-level requests below the containers'",
+    (p) => set(p, "spec.resources.requests.cpu", "50m"),
+    'spec.resources.requests[cpu]: Invalid value: "50m": must be greater than or equal to aggregate container requests of 100m',
+  ],
+  [
+    "a resource that cannot be pod-level",
+    (p) => set(p, "spec.resources.limits.ephemeral-storage", "1Gi"),
+    'spec.resources.limits[ephemeral-storage]: Unsupported value: "ephemeral-storage": supported values: "cpu", "hugepages-", "memory"',
+  ],
+  [
+    "a container limit above the pod's",
+    (p) => set(p, "spec.resources.limits.memory", "32Mi"),
+    'spec.resources.containers[0][memory].limits: Invalid value: "64Mi": must be less than or equal to pod limits of 32Mi',
+  ],
+  [
+    "hugepages that are not whole pages",
+    (p) => {
+      set(p, `${c0}.resources.limits.hugepages-2Mi`, "3Mi");
+      set(p, `${c0}.resources.requests.hugepages-2Mi`, "3Mi");
+    },
+    `${c0}.resources.limits[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not positive integer multiple of hugepages-2Mi`,
+  ],
+  [
     "a negative runAsUser",
     (p) => set(p, `${c0}.securityContext.runAsUser`, -1),
     `${c0}.securityContext.runAsUser: Invalid value: -1`,
@@ -509,7 +569,20 @@ const MALFORMED: Array<[string, (p: Json) => void, string]> = [
   [
     "a user namespace with the host's network",
     (p) => set(set(p, "spec.hostUsers", false), "spec.hostNetwork", true),
-    "spec.hostNetwork: Forbidden",
+    "spec.hostNetwork: Forbidden: when `hostUsers` is false",
+  ],
+  [
+    "a user namespace with the host's PID namespace",
+    (p) => set(set(p, "spec.hostUsers", false), "spec.hostPID", true),
+    "spec.HostPID: Forbidden: when `hostUsers` is false",
+  ],
+  [
+    "a user namespace with a raw block device",
+    (p) =>
+      set(set(p, "spec.hostUsers", false), `${c0}.volumeDevices`, [
+        { name: "data", devicePath: "/dev/xvda" },
+      ]),
+    `${c0}.volumeDevices: Forbidden: when \`hostUsers\` is false`,
   ],
   ["a windows pod", (p) => set(p, "spec.os", { name: "windows" }), "spec.os.name: Forbidden"],
   [
@@ -543,9 +616,9 @@ const MALFORMED: Array<[string, (p: Json) => void, string]> = [
     "spec.tolerations[0].effect: Invalid value",
   ],
   [
-    "an init container restartPolicy other than Always",
-    (p) => set(p, "spec.initContainers[0].restartPolicy", "OnFailure"),
-    'spec.initContainers[0].restartPolicy: Unsupported value: "OnFailure"',
+    "an init container restartPolicy none of the container policies",
+    (p) => set(p, "spec.initContainers[0].restartPolicy", "Sometimes"),
+    'spec.initContainers[0].restartPolicy: Unsupported value: "Sometimes"',
   ],
   [
     "a block device without a claim",
@@ -814,4 +887,16 @@ Deno.test("a manifest uid that is a safe path component is kept", () => {
   const yaml = REAL_WORLD.sidecarAndHooks;
   const pod = staticPodFromManifest(yaml, origin);
   assert.equal(pod.metadata?.uid, "6a0c3e48-5c1b-4d8e-9f0a-1b2c3d4e5f60");
+});
+
+Deno.test("pod-level resources consistent with the containers are valid", () => {
+  assert.deepEqual(
+    errorsOf((p) =>
+      set(p, "spec.resources", {
+        requests: { cpu: "200m", memory: "128Mi" },
+        limits: { cpu: "1", memory: "256Mi" },
+      })
+    ),
+    [],
+  );
 });

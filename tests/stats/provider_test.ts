@@ -1,3 +1,4 @@
+import type { ClaimVolume } from "../../src/volumes/mod.ts";
 import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
 import { createStatsProvider } from "../../src/stats/mod.ts";
@@ -43,13 +44,22 @@ function pod(uid: string, name: string): V1Pod {
     metadata: { uid, name, namespace: "default" },
     spec: {
       containers: [{ name: "main" }],
-      volumes: [{ name: "cache", emptyDir: {} }, { name: "shm", emptyDir: { medium: "Memory" } }],
+      volumes: [
+        { name: "cache", emptyDir: {} },
+        { name: "shm", emptyDir: { medium: "Memory" } },
+        { name: "huge", emptyDir: { medium: "HugePages" } },
+      ],
     },
   };
 }
 
 function setup(
-  opts: { cgroupRoot: string; podCgroups?: Record<string, string>; cgroups?: CgroupReader },
+  opts: {
+    cgroupRoot: string;
+    podCgroups?: Record<string, string>;
+    cgroups?: CgroupReader;
+    claimVolumes?: (uid: string) => ClaimVolume[];
+  },
 ) {
   const clock = new FakeClock(T0);
   const cri = new StatsCri();
@@ -68,10 +78,17 @@ function setup(
     samplePeriodMs: 10_000,
     podCgroupPath: (p) => opts.podCgroups?.[p.metadata?.uid ?? ""],
     cgroups: opts.cgroups,
+    claimVolumes: opts.claimVolumes,
     statfs: (path) => {
       statfsCalls.push(path);
       return Promise.resolve(
-        path === "/images" ? cap(2000) : path.endsWith("/shm") ? cap(64) : cap(1000),
+        path === "/images"
+          ? cap(2000)
+          : path.endsWith("/shm")
+          ? cap(64)
+          : path.endsWith("/huge")
+          ? cap(32)
+          : cap(1000),
       );
     },
     dirUsage: (dir) =>
@@ -140,8 +157,9 @@ Deno.test("Summary assembly on cgroup v1: node, system container, pod from conta
   assert.deepEqual(p.volume?.map((v) => [v.name, v.usedBytes, v.capacityBytes]), [
     ["cache", 4000, 1000],
     ["shm", 50, 64],
+    ["huge", 50, 32],
   ]);
-  // Writable layer + logs + disk-backed emptyDir; the tmpfs one uses RAM, not disk.
+  // Writable layer + logs + disk-backed emptyDir; the tmpfs and hugetlbfs ones are not disk.
   assert.equal(p["ephemeral-storage"]?.usedBytes, 8192 + 300 + 4000);
   assert.equal(p["ephemeral-storage"]?.inodesUsed, 9 + 2 + 5);
 });
@@ -356,4 +374,48 @@ Deno.test("a failed sample keeps the previous one", async () => {
   assert.ok(rt);
   ctl.abort();
   await running;
+});
+
+Deno.test("Summary: a claim's local or CSI volume is its file system's, with a pvcRef; hostPath PVs report nothing (upstream)", async () => {
+  const { cri, provider } = setup({
+    cgroupRoot: `${FIX}cgroup_v1`,
+    claimVolumes: (uid) =>
+      uid === "u1"
+        ? [
+          {
+            name: "data",
+            claimName: "data-web-0",
+            namespace: "default",
+            path: "/pv/local",
+            source: "local",
+          },
+          {
+            name: "hp",
+            claimName: "hp-claim",
+            namespace: "default",
+            path: "/srv/hp",
+            source: "hostPath",
+          },
+        ]
+        : [],
+  });
+  cri.sandboxes = [sandbox("sb1", "u1", "web", T0 - 60_000)];
+  const s = await provider.summary();
+  const data = s.pods[0].volume?.find((v) => v.name === "data");
+  assert.deepEqual(data?.pvcRef, { name: "data-web-0", namespace: "default" });
+  assert.equal(data?.capacityBytes, 1000);
+  assert.equal(data?.availableBytes, 500);
+  assert.equal(data?.usedBytes, 250);
+  assert.equal(data?.inodesUsed, 400);
+  assert.equal(s.pods[0].volume?.some((v) => v.name === "hp"), false);
+  // Not node disk: the claim's bytes stay out of the pod's ephemeral storage.
+  assert.equal(
+    s.pods[0]["ephemeral-storage"]?.usedBytes,
+    s.pods[0].volume!
+      .filter((v) => v.name === "cache").reduce((n, v) => n + (v.usedBytes ?? 0), 0) +
+      (s.pods[0].containers ?? []).reduce(
+        (n, c) => n + (c.rootfs?.usedBytes ?? 0) + (c.logs?.usedBytes ?? 0),
+        0,
+      ),
+  );
 });

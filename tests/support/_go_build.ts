@@ -19,6 +19,8 @@ export interface GoBuild {
   ldflags: string;
   /** Build tags (`-tags`), if any. */
   tags?: string[];
+  /** Needs cgo (runc's nsenter is C); the default builds static binaries without it. */
+  cgo?: boolean;
   goMod(upstreamGoMod: string): string;
 }
 
@@ -93,7 +95,7 @@ async function goBuild(
   const versionDir = b.bin.slice(0, b.bin.lastIndexOf("/"));
   const moduleDir = `${versionDir}/module`;
   const logFile = `${versionDir}/build.log`;
-  const env = goEnv(root);
+  const env = { ...goEnv(root), ...(b.cgo ? { CGO_ENABLED: "1" } : {}) };
   await Deno.remove(moduleDir, { recursive: true }).catch(ignoreNotFound);
   await Deno.mkdir(moduleDir, { recursive: true });
   const names = Object.keys(b.commands);

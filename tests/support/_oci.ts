@@ -21,6 +21,8 @@ export interface OciArchiveOptions {
   workDir: string;
   /** Path of the archive to write. */
   out: string;
+  /** The image's OCI architecture; default this machine's (a VM's guest may differ). */
+  arch?: string;
 }
 
 interface Descriptor {
@@ -71,7 +73,7 @@ export async function writeOciArchive(
   // Uncompressed layer: its digest is also its diff id.
   const layer = await putBlob(blobs, MT_LAYER, layerBytes);
 
-  const arch = ociArch();
+  const arch = opts.arch ?? ociArch();
   const config = await putJson(blobs, MT_CONFIG, {
     created: "1970-01-01T00:00:00Z",
     architecture: arch,

@@ -12,12 +12,14 @@ const PACKAGES = [
   "containernetworking-plugins",
   "busybox-static",
   "iptables",
+  // A private message bus for the D-Bus client's tests (src/dbus).
+  "dbus-daemon",
 ];
 
 /** Names of what is missing on this host; empty when everything is in place. */
 export async function missingPrerequisites(): Promise<string[]> {
   const missing: string[] = [];
-  for (const cmd of ["containerd", "ctr", "runc", "iptables"]) {
+  for (const cmd of ["containerd", "ctr", "runc", "iptables", "dbus-daemon"]) {
     if (!(await hasCommand(cmd))) missing.push(cmd);
   }
   for (const plugin of ["bridge", "host-local", "portmap", "loopback"]) {

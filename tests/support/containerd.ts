@@ -81,9 +81,24 @@ export function devContainerd(): ContainerdFlavour {
 /** The pod network of the "upstream" flavour's dev runtime. */
 export const UPSTREAM_CNI_NETWORK: CniNetwork = { bridge: "denolet2", subnet: "10.87.0.0/16" };
 
-/** The pod network of the runtime `opts` name: its own, or the flavour's default. */
+/**
+ * The pod network of the runtime `opts` name: its own, `$DENOLET_DEV_NETWORK` (`bridge:subnet`,
+ * for a second dev directory beside the shared one, whose bridges it must not share), or the
+ * flavour's default.
+ */
 export function runtimeNetwork(opts: Pick<DevOptions, "network" | "containerd"> = {}): CniNetwork {
   if (opts.network) return opts.network;
+  const env = Deno.env.get("DENOLET_DEV_NETWORK");
+  if (env) {
+    const [bridge, subnet] = env.split(":");
+    if (!bridge || bridge.length > 15 || !/^\d+\.\d+\.\d+\.0\/\d+$/.test(subnet ?? "")) {
+      throw new DevSetupError(
+        `DENOLET_DEV_NETWORK=${JSON.stringify(env)}: expected bridge:subnet, e.g. ` +
+          `"denolet9:10.93.0.0/16" (a bridge name of at most 15 characters)`,
+      );
+    }
+    return { bridge, subnet };
+  }
   return (opts.containerd ?? devContainerd()) === "upstream"
     ? UPSTREAM_CNI_NETWORK
     : DEFAULT_CNI_NETWORK;
@@ -189,8 +204,9 @@ async function startLocked(
 ): Promise<void> {
   const signal = opts.signal;
   const upstream = (opts.containerd ?? devContainerd()) === "upstream";
-  // The built daemon finds its own shim first on PATH (Debian's 1.6 shim is on it too).
-  const binDir = upstream ? await buildContainerd(devDir(), { log, signal }) : undefined;
+  // The built daemon finds its own shim, and the shim the built runc, first on PATH (Debian's
+  // 1.6 shim and runc 1.1 are on it too).
+  const binDirs = upstream ? await buildContainerd(devDir(), { log, signal }) : undefined;
   const network = runtimeNetwork(opts);
   for (const d of [l.root, l.state, l.runDir, l.cniConfDir, l.cniDataDir, `${l.dir}/log`]) {
     await Deno.mkdir(d, { recursive: true });
@@ -200,12 +216,12 @@ async function startLocked(
     `${l.cniConfDir}/10-denolet.conflist`,
     renderCniConfig(l, network),
   );
-  const daemon = binDir ? `${binDir}/containerd` : "containerd";
+  const daemon = binDirs ? `${binDirs.at(-1)}/containerd` : "containerd";
   log(`starting ${daemon} (config ${l.config}, log ${l.log})`);
   // setsid in a background job of a non-interactive shell execs in place (no fork), so `$!` is
   // containerd's own pid; the daemon gets its own session and outlives this process.
   const script = 'setsid "$0" --config "$1" </dev/null >>"$2" 2>&1 & echo $!';
-  const env = binDir ? { PATH: `${binDir}:${Deno.env.get("PATH") ?? ""}` } : undefined;
+  const env = binDirs ? { PATH: [...binDirs, Deno.env.get("PATH") ?? ""].join(":") } : undefined;
   const out = await run("sh", ["-c", script, daemon, l.config, l.log], { env });
   const pid = Number(out.trim());
   if (!Number.isInteger(pid) || pid <= 0) {

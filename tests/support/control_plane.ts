@@ -16,6 +16,7 @@ import {
   schedulerFlags,
 } from "./_control_plane_config.ts";
 import { devDir } from "./containerd.ts";
+import { createBootstrapKubeconfig } from "./_bootstrap_token.ts";
 
 export { ETCD_VERSION, KUBERNETES_VERSION } from "./_control_plane_build.ts";
 
@@ -65,6 +66,8 @@ export interface ControlPlaneOptions extends ControlPlaneBuildOptions {
   serviceClusterIPRange?: string;
   /** Extra kube-apiserver flags, appended last so they override the defaults. */
   apiServerArgs?: string[];
+  /** Extra kube-controller-manager flags (`--cluster-signing-duration=5m`), appended last. */
+  controllerManagerArgs?: string[];
 }
 
 export interface KubectlOptions {
@@ -93,10 +96,20 @@ export interface ControlPlane {
    * O=system:nodes` (what a kubelet authenticates with) and returns its path.
    */
   nodeKubeconfig(nodeName: string): Promise<string>;
+  /**
+   * What `kubeadm init` and `kubeadm join` give a node to join with: a new bootstrap token in
+   * kube-system, kubeadm's bindings that let its group post CSRs and have them approved (and
+   * nodes their renewals), and a kubeconfig with the token. Returns the kubeconfig's path.
+   */
+  bootstrapKubeconfig(): Promise<string>;
   /** Stops the API server (etcd and its data stay); the other daemons keep retrying. */
   stopApiServer(): Promise<void>;
   /** Starts the API server again on the same port and data, and waits for /readyz. */
   startApiServer(opts?: { signal?: AbortSignal }): Promise<void>;
+  /** Stops etcd (its data stays): the API server answers errors until it is back. */
+  stopEtcd(): Promise<void>;
+  /** Starts etcd again on the same ports and data, and waits for its /health. */
+  startEtcd(opts?: { signal?: AbortSignal }): Promise<void>;
   /** The running daemons, for tests that check nothing outlives `stop()`. */
   processes(): { name: string; pid: number }[];
   /** Stops every daemon and removes the temp dir (kept when DENOLET_KEEP_E2E is set). Idempotent. */
@@ -145,12 +158,16 @@ async function startIn(
     return d;
   };
 
-  const etcd = daemon("etcd", etcdFlags(setup));
-  await waitDaemon(etcd, () => etcdHealthy(setup.etcdURL), {
-    what: "etcd /health",
-    timeoutMs: COMPONENT_READY_TIMEOUT_MS,
-    signal,
-  });
+  const startEtcd = async (s?: AbortSignal) => {
+    const d = daemon("etcd", etcdFlags(setup));
+    await waitDaemon(d, () => etcdHealthy(setup.etcdURL), {
+      what: "etcd /health",
+      timeoutMs: COMPONENT_READY_TIMEOUT_MS,
+      signal: s,
+    });
+    return d;
+  };
+  let etcd = await startEtcd(signal);
 
   const apiServerArgs = [...apiServerFlags(setup), ...(opts.apiServerArgs ?? [])];
   const startApi = async (s?: AbortSignal) => {
@@ -164,7 +181,10 @@ async function startIn(
   };
   let apiServer = await startApi(signal);
 
-  const controllerManager = daemon("kube-controller-manager", controllerManagerFlags(setup));
+  const controllerManager = daemon("kube-controller-manager", [
+    ...controllerManagerFlags(setup),
+    ...(opts.controllerManagerArgs ?? []),
+  ]);
   const scheduler = daemon("kube-scheduler", schedulerFlags(setup));
   const healthz = (d: Daemon, port: number) =>
     waitDaemon(d, () => httpsOk(`https://127.0.0.1:${port}/healthz`, caPem), {
@@ -219,6 +239,18 @@ async function startIn(
       });
       return await setup.kubeconfig(`node-${nodeName}`, client, `system:node:${nodeName}`);
     },
+    async bootstrapKubeconfig() {
+      const made = await createBootstrapKubeconfig(
+        `${dir}/kubeconfig/bootstrap-${crypto.randomUUID().slice(0, 8)}.kubeconfig`,
+        {
+          server,
+          caPem,
+          nowMs: Date.now(),
+          apply: async (yaml) => void await kubectl(["apply", "-f", "-"], { stdin: yaml }),
+        },
+      );
+      return made.path;
+    },
     async stopApiServer() {
       await apiServer.stop();
     },
@@ -226,12 +258,22 @@ async function startIn(
       if (apiServer.running()) return;
       apiServer = await startApi(s.signal);
     },
+    async stopEtcd() {
+      await etcd.stop();
+    },
+    async startEtcd(s = {}) {
+      if (etcd.running()) return;
+      etcd = await startEtcd(s.signal);
+    },
     processes: () => daemons.filter((d) => d.running()).map((d) => ({ name: d.name, pid: d.pid })),
     async stop() {
       if (stopped) return;
       stopped = true;
       // Clients first, etcd last: the API server's shutdown still reaches its store.
-      for (const d of [...daemons].reverse()) await d.stop();
+      const etcdLast = (d: Daemon) => d.name === "etcd" ? 1 : 0;
+      for (const d of [...daemons].reverse().sort((a, b) => etcdLast(a) - etcdLast(b))) {
+        await d.stop();
+      }
       if (!Deno.env.get("DENOLET_KEEP_E2E")) await removeDir(dir);
     },
     async [Symbol.asyncDispose]() {

@@ -116,6 +116,36 @@ export async function ensureGrpcHealthImage(
   return GRPC_HEALTH_IMAGE;
 }
 
+/**
+ * Builds and imports `image` unless present: busybox (a shell for exec and scripts) plus
+ * `binaries` (path in the image → file on the host), with `entrypoint` if given. For the
+ * upstream components the e2e suites deploy as pods (storage provisioners, CSI drivers).
+ */
+export async function ensureBinaryImage(
+  rt: ImageTarget,
+  image: string,
+  opts: EnsureImagesOptions & { binaries: Record<string, string>; entrypoint?: string[] },
+): Promise<string> {
+  if (!opts.force && (await listImages(rt.socket)).includes(image)) return image;
+  await buildAndImport(rt, image, {
+    log: opts.log ?? (() => {}),
+    build: async (root) => {
+      const config = await busyboxRootfs(root);
+      for (const [path, source] of Object.entries(opts.binaries)) {
+        await Deno.mkdir(`${root}${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
+        await Deno.remove(`${root}${path}`).catch(() => undefined); // a busybox applet link
+        await Deno.copyFile(source, `${root}${path}`);
+        await Deno.chmod(`${root}${path}`, 0o755);
+      }
+      return opts.entrypoint ? { ...config, Entrypoint: opts.entrypoint, Cmd: [] } : config;
+    },
+  });
+  if (!(await listImages(rt.socket)).includes(image)) {
+    throw new DevSetupError(`Image ${image} is missing after import`);
+  }
+  return image;
+}
+
 async function buildGrpcHealth(devDir: string, log: (s: string) => void): Promise<string> {
   const go = await findGo();
   if (!go) {

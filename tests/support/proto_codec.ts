@@ -26,6 +26,14 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 const MAX_MODULE_LINES = 400;
 const MODULE_BUDGET = 350;
 
+/** The CSI codec's modules: the Identity service, staging, publishing, the rest of Node. */
+const CSI_GROUPS: readonly GroupRule[] = [
+  { group: "plugin", rpcs: /^Identity\./ },
+  { group: "stage", rpcs: /Stage/ },
+  { group: "publish", rpcs: /Publish/ },
+  { group: "volumes", rpcs: /./ },
+];
+
 export interface GeneratedCodec {
   /** The proto file, relative to the repository root. */
   proto: string;
@@ -64,6 +72,17 @@ export const GENERATED_CODECS: readonly GeneratedCodec[] = [
   {
     proto: "proto/grpc/health/v1/health.proto",
     module: "src/prober/_health_codec.ts",
+    wire: "../cri/mod.ts",
+  },
+  {
+    proto: "proto/csi/v1/csi.proto",
+    module: "src/csi/_csi_codec.ts",
+    wire: "../../cri/mod.ts",
+    split: CSI_GROUPS,
+  },
+  {
+    proto: "proto/pluginregistration/v1/api.proto",
+    module: "src/csi/_registration_codec.ts",
     wire: "../cri/mod.ts",
   },
 ];

@@ -6,6 +6,8 @@
  * numbers).
  */
 import assert from "node:assert/strict";
+import { Identity, Node } from "../../src/csi/_csi_codec.ts";
+import { Registration } from "../../src/csi/_registration_codec.ts";
 import { Buffer } from "node:buffer";
 import protobuf from "protobufjs";
 import * as codec from "../../src/cri/_codec.ts";
@@ -213,6 +215,9 @@ Deno.test("proto codec: services carry every RPC of the protos with their paths"
   assert.equal(rs.GetContainerEvents.responseStream, true);
   assert.equal(rs.ListContainers.responseStream, false);
   assert.equal(healthService().Check.path, "/grpc.health.v1.Health/Check");
+  assert.equal(Node.NodePublishVolume.path, "/csi.v1.Node/NodePublishVolume");
+  assert.equal(Identity.GetPluginInfo.path, "/csi.v1.Identity/GetPluginInfo");
+  assert.equal(Registration.GetInfo.path, "/pluginregistration.Registration/GetInfo");
 });
 
 Deno.test("proto codec: the generator rewrites stale modules, removes extra ones, leaves fresh ones alone", async () => {
@@ -225,7 +230,7 @@ Deno.test("proto codec: the generator rewrites stale modules, removes extra ones
         `syntax = "proto3";\npackage t.v1;\nmessage M { string a_b = 1; repeated int64 c = 2; }\n`,
       );
     }
-    const [split, single] = GENERATED_CODECS;
+    const [split, single, ...rest] = GENERATED_CODECS;
     const dir = split.module.replace(/\.ts$/, "");
     await Deno.mkdir(`${root}/${dir}`, { recursive: true });
     await Deno.writeTextFile(`${root}/${split.module}`, "// old\n");
@@ -236,6 +241,10 @@ Deno.test("proto codec: the generator rewrites stale modules, removes extra ones
       `${dir}/other.ts`,
       `${dir}/container_9.ts`,
       single.module,
+      // The other codecs, written anew (a split one as its barrel and its one module).
+      ...rest.flatMap((e) =>
+        e.split ? [e.module, `${e.module.replace(/\.ts$/, "")}/other.ts`] : [e.module]
+      ),
     ]);
     await assert.rejects(Deno.stat(`${root}/${dir}/container_9.ts`), Deno.errors.NotFound);
     assert.match(

@@ -1,7 +1,13 @@
 /**
- * Fakes for the volume seams: a Mounter that records instead of mounting and an FdFs that
- * walks the real (temporary) file system by name.
+ * Fakes for the volume seams: a Mounter that records instead of mounting, an FdFs that walks
+ * the real (temporary) file system by name, and the API objects plugin volumes read.
  */
+import type { V1ConfigMap, V1Pod, V1Secret } from "@kubernetes/client-node";
+import {
+  ObjectNotFoundError,
+  type PodObjects,
+  type TokenRequestSpec,
+} from "../../src/objects/mod.ts";
 import { type FdFs, type FdInfo, FsCallError, type Mounter } from "../../src/volumes/mod.ts";
 
 const FAKE_PROC = "/proc/fake-agent/fd/";
@@ -126,11 +132,11 @@ export class FakeMounter implements Mounter {
     this.#push(target, { fstype: opts.fstype, options: opts.options ?? [] });
     return Promise.resolve();
   }
-  bind(source: string, target: string) {
-    this.calls.push(`bind ${source} ${target}`);
+  bind(source: string, target: string, opts?: { readOnly?: boolean }) {
+    this.calls.push(`bind ${source} ${target}${opts?.readOnly ? " ro" : ""}`);
     if (this.failBind) return Promise.reject(this.failBind);
     if (this.fs) this.fs.binds.set(target, this.bindElsewhere ?? this.fs.pathOfProc(source));
-    this.#push(target, { fstype: "none", options: ["bind"] });
+    this.#push(target, { fstype: "none", options: opts?.readOnly ? ["bind", "ro"] : ["bind"] });
     return Promise.resolve();
   }
   unmount(target: string) {
@@ -153,5 +159,31 @@ export class FakeMounter implements Mounter {
         .filter(([m]) => m === dir || m.startsWith(dir + "/"))
         .flatMap(([m, stack]) => stack.map(() => m)),
     );
+  }
+}
+
+/** ConfigMaps, Secrets and tokens from maps, as the API mode's caches would give them. */
+export class FakeObjects implements PodObjects {
+  configMaps = new Map<string, V1ConfigMap>();
+  secrets = new Map<string, V1Secret>();
+  token = "token-1";
+  tokenRequests: TokenRequestSpec[] = [];
+  configMap(pod: V1Pod, name: string) {
+    const found = this.configMaps.get(name);
+    if (!found) {
+      return Promise.reject(new ObjectNotFoundError("configmap", pod.metadata!.namespace!, name));
+    }
+    return Promise.resolve(found);
+  }
+  secret(pod: V1Pod, name: string) {
+    const found = this.secrets.get(name);
+    if (!found) {
+      return Promise.reject(new ObjectNotFoundError("secret", pod.metadata!.namespace!, name));
+    }
+    return Promise.resolve(found);
+  }
+  serviceAccountToken(_pod: V1Pod, spec: TokenRequestSpec) {
+    this.tokenRequests.push(spec);
+    return Promise.resolve(this.token);
   }
 }

@@ -10,6 +10,7 @@ import {
   writeEtcHosts,
 } from "../../src/volumes/mod.ts";
 import { ConfigError, isKind } from "../../src/util/errors.ts";
+import { errorMessage } from "../../src/util/log.ts";
 
 async function withTmp(fn: (dir: string) => void | Promise<void>): Promise<void> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "denolet-mnt-" }));
@@ -108,6 +109,62 @@ Deno.test("containerMounts refuses bad mounts before binding any subPath", async
     );
   }
   assert.deepEqual(calls, []);
+});
+
+Deno.test("containerMounts: recursiveReadOnly where the runtime can, refused as upstream where not", async () => {
+  const volumes = new Map<string, MountedVolume>([["mnt", volume("/v/mnt", [])]]);
+  const m = (mountPath: string, extra: Partial<V1VolumeMount>): V1VolumeMount => ({
+    name: "mnt",
+    mountPath,
+    readOnly: true,
+    ...extra,
+  });
+  const asked = [
+    m("/rro", { recursiveReadOnly: "Enabled", mountPropagation: "None" }),
+    m("/if-possible", { recursiveReadOnly: "IfPossible" }),
+    m("/disabled", { recursiveReadOnly: "Disabled" }),
+    m("/ro", {}),
+    m("/rw", { readOnly: false }),
+  ];
+  const rro = (mounts: { containerPath: string; recursiveReadOnly?: boolean }[]) =>
+    mounts.filter((x) => x.recursiveReadOnly).map((x) => x.containerPath);
+  let questions = 0;
+  const supported = () => (questions++, true);
+  const got = await containerMounts(asked, volumes, {
+    containerName: "c",
+    recursiveReadOnlySupported: supported,
+  });
+  assert.deepEqual(rro(got), ["/rro", "/if-possible"]);
+  assert.ok(got.every((x) => x.readonly === (x.containerPath !== "/rw")));
+  assert.equal(questions, 2, "asked only for the mounts that request it");
+
+  // Unsupported (containerd 1.6 lists no handlers): IfPossible is plain read-only...
+  const plain = await containerMounts(asked.slice(1), volumes, { containerName: "c" });
+  assert.deepEqual(rro(plain), []);
+  assert.equal(plain[0].readonly, true);
+  // ...and Enabled fails the container with upstream's message.
+  const refusals: [V1VolumeMount, string][] = [
+    [
+      asked[0],
+      'volume "mnt" requested recursive read-only mode, but it is not supported by the runtime',
+    ],
+    [
+      m("/x", { recursiveReadOnly: "Enabled", readOnly: false }),
+      'volume "mnt" requested recursive read-only mode, but it is not read-only',
+    ],
+    [
+      m("/x", { recursiveReadOnly: "IfPossible", mountPropagation: "HostToContainer" }),
+      'volume "mnt" requested recursive read-only mode, but it is not compatible with propagation "HostToContainer"',
+    ],
+    [m("/x", { recursiveReadOnly: "Sometimes" }), 'unknown recursive read-only mode "Sometimes"'],
+  ];
+  for (const [mount, why] of refusals) {
+    await assert.rejects(
+      containerMounts([mount], volumes, { containerName: "c" }),
+      (e) => errorMessage(e) === `failed to resolve recursive read-only mode: ${why}`,
+      why,
+    );
+  }
 });
 
 Deno.test("managed /etc/hosts lists the pod IPs with FQDN and host aliases", () => {

@@ -1,10 +1,5 @@
 import assert from "node:assert/strict";
-import type { V1ConfigMap, V1Pod, V1Secret, V1Volume } from "@kubernetes/client-node";
-import {
-  ObjectNotFoundError,
-  type PodObjects,
-  type TokenRequestSpec,
-} from "../../src/objects/mod.ts";
+import type { V1Pod, V1Volume } from "@kubernetes/client-node";
 import { downwardAPIValues } from "../../src/runtime/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
 import { isKind, NotFoundError } from "../../src/util/errors.ts";
@@ -17,36 +12,10 @@ import {
   secretPlugin,
   VolumeSetUpError,
 } from "../../src/volumes/mod.ts";
-import { FakeMounter } from "./_fakes.ts";
+import { FakeMounter, FakeObjects } from "./_fakes.ts";
 
 /** Memory-backed volumes are sized to it when the pod sets no memory limit. */
 const NODE_MEMORY = 8 * 2 ** 30;
-
-/** ConfigMaps, Secrets and tokens from maps, as the API mode's caches would give them. */
-class FakeObjects implements PodObjects {
-  configMaps = new Map<string, V1ConfigMap>();
-  secrets = new Map<string, V1Secret>();
-  token = "token-1";
-  tokenRequests: TokenRequestSpec[] = [];
-  configMap(pod: V1Pod, name: string) {
-    const found = this.configMaps.get(name);
-    if (!found) {
-      return Promise.reject(new ObjectNotFoundError("configmap", pod.metadata!.namespace!, name));
-    }
-    return Promise.resolve(found);
-  }
-  secret(pod: V1Pod, name: string) {
-    const found = this.secrets.get(name);
-    if (!found) {
-      return Promise.reject(new ObjectNotFoundError("secret", pod.metadata!.namespace!, name));
-    }
-    return Promise.resolve(found);
-  }
-  serviceAccountToken(_pod: V1Pod, spec: TokenRequestSpec) {
-    this.tokenRequests.push(spec);
-    return Promise.resolve(this.token);
-  }
-}
 
 const b64 = (s: string) => btoa(s);
 const downward = downwardAPIValues({ nodeAllocatable: { cpuMilli: 2000, memoryBytes: 2 ** 30 } });
@@ -342,8 +311,8 @@ Deno.test("without plugins, configMap, secret and projected volumes ask for an A
       /configMap volumes are not supported \(no API server is configured\)/,
     );
     await assert.rejects(
-      vm.setUpPod(pod([{ name: "x", persistentVolumeClaim: { claimName: "c" } }])),
-      /persistentVolumeClaim volumes are not supported$/,
+      vm.setUpPod(pod([{ name: "x", nfs: { server: "s", path: "/" } }])),
+      /nfs volumes are not supported$/,
     );
   } finally {
     await Deno.remove(root, { recursive: true });

@@ -11,7 +11,7 @@ export class TtlCache<V> {
   get(key: string): V | undefined {
     const e = this.#entries.get(key);
     if (e === undefined) return undefined;
-    if (e.expiresAt <= this.clock.now()) {
+    if (e.expiresAt <= this.clock.monotonic()) {
       this.#entries.delete(key);
       return undefined;
     }
@@ -25,7 +25,7 @@ export class TtlCache<V> {
   set(key: string, value: V, ttlMs: number): void {
     if (ttlMs <= 0) return;
     this.#entries.delete(key);
-    this.#entries.set(key, { value, expiresAt: this.clock.now() + ttlMs });
+    this.#entries.set(key, { value, expiresAt: this.clock.monotonic() + ttlMs });
     if (this.#entries.size > this.maxEntries) {
       this.#entries.delete(this.#entries.keys().next().value!);
     }

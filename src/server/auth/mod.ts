@@ -30,5 +30,6 @@ export {
   type Authorizer,
   type Decision,
   type PeerCertificate,
+  ReviewBudgetError,
   type UserInfo,
 } from "./types.ts";

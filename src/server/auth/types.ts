@@ -7,6 +7,9 @@ export class AuthenticationError extends DenoletError {}
 /** The authorizer could not decide (the API server unreachable, a bad answer): 500. */
 export class AuthorizationError extends DenoletError {}
 
+/** A review refused by its own budget (a flood of them): the caller may retry. */
+export class ReviewBudgetError extends DenoletError {}
+
 /** An authenticated (or anonymous) user, as Kubernetes' user.Info. */
 export interface UserInfo {
   name: string;

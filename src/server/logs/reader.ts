@@ -5,12 +5,18 @@
  * with `follow` kept open for new lines until the container stops. Rotated files are read too,
  * oldest first, and follow survives a rotation: the old file is read to its end through the
  * open descriptor, then the new one from its start.
+ *
+ * Everything is read in bounded chunks and only as far as the output is taken: a line of any
+ * length costs time linear in its bytes and bounded memory, a compressed file is inflated as it
+ * is read, and reading stops once `limitBytes` went out.
  */
 import type { Clock } from "../../util/clock.ts";
 import type { Logger } from "../../util/log.ts";
 import { nullLogger } from "../../util/log.ts";
-import { type LogRecord, type LogStream, parseCriLog, splitLines } from "./_cri_log.ts";
+import { type LogStream, RecordSplitter } from "./_cri_log.ts";
+import { Emitter } from "./_emitter.ts";
 import { type LogFile, logFiles, openLogFile } from "./_files.ts";
+import { type TailStart, tailStart } from "./_tail.ts";
 
 export type StreamSelector = "All" | "Stdout" | "Stderr";
 
@@ -38,7 +44,7 @@ export interface LogReadDeps {
   logger?: Logger;
 }
 
-const CHUNK = 64 * 1024;
+type ReadDeps = LogReadDeps & { signal?: AbortSignal };
 
 /**
  * The log as a byte stream. The files are opened (and the tail found) before this resolves, so
@@ -49,7 +55,7 @@ const CHUNK = 64 * 1024;
 export async function readContainerLogs(
   logPath: string,
   opts: LogReadOptions,
-  deps: LogReadDeps & { signal?: AbortSignal },
+  deps: ReadDeps,
 ): Promise<ReadableStream<Uint8Array>> {
   const files: LogFile[] = [];
   try {
@@ -63,7 +69,7 @@ export async function readContainerLogs(
     }
     const start = opts.tailLines === undefined
       ? { index: 0, offset: 0 }
-      : await tailStart(files, opts.tailLines, opts.stream);
+      : await tailStart(files, opts.tailLines, selector(opts.stream));
     return ReadableStream.from(generate(logPath, files, start, opts, deps));
   } catch (err) {
     for (const f of files) f.close();
@@ -71,56 +77,46 @@ export async function readContainerLogs(
   }
 }
 
-function selects(sel: StreamSelector, s: LogStream): boolean {
-  return sel === "All" || (sel === "Stdout" ? s === "stdout" : s === "stderr");
+function selector(sel: StreamSelector): (s: LogStream) => boolean {
+  return (s) => sel === "All" || (sel === "Stdout" ? s === "stdout" : s === "stderr");
+}
+
+function splitterFor(path: string, log: Logger): RecordSplitter {
+  return new RecordSplitter((err) =>
+    log.debug(2, "Skipping a log line that is not in the CRI format", { path, err })
+  );
 }
 
 async function* generate(
   logPath: string,
   files: LogFile[],
-  start: { index: number; offset: number },
+  start: TailStart,
   opts: LogReadOptions,
-  deps: LogReadDeps & { signal?: AbortSignal },
+  deps: ReadDeps,
 ): AsyncGenerator<Uint8Array> {
   const log = deps.logger ?? nullLogger;
   try {
-    const out = new Emitter(opts);
-    let { index, offset } = start;
-    const skipBad = (line: Uint8Array, path: string): LogRecord | undefined => {
-      try {
-        return parseCriLog(line);
-      } catch (err) {
-        log.debug(2, "Skipping a log line that is not in the CRI format", { path, err });
-        return undefined;
-      }
-    };
-    const buf = new Uint8Array(CHUNK);
-    let live: { file: LogFile; offset: number; rest: Uint8Array } | undefined;
-    let rest: Uint8Array = new Uint8Array();
-    for (; index < files.length; index++, offset = 0) {
+    const out = new Emitter({ ...opts, selects: selector(opts.stream) });
+    let live: { file: LogFile; offset: number; splitter: RecordSplitter } | undefined;
+    for (let index = start.index; index < files.length; index++) {
       const f = files[index];
       const isLive = index === files.length - 1 && f.path === logPath;
-      rest = new Uint8Array();
+      const splitter = splitterFor(f.path, log);
+      let offset = index === start.index ? start.offset : 0;
       // Without follow, the log is read as it was when the request came (the live file's size
-      // then): a writer that keeps going cannot make `tailLines=3` answer four lines.
-      const end = opts.follow ? Infinity : f.size;
-      for (;;) {
-        const n = offset >= end
-          ? 0
-          : await f.readAt(offset, buf.subarray(0, Math.min(buf.length, end - offset)));
-        if (n === 0) break;
-        offset += n;
-        const split = splitLines(concat(rest, buf.subarray(0, n)));
-        rest = split.rest.slice();
-        for (const line of split.lines) {
-          const rec = skipBad(line, f.path);
-          if (rec && !(yield* out.record(rec))) return;
+      // then): a writer that keeps going cannot make `tailLines=3` answer four lines. Bytes
+      // after a file's last newline are a record still being written, and are left out.
+      const end = opts.follow || f.size === undefined ? Infinity : f.size;
+      for await (const chunk of f.chunks(offset, end)) {
+        offset += chunk.length;
+        for (const rec of splitter.push(chunk)) {
+          if (!(yield* out.record(rec))) return;
         }
       }
-      if (isLive) live = { file: f, offset, rest };
+      if (isLive) live = { file: f, offset, splitter };
     }
     if (opts.follow && live?.file.handle !== undefined && deps.signal?.aborted !== true) {
-      yield* follow(logPath, live.file, live, out, deps, skipBad);
+      yield* follow(logPath, live, out, deps, log);
     }
     yield* out.flush();
   } finally {
@@ -131,40 +127,30 @@ async function* generate(
 /** Keeps reading the live file (and its successors after rotations) until the container stops. */
 async function* follow(
   logPath: string,
-  first: LogFile,
-  pos: { offset: number; rest: Uint8Array },
+  from: { file: LogFile; offset: number; splitter: RecordSplitter },
   out: Emitter,
-  deps: LogReadDeps & { signal?: AbortSignal },
-  parse: (line: Uint8Array, path: string) => LogRecord | undefined,
+  deps: ReadDeps,
+  log: Logger,
 ): AsyncGenerator<Uint8Array, void> {
   const pollMs = deps.pollMs ?? 250;
   const checkEvery = Math.max(1, Math.round((deps.runningCheckMs ?? 1000) / pollMs));
-  const buf = new Uint8Array(CHUNK);
-  let file = first;
-  let { offset, rest } = pos;
+  let { file, offset, splitter } = from;
   let idle = 0;
   const opened: LogFile[] = [];
-  /** Reads what is there; false once the output limit is reached. */
+  /** Reads what is there now; true when there was something. */
   const drain = async function* (): AsyncGenerator<Uint8Array, boolean> {
     let got = false;
-    for (;;) {
-      const n = await file.readAt(offset, buf);
-      if (n === 0) return got;
+    for await (const chunk of file.chunks(offset, Infinity)) {
       got = true;
-      offset += n;
-      const split = splitLines(concat(rest, buf.subarray(0, n)));
-      rest = split.rest.slice();
-      for (const line of split.lines) {
-        const rec = parse(line, file.path);
-        if (rec && !(yield* out.record(rec))) {
-          out.done = true;
-          return got;
-        }
+      offset += chunk.length;
+      for (const rec of splitter.push(chunk)) {
+        if (!(yield* out.record(rec))) return got;
       }
     }
+    return got;
   };
   try {
-    for (let polls = 0;; polls++) {
+    for (;;) {
       if (yield* drain()) {
         idle = 0;
         if (out.done) return;
@@ -184,7 +170,7 @@ async function* follow(
         opened.push(next);
         file = next;
         offset = 0;
-        rest = new Uint8Array();
+        splitter = splitterFor(next.path, log);
         continue;
       }
       if (idle++ % checkEvery === 0 && !(await deps.isRunning({ signal: deps.signal }))) {
@@ -207,132 +193,5 @@ async function replaced(path: string, file: LogFile): Promise<boolean> {
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return false;
     throw err;
-  }
-}
-
-/**
- * Where the last `n` lines of the selected streams start: after the (n+1)-th complete line
- * from the end, scanning the files backwards in chunks (nothing is read twice).
- */
-async function tailStart(
-  files: LogFile[],
-  n: number,
-  sel: StreamSelector,
-): Promise<{ index: number; offset: number }> {
-  let seen = 0;
-  const counts = (line: Uint8Array) => {
-    const rec = tryParse(line);
-    return rec !== undefined && rec.full && selects(sel, rec.stream) && ++seen > n;
-  };
-  const buf = new Uint8Array(CHUNK);
-  for (let i = files.length - 1; i >= 0; i--) {
-    const f = files[i];
-    // `carry` is the line being assembled leftwards; it is complete once a newline was seen to
-    // its right (bytes after a file's last newline are a record still being written).
-    let carry: Uint8Array = new Uint8Array();
-    let complete = false;
-    for (let end = f.size; end > 0;) {
-      const start = Math.max(0, end - CHUNK);
-      const len = await f.readAt(start, buf.subarray(0, end - start));
-      const data = concat(buf.slice(0, len), carry);
-      let stop = data.length;
-      for (
-        let nl = data.lastIndexOf(0x0a, stop - 1);
-        nl >= 0;
-        nl = data.lastIndexOf(0x0a, stop - 1)
-      ) {
-        if (complete && counts(data.subarray(nl + 1, stop))) {
-          return { index: i, offset: start + stop + 1 };
-        }
-        complete = true;
-        stop = nl;
-        if (stop === 0) break;
-      }
-      carry = data.slice(0, stop);
-      end = start;
-    }
-    // The file's first line has no newline before it.
-    if (complete && carry.length > 0 && counts(carry)) {
-      return { index: i, offset: carry.length + 1 };
-    }
-  }
-  return { index: 0, offset: 0 };
-}
-
-function tryParse(line: Uint8Array): LogRecord | undefined {
-  try {
-    return parseCriLog(line);
-  } catch {
-    // A malformed line counts as no line, as the forward pass skips it too.
-    return undefined;
-  }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  if (b.length === 0) return a;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
-
-/** Turns records into output lines: joins partials per stream, filters, prefixes, limits. */
-class Emitter {
-  readonly #opts: LogReadOptions;
-  readonly #pending = new Map<LogStream, { time: string; timeMs: number; parts: Uint8Array[] }>();
-  #left: number;
-  done = false;
-  readonly #enc = new TextEncoder();
-
-  constructor(opts: LogReadOptions) {
-    this.#opts = opts;
-    this.#left = opts.limitBytes ?? Infinity;
-  }
-
-  /** Yields output for one record; returns false once the byte limit is reached. */
-  *record(rec: LogRecord): Generator<Uint8Array, boolean> {
-    if (!selects(this.#opts.stream, rec.stream)) return true;
-    let p = this.#pending.get(rec.stream);
-    if (p === undefined) {
-      p = { time: rec.time, timeMs: rec.timeMs, parts: [] };
-      this.#pending.set(rec.stream, p);
-    }
-    p.parts.push(rec.content.slice());
-    if (!rec.full) return true;
-    this.#pending.delete(rec.stream);
-    return yield* this.#line(p, true);
-  }
-
-  /** Emits lines still waiting for their end (the container stopped mid-line). */
-  *flush(): Generator<Uint8Array, void> {
-    for (const p of this.#pending.values()) {
-      if (!(yield* this.#line(p, false))) break;
-    }
-    this.#pending.clear();
-  }
-
-  *#line(
-    p: { time: string; timeMs: number; parts: Uint8Array[] },
-    newline: boolean,
-  ): Generator<Uint8Array, boolean> {
-    if (this.done) return false;
-    if (this.#opts.sinceMs !== undefined && p.timeMs < this.#opts.sinceMs) return true;
-    const pieces = [
-      ...(this.#opts.timestamps ? [this.#enc.encode(`${p.time} `)] : []),
-      ...p.parts,
-      ...(newline ? [new Uint8Array([0x0a])] : []),
-    ];
-    let bytes = pieces.reduce((acc, x) => concat(acc, x), new Uint8Array());
-    if (bytes.length >= this.#left) {
-      bytes = bytes.subarray(0, this.#left);
-      this.#left = 0;
-      this.done = true;
-      if (bytes.length > 0) yield bytes;
-      return false;
-    }
-    this.#left -= bytes.length;
-    yield bytes;
-    return true;
   }
 }

@@ -36,11 +36,25 @@ export const tcpDial: Dial = async (hostname, port) => {
 /** Headers not passed on: the caller's credentials are for this server, not the runtime's. */
 const DROPPED = new Set(["authorization", "host"]);
 
-/** The request head sent to the stream server: method, target path, original header lines. */
+/** A bearer token a WebSocket client sends as a subprotocol (browsers cannot set headers). */
+export const WS_TOKEN_PROTOCOL_PREFIX = "base64url.bearer.authorization.k8s.io.";
+
+/**
+ * The request head sent to the stream server: method, target path, original header lines,
+ * without credentials: no Authorization, and no bearer token among the WebSocket subprotocols
+ * (upstream's protocol authenticator removes it from the request it passes on).
+ */
 export function requestHead(method: string, target: URL, rawHeaders: [string, string][]): string {
   const lines = [`${method} ${target.pathname}${target.search} HTTP/1.1`, `Host: ${target.host}`];
   for (const [name, value] of rawHeaders) {
-    if (DROPPED.has(name.toLowerCase())) continue;
+    const lower = name.toLowerCase();
+    if (DROPPED.has(lower)) continue;
+    if (lower === "sec-websocket-protocol") {
+      const kept = value.split(",").map((p) => p.trim())
+        .filter((p) => p !== "" && !p.startsWith(WS_TOKEN_PROTOCOL_PREFIX));
+      if (kept.length > 0) lines.push(`${name}: ${kept.join(", ")}`);
+      continue;
+    }
     lines.push(`${name}: ${value}`);
   }
   return lines.join("\r\n") + "\r\n\r\n";

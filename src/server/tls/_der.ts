@@ -1,6 +1,8 @@
 /**
  * Just enough ASN.1 DER to write X.509 certificates and PKCS#10 requests: each function returns
- * one encoded element. Nothing here parses; reading certificates goes through node:crypto.
+ * one encoded element. The readers, `certificateVersion` and `requestParts`, look at the first
+ * fields of a certificate or a request; everything else about a certificate is read through
+ * node:crypto.
  */
 
 import { concatBytes } from "../../util/bytes.ts";
@@ -101,4 +103,95 @@ export function pem(label: string, der: Uint8Array): string {
   for (const b of der) bin += String.fromCharCode(b);
   const b64 = btoa(bin).replace(/.{64}/g, "$&\n").replace(/\n$/, "");
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
+}
+
+/** The tag, where the content starts and its length, of the element at `at`; undefined if cut. */
+function header(
+  der: Uint8Array,
+  at: number,
+): { tag: number; start: number; length: number } | undefined {
+  if (at + 2 > der.length) return undefined;
+  const first = der[at + 1];
+  if (first < 0x80) return { tag: der[at], start: at + 2, length: first };
+  const n = first & 0x7f;
+  if (n === 0 || n > 4 || at + 2 + n > der.length) return undefined;
+  let length = 0;
+  for (let i = 0; i < n; i++) length = length * 256 + der[at + 2 + i];
+  return { tag: der[at], start: at + 2 + n, length };
+}
+
+/**
+ * The X.509 version of a DER certificate (1, 2 or 3): the TBSCertificate's `[0] EXPLICIT`
+ * version field, absent for v1. Undefined for bytes that are no certificate.
+ */
+export function certificateVersion(der: Uint8Array): number | undefined {
+  const cert = header(der, 0);
+  if (cert?.tag !== 0x30) return undefined;
+  const tbs = header(der, cert.start);
+  if (tbs?.tag !== 0x30) return undefined;
+  const first = header(der, tbs.start);
+  if (first === undefined) return undefined;
+  if (first.tag !== 0xa0) return 1;
+  const int = header(der, first.start);
+  if (int?.tag !== 0x02 || int.length !== 1) return undefined;
+  return der[int.start] + 1;
+}
+
+/** The elements inside the constructed element `el`, in order; undefined if any is cut. */
+function children(
+  der: Uint8Array,
+  el: { start: number; length: number },
+): { tag: number; at: number; start: number; length: number; end: number }[] | undefined {
+  const out = [];
+  for (let at = el.start; at < el.start + el.length;) {
+    const h = header(der, at);
+    if (h === undefined || h.start + h.length > el.start + el.length) return undefined;
+    const end = h.start + h.length;
+    out.push({ ...h, at, end });
+    at = end;
+  }
+  return out;
+}
+
+/**
+ * A PKCS#10 request's subject, as (attribute OID, text) pairs in order, and its public key as
+ * DER SubjectPublicKeyInfo. Undefined for bytes that are no request.
+ */
+export function requestParts(
+  der: Uint8Array,
+): { subject: [string, string][]; spki: Uint8Array } | undefined {
+  const req = header(der, 0);
+  if (req?.tag !== 0x30) return undefined;
+  const info = header(der, req.start);
+  if (info?.tag !== 0x30) return undefined;
+  const fields = children(der, info);
+  if (!fields || fields.length < 3 || fields[1].tag !== 0x30 || fields[2].tag !== 0x30) {
+    return undefined;
+  }
+  const subject: [string, string][] = [];
+  for (const rdn of children(der, fields[1]) ?? []) {
+    for (const atv of children(der, rdn) ?? []) {
+      const [oid, value] = children(der, atv) ?? [];
+      if (oid?.tag !== 0x06 || value === undefined) return undefined;
+      subject.push([
+        oidText(der.subarray(oid.start, oid.end)),
+        new TextDecoder().decode(der.subarray(value.start, value.end)),
+      ]);
+    }
+  }
+  return { subject, spki: der.slice(fields[2].at, fields[2].end) };
+}
+
+function oidText(content: Uint8Array): string {
+  const arcs: number[] = [];
+  let v = 0;
+  for (const b of content) {
+    v = v * 128 + (b & 0x7f);
+    if (!(b & 0x80)) {
+      arcs.push(v);
+      v = 0;
+    }
+  }
+  const first = Math.min(Math.floor(arcs[0] / 40), 2);
+  return [first, arcs[0] - first * 40, ...arcs.slice(1)].join(".");
 }

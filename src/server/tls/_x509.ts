@@ -1,13 +1,14 @@
 /**
- * X.509 certificates and PKCS#10 requests built with WebCrypto keys and the DER writer: what
- * client-go's certutil does for the kubelet (a self-signed serving pair) and what its
- * certificate manager sends (a CSR for `system:node:<name>`).
+ * X.509 certificates built with WebCrypto keys and the DER writer: what client-go's certutil
+ * does for the kubelet (a self-signed serving pair) and `denolet install` for its local
+ * administrator, and the PKCS#10 requests of certificate rotation (src/certificate). Written
+ * here rather than with an X.509 library: one (@peculiar/x509) cost 6–9 MB of RSS for good once
+ * loaded (tests/bench/join_footprint.ts), and these three documents need little of it.
  */
 import { isIP } from "node:net";
 import {
   bitString,
   boolean,
-  concat,
   type Der,
   explicit,
   implicitConstructed,
@@ -33,12 +34,12 @@ const OID = {
   basicConstraints: "2.5.29.19",
   keyUsage: "2.5.29.15",
   extKeyUsage: "2.5.29.37",
+  extensionRequest: "1.2.840.113549.1.9.14",
   subjectAltName: "2.5.29.17",
   subjectKeyIdentifier: "2.5.29.14",
   authorityKeyIdentifier: "2.5.29.35",
   serverAuth: "1.3.6.1.5.5.7.3.1",
   clientAuth: "1.3.6.1.5.5.7.3.2",
-  extensionRequest: "1.2.840.113549.1.9.14",
 };
 
 /** RFC 5280 key usage bit numbers. */
@@ -197,23 +198,27 @@ export async function createCertificate(spec: CertificateSpec): Promise<Der> {
   return sequence(tbs, algorithm(spec.issuer.key.kind), bitString(signature));
 }
 
-/** A PKCS#10 request for `subject` with the SANs in an extensionRequest attribute. */
+/**
+ * A PKCS#10 certificate request as DER, as Go's x509.CreateCertificateRequest writes the
+ * kubelet's (certutil.MakeCSRFromTemplate): version 0, the subject (O then CN), the key, and
+ * the subjectAltName in an extensionRequest attribute when there are names; signed with the key.
+ */
 export async function createCertificateRequest(
+  subject: Subject,
   key: KeyPair,
-  opts: { subject: Subject; hosts: readonly string[] },
+  hosts: readonly string[] = [],
 ): Promise<Der> {
-  const attributes = opts.hosts.length === 0 ? [] : [
-    sequence(
+  const attributes = hosts.length
+    ? sequence(
       objectId(OID.extensionRequest),
-      set(sequence(extension(OID.subjectAltName, false, subjectAltNames(opts.hosts)))),
-    ),
-  ];
+      set(sequence(extension(OID.subjectAltName, false, subjectAltNames(hosts)))),
+    )
+    : new Uint8Array() as Der;
   const info = sequence(
     smallInteger(0),
-    name(opts.subject),
+    name(subject),
     key.spki,
-    implicitConstructed(0, concat(attributes)),
+    implicitConstructed(0, attributes),
   );
-  const signature = await sign(key, info);
-  return sequence(info, algorithm(key.kind), bitString(signature));
+  return sequence(info, algorithm(key.kind), bitString(await sign(key, info)));
 }

@@ -1,6 +1,7 @@
 /**
- * The node API's certificates: the self-signed serving pair generated once under --cert-dir,
- * and the X.509/PKCS#10 writers the serving-certificate bootstrap (a CSR) builds on.
+ * The node API's certificates: the self-signed serving pair generated once under --cert-dir and
+ * the X.509 writer it is made with. The serving-certificate bootstrap (a CSR) is in
+ * serving_cert.ts, loaded only with serverTLSBootstrap.
  */
 export {
   ensureSelfSignedFiles,
@@ -12,11 +13,10 @@ export {
 export {
   type CertificateSpec,
   createCertificate,
-  createCertificateRequest,
   generateKeyPair,
   type KeyKind,
   type KeyPair,
   privateKeyPem,
   type Subject,
 } from "./_x509.ts";
-export { pem } from "./_der.ts";
+export { certificateVersion, pem } from "./_der.ts";
