@@ -1,6 +1,7 @@
 /**
- * A private registry for the tests: the distribution registry (built from the Go module proxy)
- * on loopback with htpasswd (basic) authentication, and a small pusher of OCI layouts over the
+ * A private registry for the tests: the distribution registry (Debian's docker-registry package,
+ * v2.8, unpacked in seconds; DENOLET_DEV_REGISTRY=source builds v3 from the Go module proxy) on
+ * loopback with htpasswd (basic) authentication, and a small pusher of OCI layouts over the
  * distribution API. containerd pulls from `127.0.0.1:<port>` over plain HTTP without any
  * registry configuration (it treats loopback registries as HTTP), so the shared dev containerd's
  * config stays as it is.
@@ -11,6 +12,7 @@ import { realClock } from "../../src/util/clock.ts";
 import { DevSetupError, sha256Hex } from "./_exec.ts";
 import { writeOciArchive } from "./_oci.ts";
 import { buildRegistry } from "./_registry_build.ts";
+import { debBinaries } from "./_deb_binaries.ts";
 import { devDir } from "./containerd.ts";
 import { busyboxRootfs } from "./images.ts";
 
@@ -36,10 +38,15 @@ export interface RegistryOptions {
   log?: (s: string) => void;
 }
 
-/** Builds (once per machine) and starts a registry; stop it with `stop()`. */
+/** Unpacks or builds (once per machine) and starts a registry; stop it with `stop()`. */
 export async function startRegistry(opts: RegistryOptions): Promise<Registry> {
   const log = opts.log ?? ((s: string) => console.error(`[registry] ${s}`));
-  const binary = await buildRegistry(devDir(), { log });
+  const binary = Deno.env.get("DENOLET_DEV_REGISTRY") === "source"
+    ? await buildRegistry(devDir(), { log })
+    : (await debBinaries("docker-registry", { registry: "usr/bin/docker-registry" }, {
+      dest: `${devDir()}/registry-deb`,
+      log,
+    })).registry;
   const dir = await Deno.makeTempDir({ prefix: "denolet-registry-" });
   const htpasswd = Object.entries(opts.users)
     .map(([u, p]) => `${u}:${bcrypt.hashSync(p, 4)}`)
