@@ -6,7 +6,7 @@
  * pause from pause.c, and the small images derived from those. Specs that pull on purpose (from a
  * registry, a private one, an invalid one) fail on any node here.
  */
-import { DevSetupError, run } from "../_exec.ts";
+import { DevSetupError, exists, run } from "../_exec.ts";
 import type { ImageConfig } from "../_oci.ts";
 import {
   buildAndImport,
@@ -99,6 +99,9 @@ async function agnhostRootfs(root: string, build: ConformanceBuild, tag: string)
   await Deno.mkdir(`${root}/uploads`);
   await copyHostBinary(root, "/usr/bin/bash", "/bin/bash");
   await copyHostBinary(root, "/usr/bin/curl", "/usr/bin/curl");
+  // The networking specs send UDP with `nc -u`, which busybox's nc lacks.
+  const nc = await debianBinary(build.root, "netcat-openbsd", "/bin/nc.openbsd");
+  await copyHostBinary(root, nc, "/usr/bin/nc");
   await Deno.writeTextFile(
     `${root}/etc/passwd`,
     "root:x:0:0:root:/root:/bin/sh\n" +
@@ -129,7 +132,11 @@ async function webserverRootfs(root: string, build: ConformanceBuild, name: stri
  */
 async function copyHostBinary(root: string, source: string, dest: string): Promise<void> {
   const files = new Map<string, string>([[source, dest]]);
-  for (const lib of parseLdd(await run("ldd", [source]))) files.set(lib, lib);
+  const ldd = await run("ldd", [source]);
+  if (/not found/.test(ldd)) {
+    throw new DevSetupError(`Cannot copy ${source} into an image: a library is missing:\n${ldd}`);
+  }
+  for (const lib of parseLdd(ldd)) files.set(lib, lib);
   for (const [from, to] of files) {
     const target = `${root}${to}`;
     await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
@@ -140,6 +147,28 @@ async function copyHostBinary(root: string, source: string, dest: string): Promi
     await Deno.copyFile(from, target);
     await Deno.chmod(target, 0o755);
   }
+}
+
+/**
+ * A program from a Debian package, unpacked (not installed) under `<cacheRoot>/debs/<pkg>`
+ * with `apt-get download` and `dpkg-deb -x`: the host keeps its own package set.
+ */
+async function debianBinary(cacheRoot: string, pkg: string, path: string): Promise<string> {
+  const dir = `${cacheRoot}/debs/${pkg}`;
+  const binary = `${dir}/root${path}`;
+  if (await exists(binary)) return binary;
+  await Deno.remove(dir, { recursive: true }).catch((err) => {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  });
+  await Deno.mkdir(dir, { recursive: true });
+  await run("apt-get", ["download", pkg], { cwd: dir });
+  const deb = (await Array.fromAsync(Deno.readDir(dir))).find((e) => e.name.endsWith(".deb"));
+  if (!deb) throw new DevSetupError(`Cannot unpack ${pkg}: apt-get download wrote no .deb`);
+  await run("dpkg-deb", ["-x", `${dir}/${deb.name}`, `${dir}/root`]);
+  if (!(await exists(binary))) {
+    throw new DevSetupError(`Cannot find ${path} in Debian's ${pkg} (unpacked in ${dir}/root)`);
+  }
+  return binary;
 }
 
 /** The library paths in `ldd` output (`name => /path (0x..)` and `/path (0x..)` lines). */

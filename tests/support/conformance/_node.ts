@@ -7,6 +7,7 @@
  */
 import type { RuntimeService } from "../../../src/cri/types.ts";
 import { detectNodeIP } from "../../../src/agent/_node_ip.ts";
+import { systemMounter } from "../../../src/volumes/mod.ts";
 import { DevSetupError, run } from "../_exec.ts";
 import { startAgent } from "../agent.ts";
 import type { DevRuntime } from "../containerd.ts";
@@ -103,6 +104,9 @@ async function startDenolet(
     stop: () =>
       stopped ??= (async () => {
         await agent.stop();
+        // A stopped agent leaves its pods' tmpfs volumes mounted, as a kubelet does; its pods
+        // are gone now, so nothing under its root dir is in use.
+        await unmountUnder(agent.rootDir);
         await agent[Symbol.asyncDispose]();
       })(),
   };
@@ -137,6 +141,12 @@ async function startKubelet(
     saveLog: (path) => Deno.copyFile(kubelet.logFile, path),
     stop: () => kubelet.stop(),
   };
+}
+
+async function unmountUnder(dir: string): Promise<void> {
+  const mounter = systemMounter();
+  const mounts = await mounter.mountPointsUnder(dir);
+  for (const m of mounts.sort((a, b) => b.length - a.length)) await mounter.unmount(m);
 }
 
 async function nodeReady(cp: ControlPlane, name: string): Promise<boolean> {
