@@ -29,6 +29,8 @@ export interface ConformanceArgs {
   /** Build everything (binaries, images) and stop. */
   buildOnly: boolean;
   containerd?: ContainerdFlavour;
+  /** Run denolet as of this commit instead of the work tree. */
+  agentCommit?: string;
   help: boolean;
 }
 
@@ -48,6 +50,7 @@ the test control plane, or against the upstream kubelet v1.37.2, and writes a si
   --timeout DURATION          Ginkgo suite timeout (default 4h)
   --results DIR               records and report (default <dev dir>/conformance/results)
   --containerd system|upstream  the private runtime's containerd (default $DENOLET_DEV_CONTAINERD)
+  --agent-commit REV          run denolet as of commit REV (default: the work tree as it is)
   --report-only               rebuild report.md / report.json from the saved records
   --build-only                build e2e.test, ginkgo, agnhost and the images, then stop
 `;
@@ -113,6 +116,9 @@ export function parseArgs(argv: string[]): ConformanceArgs {
         out.containerd = v;
         break;
       }
+      case "--agent-commit":
+        out.agentCommit = nonEmpty(flag, value());
+        break;
       case "--report-only":
         out.reportOnly = true;
         break;

@@ -19,8 +19,11 @@ export async function runGinkgo(
   const started = realClock.now();
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command("sh", {
-      args: ["-c", 'exec "$0" "$@" >"$GINKGO_LOG" 2>&1', ginkgo, ...args],
+    // A process group of its own: Ginkgo's CLI leaves an interrupt to its test processes,
+    // which get it from the terminal's group signal; setsid execs in place (the child is no
+    // group leader), so the child's pid is the group's.
+    child = new Deno.Command("setsid", {
+      args: ["sh", "-c", 'exec "$0" "$@" >"$GINKGO_LOG" 2>&1', ginkgo, ...args],
       cwd: opts.cwd,
       env: { GINKGO_LOG: opts.logFile },
       stdin: "null",
@@ -30,13 +33,14 @@ export async function runGinkgo(
   } catch (err) {
     throw new DevSetupError(`Cannot run ${ginkgo}`, { cause: err });
   }
-  // Ginkgo reports and exits on SIGINT (SIGTERM kills it at once, with no report).
+  // Ginkgo interrupts the running specs, runs their clean-up and writes the report on SIGINT
+  // to the whole group (SIGTERM would kill the processes with no report).
   const onAbort = () => {
     opts.log("interrupting Ginkgo (it writes the report of the specs that finished)");
     try {
-      child.kill("SIGINT");
+      Deno.kill(-child.pid, "SIGINT");
     } catch (err) {
-      if (!(err instanceof TypeError)) throw err; // it had exited already
+      if (!(err instanceof Deno.errors.NotFound)) throw err; // the group had exited already
     }
   };
   opts.signal?.addEventListener("abort", onAbort, { once: true });

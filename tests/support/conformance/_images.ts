@@ -11,6 +11,7 @@ import type { ImageConfig } from "../_oci.ts";
 import {
   buildAndImport,
   busyboxRootfs,
+  CRI_NAMESPACE,
   type ImageTarget,
   listImages,
   pauseRootfs,
@@ -35,6 +36,27 @@ export const E2E_IMAGES = {
 
 type Builder = (root: string) => Promise<ImageConfig>;
 
+/** Bumped when the images' contents change: a runtime holding an older set re-imports them. */
+const IMAGE_SET = "2";
+const IMAGE_SET_FILE = "e2e-images.version";
+
+/** Removes the E2E_IMAGES a runtime holds when they were built by another IMAGE_SET. */
+async function dropStaleImages(rt: ImageTarget, log: (s: string) => void): Promise<void> {
+  const have = await Deno.readTextFile(`${rt.dir}/${IMAGE_SET_FILE}`).then(
+    (s) => s.trim(),
+    (err) => {
+      if (err instanceof Deno.errors.NotFound) return "";
+      throw err;
+    },
+  );
+  if (have === IMAGE_SET) return;
+  const present = new Set(await listImages(rt.socket));
+  const stale = Object.values(E2E_IMAGES).filter((n) => present.has(n));
+  if (stale.length === 0) return;
+  log(`removing ${stale.length} e2e images of an older build (set ${have || "1"})`);
+  await run("ctr", ["--address", rt.socket, "-n", CRI_NAMESPACE, "images", "rm", ...stale]);
+}
+
 /**
  * Builds and imports every image of `E2E_IMAGES` the runtime at `rt` lacks. The caller holds
  * the runtime's lock or owns the runtime (the conformance runtime is private).
@@ -46,8 +68,8 @@ export async function ensureE2EImages(
   const { build, log } = opts;
   const builders: Record<keyof typeof E2E_IMAGES, Builder> = {
     busybox: (root) => busyboxRootfs(root),
-    agnhost: (root) => agnhostRootfs(root, build, E2E_IMAGES.agnhost),
-    agnhostPrev: (root) => agnhostRootfs(root, build, E2E_IMAGES.agnhostPrev),
+    agnhost: (root) => agnhostRootfs(root, build),
+    agnhostPrev: (root) => agnhostRootfs(root, build),
     pause: (root) => pauseRootfs(root, log),
     nonroot: async (root) => ({ ...(await busyboxRootfs(root)), User: "1234" }),
     nonewprivs: async (root) => {
@@ -68,11 +90,24 @@ export async function ensureE2EImages(
       return { Cmd: ["sh"], Env: [PATH_ENV] };
     },
   };
+  await dropStaleImages(rt, log);
   const present = new Set(await listImages(rt.socket));
   for (const [key, name] of Object.entries(E2E_IMAGES)) {
     if (present.has(name)) continue;
-    await buildAndImport(rt, name, { build: builders[key as keyof typeof E2E_IMAGES], log });
+    const build = builders[key as keyof typeof E2E_IMAGES];
+    await buildAndImport(rt, name, {
+      log,
+      build: async (root) => {
+        const config = await build(root);
+        // Every image its own digest: the runtime reports a container's image by the first
+        // name of its digest, and busybox or pause built alike would be the dev images' twins.
+        await Deno.mkdir(`${root}/etc`, { recursive: true });
+        await Deno.writeTextFile(`${root}/etc/e2e-test-image`, `${name}\n`);
+        return config;
+      },
+    });
   }
+  await Deno.writeTextFile(`${rt.dir}/${IMAGE_SET_FILE}`, `${IMAGE_SET}\n`);
   const after = new Set(await listImages(rt.socket));
   const missing = Object.values(E2E_IMAGES).filter((n) => !after.has(n));
   if (missing.length) {
@@ -83,9 +118,9 @@ export async function ensureE2EImages(
 /**
  * agnhost as upstream lays it out: /agnhost (entrypoint, `pause` by default), the porter's
  * localhost certificate, /uploads, bash and curl, and the user and group some specs expect in
- * the image (uid 1000 in gid 50000). `tag` goes into a file so that two tags are two images.
+ * the image (uid 1000 in gid 50000).
  */
-async function agnhostRootfs(root: string, build: ConformanceBuild, tag: string) {
+async function agnhostRootfs(root: string, build: ConformanceBuild) {
   await busyboxRootfs(root);
   await Deno.copyFile(build.agnhost, `${root}/agnhost`);
   await Deno.chmod(`${root}/agnhost`, 0o755);
@@ -114,13 +149,12 @@ async function agnhostRootfs(root: string, build: ConformanceBuild, tag: string)
       "group-defined-in-image:x:50000:user-defined-in-image\n",
   );
   await Deno.mkdir(`${root}/home/user-defined-in-image`, { recursive: true });
-  await Deno.writeTextFile(`${root}/etc/agnhost-image`, `${tag}\n`);
   return { Entrypoint: ["/agnhost"], Cmd: ["pause"], Env: [PATH_ENV] };
 }
 
 /** kitten and nautilus: agnhost serving their picture and data.json (`test-webserver`). */
 async function webserverRootfs(root: string, build: ConformanceBuild, name: string) {
-  const config = await agnhostRootfs(root, build, name);
+  const config = await agnhostRootfs(root, build);
   const html = `${build.kubernetesSource}/test/images/${name}/html`;
   for (const f of [`${name}.jpg`, "data.json"]) await Deno.copyFile(`${html}/${f}`, `${root}/${f}`);
   return { ...config, Cmd: ["test-webserver"] };

@@ -14,6 +14,7 @@ import type { DevRuntime } from "../containerd.ts";
 import type { ControlPlane } from "../control_plane.ts";
 import { startUpstreamKubelet } from "../upstream_kubelet.ts";
 import { freePort, waitFor } from "../wait.ts";
+import type { AgentSource } from "./_agent_source.ts";
 import type { NodeKind } from "./_report.ts";
 
 export interface NodeUnderTest {
@@ -31,10 +32,10 @@ export interface StartNodeOptions {
   runtime: DevRuntime;
   /** A client of `runtime`, which holds this node's pods only. */
   rs: RuntimeService;
+  /** denolet's program and what it is (see snapshotAgent); unused for the kubelet. */
+  agent?: AgentSource;
   log: (s: string) => void;
 }
-
-const REPO = new URL("../../../", import.meta.url).pathname;
 
 export async function startNode(kind: NodeKind, o: StartNodeOptions): Promise<NodeUnderTest> {
   const nodeIP = detectNodeIP();
@@ -66,7 +67,9 @@ async function startDenolet(
   kubeconfig: string,
   o: StartNodeOptions,
 ): Promise<NodeUnderTest> {
+  if (!o.agent) throw new DevSetupError("Cannot start denolet: no agent source given");
   const agent = await startAgent({
+    mainModule: o.agent.main,
     runtime: o.runtime,
     cleanupWith: o.rs,
     hostname: name,
@@ -99,7 +102,7 @@ async function startDenolet(
   let stopped: Promise<void> | undefined;
   return {
     name,
-    description: `denolet ${await gitDescribe()}`,
+    description: o.agent.description,
     saveLog: (path) => Deno.copyFile(agent.logFile, path),
     stop: () =>
       stopped ??= (async () => {
@@ -156,12 +159,4 @@ async function nodeReady(cp: ControlPlane, name: string): Promise<boolean> {
     status?: { conditions?: { type: string; status: string }[] };
   };
   return node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
-}
-
-/** The checkout's commit, `+dirty` when the work tree differs from it. */
-async function gitDescribe(): Promise<string> {
-  const commit = (await run("git", ["-C", REPO, "rev-parse", "--short", "HEAD"])).trim();
-  const dirty = (await run("git", ["-C", REPO, "status", "--porcelain", "--", "src", "main.ts"]))
-    .trim();
-  return dirty ? `${commit}+dirty` : commit;
 }

@@ -24,6 +24,7 @@ import { ensureControlPlaneBinaries, startControlPlane } from "../control_plane.
 import { removeEverySandbox } from "../upstream_kubelet.ts";
 import { ginkgoArgs, isFullRun, parseArgs, USAGE, UsageError } from "./_args.ts";
 import type { ConformanceArgs } from "./_args.ts";
+import { snapshotAgent } from "./_agent_source.ts";
 import { buildConformance } from "./_build.ts";
 import { runGinkgo } from "./_ginkgo.ts";
 import { ensureE2EImages } from "./_images.ts";
@@ -91,10 +92,13 @@ async function main(argv: string[]): Promise<number> {
 
     log("starting the control plane (etcd, kube-apiserver, controller manager, scheduler)");
     await using cp = await startControlPlane({ log });
-    const node = await startNode(args.kubelet, { cp, runtime, rs: cri.runtime, log });
     const startedAt = new Date(realClock.now()).toISOString();
     const runDir = `${results}/${args.kubelet}/runs/${startedAt.replaceAll(":", "-")}`;
     await Deno.mkdir(runDir, { recursive: true });
+    const agent = args.kubelet === "denolet"
+      ? await snapshotAgent(`${runDir}/agent`, { commit: args.agentCommit })
+      : undefined;
+    const node = await startNode(args.kubelet, { cp, runtime, rs: cri.runtime, agent, log });
     let ginkgo;
     try {
       const cmd = ginkgoArgs(args, {
