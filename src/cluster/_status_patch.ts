@@ -125,7 +125,16 @@ export function statusPatch(
     if (theirs && !KUBELET_CONDITIONS.has(c.type)) return false;
     return !same(c, theirs);
   });
-  if (changed.length > 0) patch.conditions = toWire(changed);
+  // A condition the kubelet owns and no longer shows (a resize no longer pending) goes.
+  const gone = apiConditions.filter((a) =>
+    KUBELET_CONDITIONS.has(a.type) && !(ours.conditions ?? []).some((c) => c.type === a.type)
+  );
+  if (changed.length > 0 || gone.length > 0) {
+    patch.conditions = [
+      ...(toWire(changed) as unknown[]),
+      ...gone.map((a) => ({ type: a.type, $patch: "delete" })),
+    ];
+  }
   return Object.keys(patch).length === 0 ? undefined : patch;
 }
 

@@ -27,6 +27,11 @@ export const GATES = {
     default: false,
     help: "apply the configuration's defaultPodSysctls to every pod (alpha upstream)",
   },
+  InPlacePodLevelResourcesVerticalScaling: {
+    default: true,
+    help: "resize pods' pod-level resources (spec.resources) in place, and report " +
+      "status.resources and status.allocatedResources (beta upstream)",
+  },
 } as const satisfies Record<string, Gate>;
 
 type GateName = keyof typeof GATES;

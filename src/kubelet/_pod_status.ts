@@ -58,6 +58,8 @@ export interface PodStatusOptions {
   startup?: ProbeView;
   /** Whether the pod's runtime handler makes mounts recursively read-only; default not. */
   recursiveReadOnlyMounts?: () => boolean;
+  /** PodResizePending and PodResizeInProgress, as the allocation and the syncs set them. */
+  resizeConditions?: V1PodCondition[];
 }
 
 const isV6 = (ip: string) => ip.includes(":");
@@ -100,7 +102,13 @@ function mergePhase(phase: PodPhase, old: V1PodStatus, api: V1PodStatus): string
 function conditions(
   pod: V1Pod,
   rs: RuntimePodStatus,
-  opts: { statuses: V1ContainerStatus[]; phase: PodPhase; old: V1PodStatus; now: Date },
+  opts: {
+    statuses: V1ContainerStatus[];
+    phase: PodPhase;
+    old: V1PodStatus;
+    now: Date;
+    resize: V1PodCondition[];
+  },
 ): V1PodCondition[] {
   const { statuses, phase } = opts;
   const api = pod.status ?? {};
@@ -120,6 +128,8 @@ function conditions(
   const generation = pod.metadata?.generation;
   return [
     ...kept,
+    // Right after the conditions others own, as upstream; their times are the allocation's.
+    ...opts.resize,
     ...generated.map((c) =>
       withTransitionTime(
         generation ? { ...c, observedGeneration: generation } : c,
@@ -214,6 +224,7 @@ export function computePodStatus(
     phase: s.phase as PodPhase,
     old,
     now,
+    resize: opts.resizeConditions ?? [],
   });
 
   if (opts.hostIP) {

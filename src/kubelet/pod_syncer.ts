@@ -14,6 +14,8 @@ import type { PodSyncer, PodTarget, SyncOutcome } from "./pod_workers.ts";
 import type { StatusManager, WaitingReason } from "./status_manager.ts";
 import { podRef } from "./_pod_ref.ts";
 import { activeDeadlineLeftMs } from "./_active_deadline.ts";
+import { type EventRecorder, podObjectRef } from "../events/mod.ts";
+import { REASON_ERROR, type ResizeConditions, resizeEventMessage } from "../allocation/mod.ts";
 
 export interface PodSyncerDeps {
   runtime: PodRuntime;
@@ -30,6 +32,13 @@ export interface PodSyncerDeps {
   prober?: ProbeManager;
   /** Called when a sync changed something in the runtime (the PLEG relists early). */
   onRuntimeChanged?: () => void;
+  /** In-place resize: the pods' resize conditions, their events, and a fresh look after one. */
+  resize?: {
+    conditions: ResizeConditions;
+    events?: EventRecorder;
+    /** Reads the pod's status again soon and syncs it (a resize changed its resources). */
+    reinspect?: (uid: string) => void;
+  };
 }
 
 export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
@@ -38,7 +47,14 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
   /** `terminal`: the pod was stopped for good (upstream's podIsTerminal after termination). */
   const updateStatus = (pod: V1Pod, rs: RuntimePodStatus, terminal = false) => {
     const uid = pod.metadata!.uid!;
+    const conditions = deps.resize?.conditions;
+    if (terminal) {
+      // determinePodResizeStatus: a finished pod has no resize to speak of.
+      conditions?.clearPending(uid);
+      conditions?.clearInProgress(uid);
+    }
     const status = computePodStatus(pod, rs, {
+      resizeConditions: conditions?.list(uid),
       terminal,
       reasons: statuses.reasons(uid),
       previous: statuses.get(uid),
@@ -59,9 +75,62 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
     return runtime.getPodStatus(t.uid, name, ns, { signal });
   };
 
+  /**
+   * Before the status: PodResizeInProgress while an allocated resize is not applied to every
+   * running container, cleared (with ResizeCompleted) once it is.
+   */
+  const trackResize = (pod: V1Pod, rs: RuntimePodStatus) => {
+    const r = deps.resize;
+    if (!r || !runtime.resizeInProgress) return;
+    const uid = pod.metadata!.uid!;
+    if (runtime.resizeInProgress(pod, rs)) {
+      r.conditions.setInProgress(uid, "", "", pod.metadata?.generation ?? 0);
+      return;
+    }
+    const { generation, cleared } = r.conditions.clearInProgress(uid);
+    if (cleared) {
+      resizeEvent(pod, "Normal", "ResizeCompleted", "Pod resize completed", { generation });
+    }
+  };
+
+  /** A resize step failed: PodResizeInProgress says why (once per error, with an event). */
+  const resizeError = (pod: V1Pod, message: string): boolean => {
+    const r = deps.resize;
+    if (!r) return false;
+    const { generation, changed } = r.conditions.setInProgress(
+      pod.metadata!.uid!,
+      REASON_ERROR,
+      message,
+      pod.metadata?.generation ?? 0,
+    );
+    if (changed) {
+      resizeEvent(pod, "Warning", "ResizeError", "Pod resize error", {
+        generation,
+        error: message,
+      });
+    }
+    return changed;
+  };
+
+  const resizeEvent = (
+    pod: V1Pod,
+    type: "Normal" | "Warning",
+    reason: string,
+    prefix: string,
+    opts: { generation: number; error?: string },
+  ) => {
+    deps.resize?.events?.event(
+      podObjectRef(pod),
+      type,
+      reason,
+      resizeEventMessage(prefix, pod, opts),
+    );
+  };
+
   return {
     async syncPod(pod, rs, { signal }): Promise<SyncOutcome> {
       const uid = pod.metadata!.uid!;
+      trackResize(pod, rs);
       const before = updateStatus(pod, rs);
       if (before.phase === "Succeeded" || before.phase === "Failed") return { terminal: true };
       deps.prober?.addPod(pod);
@@ -81,7 +150,9 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       }
       const changed = !sameReasons(statuses.reasons(uid), reasons);
       statuses.setReasons(uid, reasons);
-      if (changed) updateStatus(pod, rs);
+      const resizeFailed = result.resizeError !== undefined && resizeError(pod, result.resizeError);
+      if (result.resized) deps.resize?.reinspect?.(uid);
+      if (changed || resizeFailed) updateStatus(pod, rs);
       // A pod with an active deadline is looked at again when it falls due, to end it then.
       const deadline = activeDeadlineLeftMs(pod, { startTime: before.startTime, now: clock.now() });
       const retry = result.errors.length > 0 ? (deps.errorRequeueMs ?? 2000) : undefined;

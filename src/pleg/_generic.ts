@@ -211,6 +211,11 @@ class GenericPlegImpl implements GenericPleg {
     this.#wake?.abort();
   }
 
+  requestReinspect(uid: string): void {
+    this.#reinspect.add(uid);
+    this.requestRelist();
+  }
+
   relist(onEvent: (e: PodLifecycleEvent) => void, opts?: { signal?: AbortSignal }) {
     this.#relisting++;
     const next = this.#chain
@@ -287,6 +292,8 @@ class GenericPlegImpl implements GenericPleg {
       // ContainerChanged (a container seen only as created/unknown) is not reliable enough to
       // act on; upstream drops it too. The cache has the new state regardless.
       toEmit.push(...events.filter((e) => e.type !== "ContainerChanged"));
+      // As upstream: a full reinspection always ends in a sync of the pod.
+      if (events.length === 0) toEmit.push({ uid, type: "PodSync" });
     });
 
     // Only after every changed pod is in the cache: waiters may now trust the whole cache.

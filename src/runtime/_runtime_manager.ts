@@ -4,7 +4,7 @@
  * delegates the steps: `_sync_pod.ts`, `_kill.ts`, `_status.ts`.
  */
 import type { EventRecorder } from "../events/mod.ts";
-import type { V1Pod } from "@kubernetes/client-node";
+import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import type { ImageService, RuntimeHandlerFeatures, RuntimeService } from "../cri/types.ts";
 import type { VolumeManager } from "../volumes/mod.ts";
 import { Backoff } from "../util/backoff.ts";
@@ -25,6 +25,11 @@ import { syncPod } from "./_sync_pod.ts";
 import type { PodUserNamespaces } from "./_userns.ts";
 import { TerminationMessages } from "./_termination_message.ts";
 import type { LogLinks } from "./log_links.ts";
+import { PodResourceState, resourceInfoForPod } from "../allocation/mod.ts";
+import { LegacyHashes } from "./_legacy_hashes.ts";
+import { resizePod, setActuatedContainer } from "./_resize.ts";
+import { resizeInProgress, type ResizeView } from "./_resize_actions.ts";
+import { linuxResources } from "./_resources.ts";
 import { SANDBOX_CREATION_CONCURRENCY, StartGate } from "./_start_gate.ts";
 import type {
   PodRuntime,
@@ -117,12 +122,40 @@ export interface RuntimeManagerDeps {
    * lists none (containerd 1.6): no mount is then recursively read-only.
    */
   runtimeHandlers?: () => ReadonlyMap<string, RuntimeHandlerFeatures>;
+  /**
+   * What each container was last told of its cpu and memory (`<root-dir>/actuated_pods_state`),
+   * against which resizes are computed; in memory by default.
+   */
+  actuated?: PodResourceState;
+  /** Containers started by a denolet from before in-place resize; in memory by default. */
+  legacyHashes?: LegacyHashes;
+  /** InPlacePodLevelResourcesVerticalScaling: spec.resources resize too (default true). */
+  podLevelResize?: boolean;
+}
+
+/**
+ * A pod cgroup's cpu and memory values (src/cm ResourceConfig's part): cpuQuota -1 is no limit,
+ * an unset memoryLimitBytes is none.
+ */
+export interface CgroupValues {
+  cpuShares?: number;
+  cpuQuota?: number;
+  cpuPeriod?: number;
+  memoryLimitBytes?: number;
 }
 
 /** The part of src/cm's PodCgroups the runtime manager calls (structural, to avoid a cycle). */
 export interface PodCgroupHooks {
   ensure(pod: V1Pod): Promise<string>;
   remove(uid: string): Promise<void>;
+  /** What the pod's cgroup is to hold for its spec (ResourceConfigForPod), cpu and memory. */
+  desired?(pod: V1Pod): CgroupValues;
+  /** What the pod's cgroup holds (GetPodCgroupConfig); undefined when it does not exist. */
+  current?(pod: V1Pod): Promise<CgroupValues | undefined>;
+  /** Writes `values` to the pod's existing cgroup (SetPodCgroupConfig). */
+  update?(pod: V1Pod, values: CgroupValues): Promise<void>;
+  /** The memory the pod's cgroup uses, in bytes; undefined when unknown. */
+  memoryUsage?(pod: V1Pod): Promise<number | undefined>;
 }
 
 export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
@@ -141,6 +174,9 @@ export class RuntimeManager implements PodRuntime {
   readonly #terminationMessages = new TerminationMessages();
   readonly #statusDeps: StatusDeps;
   readonly #seccompProfileRoot: string | undefined;
+  readonly #actuated: PodResourceState;
+  readonly #legacy: LegacyHashes;
+  readonly #podLevel: boolean;
 
   constructor(deps: RuntimeManagerDeps) {
     this.#deps = deps;
@@ -148,7 +184,14 @@ export class RuntimeManager implements PodRuntime {
       ? undefined
       : seccompProfileRoot(deps.rootDir);
     this.#requestTimeoutMs = deps.runtimeRequestTimeoutMs ?? DEFAULT_RUNTIME_REQUEST_TIMEOUT_MS;
-    this.#statusDeps = { ...deps, terminationMessages: this.#terminationMessages };
+    this.#actuated = deps.actuated ?? PodResourceState.inMemory();
+    this.#legacy = deps.legacyHashes ?? LegacyHashes.inMemory(deps.logger);
+    this.#podLevel = deps.podLevelResize ?? true;
+    this.#statusDeps = {
+      ...deps,
+      terminationMessages: this.#terminationMessages,
+      actuated: this.#actuated,
+    };
     this.imagePuller = new ImagePuller({
       image: deps.image,
       clock: deps.clock,
@@ -196,6 +239,19 @@ export class RuntimeManager implements PodRuntime {
         return { errors: [{ reason: "FailedToCreatePodContainer", message }] };
       }
     }
+    const uid = pod.metadata?.uid ?? "";
+    // InitializeActuatedPod: with no record, what runs was started with what it was allocated
+    // (a new pod, or one adopted after an upgrade of the agent).
+    if (!this.#actuated.has(uid)) {
+      this.#actuated.set(uid, resourceInfoForPod(pod, { podLevel: this.#podLevel }));
+    }
+    const log = this.#podLogger(pod);
+    const view = this.#resizeView(uid);
+    const resolved = this.#legacy.resolve(pod, status);
+    // A container recognised now must stay recognised after a crash: on disk before acting.
+    await this.#legacy.flush().catch((err) =>
+      log.debug(2, "Legacy container hashes not written yet", { err: errorMessage(err) })
+    );
     return await syncPod({
       clock: d.clock,
       runtime: d.runtime,
@@ -223,7 +279,57 @@ export class RuntimeManager implements PodRuntime {
       logLinks: d.logLinks,
       userns: d.userns,
       recursiveReadOnlyMounts: (p) => this.recursiveReadOnlyMounts(p),
-    }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
+      actuate: async (p, c) => {
+        setActuatedContainer({ actuated: this.#actuated, podLevel: this.#podLevel }, p, c);
+        await this.#actuated.flush();
+      },
+      resize: {
+        view,
+        run: (input) =>
+          resizePod({
+            runtime: d.runtime,
+            podCgroups: d.podCgroups,
+            actuated: this.#actuated,
+            podLevel: this.#podLevel,
+            containerResources: (p, c) => this.#containerResources(p, c),
+            containerMemoryUsage: async (id, signal) =>
+              (await d.runtime.containerStats(id, { signal })).memory?.usageBytes?.value,
+            log,
+          }, input),
+      },
+    }, {
+      pod,
+      status: resolved,
+      log,
+      hostIP: ctx.hostIP,
+      signal: ctx.signal,
+    });
+  }
+
+  /** IsPodResizeInProgress: a running container's allocated cpu or memory is not applied yet. */
+  resizeInProgress(pod: V1Pod, status: RuntimePodStatus): boolean {
+    return resizeInProgress(pod, status, this.#resizeView(pod.metadata?.uid ?? ""));
+  }
+
+  #resizeView(uid: string): ResizeView {
+    return {
+      actuatedContainer: (name) => this.#actuated.container(uid, name),
+      actuatedPodLevel: () => this.#actuated.podLevel(uid),
+      podLevel: this.#podLevel,
+    };
+  }
+
+  /** A container's CRI resources, as its config gets them at creation. */
+  #containerResources(pod: V1Pod, container: V1Container) {
+    const n = this.#deps.node;
+    return linuxResources(container, {
+      pod,
+      memoryCapacityBytes: n?.memoryCapacityBytes,
+      cgroupVersion: n?.cgroupVersion,
+      singleProcessOOMKill: n?.singleProcessOOMKill,
+      hugePageSizes: n?.hugePageSizes,
+      swap: n?.swap,
+    });
   }
 
   recursiveReadOnlyMounts(pod: V1Pod): boolean {
@@ -290,6 +396,8 @@ export class RuntimeManager implements PodRuntime {
   }
 
   forgetPod(uid: string): void {
+    this.#actuated.remove(uid);
+    this.#legacy.forgetPod(uid);
     this.crashBackoff.resetWhere((key) => key.includes(`_${uid}_`));
     this.imagePuller.forgetPod(uid);
     this.#terminationMessages.forgetPod(uid);
