@@ -432,7 +432,8 @@ export class Kubelet {
     this.#runtimeHealth = await checkRuntime(this.#deps, this.#runtimeHealth, signal);
     // Until every source has spoken, an unknown pod may just be one not read yet.
     if (!this.sourcesReady()) return;
-    this.#allocation.removeOrphans(desired);
+    // Read now: pods may have been added while the runtime was asked.
+    this.#allocation.removeOrphans(this.podManager.uids());
     if (!this.#runtimeHealth.ok) return;
     await cleanupOrphans(this.#deps, { desired, workers: this.#workers, signal });
   }
