@@ -26,6 +26,12 @@ import {
   readyToStartContainersCondition,
 } from "./_pod_conditions.ts";
 import { qosClass } from "../util/qos.ts";
+import type { CgroupValues } from "../runtime/mod.ts";
+import {
+  podAllocatedResources,
+  podStatusResources,
+  type PodStatusWithResources,
+} from "./_pod_resources_status.ts";
 import {
   DEADLINE_EXCEEDED_MESSAGE,
   DEADLINE_EXCEEDED_REASON,
@@ -60,6 +66,11 @@ export interface PodStatusOptions {
   recursiveReadOnlyMounts?: () => boolean;
   /** PodResizePending and PodResizeInProgress, as the allocation and the syncs set them. */
   resizeConditions?: V1PodCondition[];
+  /**
+   * status.resources and status.allocatedResources (InPlacePodLevelResourcesVerticalScaling),
+   * with what the pod's cgroup holds when it is running; left out when unset.
+   */
+  podResources?: { cgroup?: CgroupValues };
 }
 
 const isV6 = (ip: string) => ip.includes(":");
@@ -240,5 +251,15 @@ export function computePodStatus(
     }
   }
   s.startTime = old.startTime ?? now;
+  if (opts.podResources) {
+    const out = s as PodStatusWithResources;
+    const running = old.phase === "Running";
+    out.resources = podStatusResources(pod, {
+      running,
+      cgroup: opts.podResources.cgroup,
+      old: running ? (old as PodStatusWithResources).resources : undefined,
+    });
+    out.allocatedResources = podAllocatedResources(pod);
+  }
   return s;
 }

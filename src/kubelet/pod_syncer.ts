@@ -5,7 +5,7 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
-import type { PodRuntime, RuntimePodStatus } from "../runtime/types.ts";
+import type { CgroupValues, PodRuntime, RuntimePodStatus } from "../runtime/mod.ts";
 import { toRunningPod } from "../runtime/mod.ts";
 import type { ProbeManager } from "../prober/types.ts";
 import { DenoletError } from "../util/errors.ts";
@@ -32,6 +32,11 @@ export interface PodSyncerDeps {
   prober?: ProbeManager;
   /** Called when a sync changed something in the runtime (the PLEG relists early). */
   onRuntimeChanged?: () => void;
+  /**
+   * InPlacePodLevelResourcesVerticalScaling: the status shows the pod's resources (its cgroup's
+   * while it runs) and what it was allocated.
+   */
+  podLevelStatus?: boolean;
   /** In-place resize: the pods' resize conditions, their events, and a fresh look after one. */
   resize?: {
     conditions: ResizeConditions;
@@ -45,7 +50,19 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
   const { runtime, statuses, clock } = deps;
 
   /** `terminal`: the pod was stopped for good (upstream's podIsTerminal after termination). */
-  const updateStatus = (pod: V1Pod, rs: RuntimePodStatus, terminal = false) => {
+  /** What the pod's cgroup holds, for status.resources of a running pod. */
+  const podCgroup = async (pod: V1Pod): Promise<CgroupValues | undefined> => {
+    const uid = pod.metadata!.uid!;
+    if (!deps.podLevelStatus || statuses.get(uid)?.phase !== "Running") return undefined;
+    return await runtime.podCgroupValues?.(pod);
+  };
+
+  const updateStatus = (
+    pod: V1Pod,
+    rs: RuntimePodStatus,
+    terminal = false,
+    cgroup?: CgroupValues,
+  ) => {
     const uid = pod.metadata!.uid!;
     const conditions = deps.resize?.conditions;
     if (terminal) {
@@ -55,6 +72,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
     }
     const status = computePodStatus(pod, rs, {
       resizeConditions: conditions?.list(uid),
+      podResources: deps.podLevelStatus ? { cgroup } : undefined,
       terminal,
       reasons: statuses.reasons(uid),
       previous: statuses.get(uid),
@@ -131,7 +149,8 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
     async syncPod(pod, rs, { signal }): Promise<SyncOutcome> {
       const uid = pod.metadata!.uid!;
       trackResize(pod, rs);
-      const before = updateStatus(pod, rs);
+      const cgroup = await podCgroup(pod);
+      const before = updateStatus(pod, rs, false, cgroup);
       if (before.phase === "Succeeded" || before.phase === "Failed") return { terminal: true };
       deps.prober?.addPod(pod);
       const result = await runtime.syncPod(pod, rs, { hostIP: deps.hostIP(), signal });
@@ -152,7 +171,7 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       statuses.setReasons(uid, reasons);
       const resizeFailed = result.resizeError !== undefined && resizeError(pod, result.resizeError);
       if (result.resized) deps.resize?.reinspect?.(uid);
-      if (changed || resizeFailed) updateStatus(pod, rs);
+      if (changed || resizeFailed) updateStatus(pod, rs, false, cgroup);
       // A pod with an active deadline is looked at again when it falls due, to end it then.
       const deadline = activeDeadlineLeftMs(pod, { startTime: before.startTime, now: clock.now() });
       const retry = result.errors.length > 0 ? (deps.errorRequeueMs ?? 2000) : undefined;

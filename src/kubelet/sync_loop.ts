@@ -96,6 +96,7 @@ export class Kubelet {
     const syncer = createPodSyncer({
       runtime: deps.runtime,
       statuses: this.statuses,
+      podLevelStatus: deps.resize?.podLevel ?? true,
       resize: {
         conditions: this.#resizeConditions,
         events: deps.events,

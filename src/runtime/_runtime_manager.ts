@@ -306,6 +306,15 @@ export class RuntimeManager implements PodRuntime {
     });
   }
 
+  async podCgroupValues(pod: V1Pod): Promise<CgroupValues | undefined> {
+    try {
+      return await this.#deps.podCgroups?.current?.(pod);
+    } catch (err) {
+      this.#podLogger(pod).warn("Cannot read the pod cgroup's config", { err: errorMessage(err) });
+      return undefined;
+    }
+  }
+
   /** IsPodResizeInProgress: a running container's allocated cpu or memory is not applied yet. */
   resizeInProgress(pod: V1Pod, status: RuntimePodStatus): boolean {
     return resizeInProgress(pod, status, this.#resizeView(pod.metadata?.uid ?? ""));

@@ -164,4 +164,12 @@ export interface PodRuntime {
    * not applied yet. Cheap, no I/O.
    */
   resizeInProgress?(pod: V1Pod, status: RuntimePodStatus): boolean;
+  /**
+   * What the pod's cgroup holds (cpu and memory), for status.resources; undefined without pod
+   * cgroups or when it cannot be read (logged). Reads a few cgroup files.
+   */
+  podCgroupValues?(pod: V1Pod): Promise<
+    | { cpuShares?: number; cpuQuota?: number; cpuPeriod?: number; memoryLimitBytes?: number }
+    | undefined
+  >;
 }

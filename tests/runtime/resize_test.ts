@@ -238,3 +238,36 @@ Deno.test("resize: a new manager (an agent restart) carries on from the actuated
     `update app shares=204 quota=20000 memory=${128 * MI}`,
   ]);
 });
+
+Deno.test("resize: pod-level resources resize the pod cgroup and the containers that use them", async () => {
+  await using env = await setup();
+  const withPodLevel = (cpu: string): V1Pod => ({
+    ...pod({ name: "app", image: "busybox:1.36", imagePullPolicy: "IfNotPresent" }),
+    spec: {
+      nodeName: "node1",
+      resources: {
+        requests: { cpu: "200m", memory: "64Mi" },
+        limits: { cpu, memory: "128Mi" },
+      },
+      containers: [{ name: "app", image: "busybox:1.36", imagePullPolicy: "IfNotPresent" }],
+    },
+  });
+  assert.deepEqual((await sync(env, withPodLevel("400m"))).errors, []);
+  const before = ids(env.cri);
+  env.steps.length = 0;
+  assert.deepEqual((await sync(env, withPodLevel("800m"))).errors, []);
+  assert.deepEqual(env.steps, [
+    "cgroup cpu.cfs_period_us=100000",
+    "cgroup cpu.cfs_quota_us=80000",
+    // The container has no limit of its own: it runs with the pod's.
+    `update app shares=2 quota=80000 memory=${128 * MI}`,
+  ]);
+  assert.deepEqual(ids(env.cri), before);
+  assert.deepEqual(env.actuated.podLevel("uid-1"), {
+    requests: { cpu: "200m", memory: "64Mi" },
+    limits: { cpu: "800m", memory: "128Mi" },
+  });
+  env.steps.length = 0;
+  assert.deepEqual((await sync(env, withPodLevel("800m"))).errors, []);
+  assert.deepEqual(env.steps, []);
+});
