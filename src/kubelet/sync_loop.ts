@@ -2,8 +2,6 @@
  * The sync loop: one loop that takes source updates, PLEG events, a 1 s tick for pods due a
  * resync, and housekeeping every 2 s, and hands work to the pod workers (kubelet syncLoop).
  */
-import { qosClass } from "./_pod_status.ts";
-import { podObjectRef } from "../events/mod.ts";
 import type { V1Pod, V1PodCondition } from "@kubernetes/client-node";
 import { stopwatch } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
@@ -24,6 +22,7 @@ import { RepeatedFailures } from "../util/repeated_failures.ts";
 import type { RuntimeContainerState } from "../runtime/types.ts";
 import { type AllocationManager, ResizeConditions } from "../allocation/mod.ts";
 import { createAllocation } from "./_allocation.ts";
+import { rejectPod } from "./_reject.ts";
 import type { HealthCheck, KubeletDeps } from "./types.ts";
 
 export type { HealthCheck, KubeletDeps, PodStatusSink } from "./types.ts";
@@ -347,25 +346,7 @@ export class Kubelet {
         this.podManager.pods().filter((p) => this.#workers.isActive(p.metadata!.uid!)),
       );
       if (!verdict.admit) {
-        this.#log.warn("Pod not admitted", {
-          ...this.#fields(pod),
-          reason: verdict.reason,
-          message: verdict.message,
-        });
-        this.#deps.events?.event(
-          podObjectRef(pod),
-          "Warning",
-          verdict.reason ?? "",
-          verdict.message ?? "",
-        );
-        // upstream rejectPod: the event has the bare message, the status says it was a refusal.
-        this.statuses.set(pod.metadata!.uid!, {
-          phase: "Failed",
-          reason: verdict.reason,
-          message: `Pod was rejected: ${verdict.message}`,
-          qosClass: qosClass(pod),
-          startTime: new Date(Math.floor(this.#deps.clock.now() / 1000) * 1000),
-        });
+        rejectPod(pod, verdict, { ...this.#deps, statuses: this.statuses });
         continue;
       }
       this.#log.info("Pod added", this.#fields(pod));

@@ -4,7 +4,7 @@
  * delegates the steps: `_sync_pod.ts`, `_kill.ts`, `_status.ts`.
  */
 import type { EventRecorder } from "../events/mod.ts";
-import type { V1Container, V1Pod } from "@kubernetes/client-node";
+import type { V1Pod } from "@kubernetes/client-node";
 import type { ImageService, RuntimeHandlerFeatures, RuntimeService } from "../cri/types.ts";
 import type { VolumeManager } from "../volumes/mod.ts";
 import { Backoff } from "../util/backoff.ts";
@@ -25,11 +25,9 @@ import { syncPod } from "./_sync_pod.ts";
 import type { PodUserNamespaces } from "./_userns.ts";
 import { TerminationMessages } from "./_termination_message.ts";
 import type { LogLinks } from "./log_links.ts";
-import { PodResourceState, resourceInfoForPod } from "../allocation/mod.ts";
-import { LegacyHashes } from "./_legacy_hashes.ts";
-import { resizePod, setActuatedContainer } from "./_resize.ts";
-import { resizeInProgress, type ResizeView } from "./_resize_actions.ts";
-import { linuxResources } from "./_resources.ts";
+import type { PodResourceState } from "../allocation/mod.ts";
+import type { LegacyHashes } from "./_legacy_hashes.ts";
+import { PodResizer } from "./_pod_resizer.ts";
 import { SANDBOX_CREATION_CONCURRENCY, StartGate } from "./_start_gate.ts";
 import type {
   PodRuntime,
@@ -174,9 +172,7 @@ export class RuntimeManager implements PodRuntime {
   readonly #terminationMessages = new TerminationMessages();
   readonly #statusDeps: StatusDeps;
   readonly #seccompProfileRoot: string | undefined;
-  readonly #actuated: PodResourceState;
-  readonly #legacy: LegacyHashes;
-  readonly #podLevel: boolean;
+  readonly #resizer: PodResizer;
 
   constructor(deps: RuntimeManagerDeps) {
     this.#deps = deps;
@@ -184,13 +180,19 @@ export class RuntimeManager implements PodRuntime {
       ? undefined
       : seccompProfileRoot(deps.rootDir);
     this.#requestTimeoutMs = deps.runtimeRequestTimeoutMs ?? DEFAULT_RUNTIME_REQUEST_TIMEOUT_MS;
-    this.#actuated = deps.actuated ?? PodResourceState.inMemory();
-    this.#legacy = deps.legacyHashes ?? LegacyHashes.inMemory(deps.logger);
-    this.#podLevel = deps.podLevelResize ?? true;
+    this.#resizer = new PodResizer({
+      runtime: deps.runtime,
+      podCgroups: deps.podCgroups,
+      actuated: deps.actuated,
+      legacyHashes: deps.legacyHashes,
+      podLevel: deps.podLevelResize,
+      node: deps.node,
+      logger: deps.logger,
+    });
     this.#statusDeps = {
       ...deps,
       terminationMessages: this.#terminationMessages,
-      actuated: this.#actuated,
+      actuated: this.#resizer.actuated,
     };
     this.imagePuller = new ImagePuller({
       image: deps.image,
@@ -239,19 +241,8 @@ export class RuntimeManager implements PodRuntime {
         return { errors: [{ reason: "FailedToCreatePodContainer", message }] };
       }
     }
-    const uid = pod.metadata?.uid ?? "";
-    // InitializeActuatedPod: with no record, what runs was started with what it was allocated
-    // (a new pod, or one adopted after an upgrade of the agent).
-    if (!this.#actuated.has(uid)) {
-      this.#actuated.set(uid, resourceInfoForPod(pod, { podLevel: this.#podLevel }));
-    }
     const log = this.#podLogger(pod);
-    const view = this.#resizeView(uid);
-    const resolved = this.#legacy.resolve(pod, status);
-    // A container recognised now must stay recognised after a crash: on disk before acting.
-    await this.#legacy.flush().catch((err) =>
-      log.debug(2, "Legacy container hashes not written yet", { err: errorMessage(err) })
-    );
+    const resolved = await this.#resizer.prepare(pod, status, log);
     return await syncPod({
       clock: d.clock,
       runtime: d.runtime,
@@ -279,24 +270,7 @@ export class RuntimeManager implements PodRuntime {
       logLinks: d.logLinks,
       userns: d.userns,
       recursiveReadOnlyMounts: (p) => this.recursiveReadOnlyMounts(p),
-      actuate: async (p, c) => {
-        setActuatedContainer({ actuated: this.#actuated, podLevel: this.#podLevel }, p, c);
-        await this.#actuated.flush();
-      },
-      resize: {
-        view,
-        run: (input) =>
-          resizePod({
-            runtime: d.runtime,
-            podCgroups: d.podCgroups,
-            actuated: this.#actuated,
-            podLevel: this.#podLevel,
-            containerResources: (p, c) => this.#containerResources(p, c),
-            containerMemoryUsage: async (id, signal) =>
-              (await d.runtime.containerStats(id, { signal })).memory?.usageBytes?.value,
-            log,
-          }, input),
-      },
+      ...this.#resizer.syncDeps(pod, log),
     }, {
       pod,
       status: resolved,
@@ -306,39 +280,12 @@ export class RuntimeManager implements PodRuntime {
     });
   }
 
-  async podCgroupValues(pod: V1Pod): Promise<CgroupValues | undefined> {
-    try {
-      return await this.#deps.podCgroups?.current?.(pod);
-    } catch (err) {
-      this.#podLogger(pod).warn("Cannot read the pod cgroup's config", { err: errorMessage(err) });
-      return undefined;
-    }
+  podCgroupValues(pod: V1Pod): Promise<CgroupValues | undefined> {
+    return this.#resizer.podCgroupValues(pod, this.#podLogger(pod));
   }
 
-  /** IsPodResizeInProgress: a running container's allocated cpu or memory is not applied yet. */
   resizeInProgress(pod: V1Pod, status: RuntimePodStatus): boolean {
-    return resizeInProgress(pod, status, this.#resizeView(pod.metadata?.uid ?? ""));
-  }
-
-  #resizeView(uid: string): ResizeView {
-    return {
-      actuatedContainer: (name) => this.#actuated.container(uid, name),
-      actuatedPodLevel: () => this.#actuated.podLevel(uid),
-      podLevel: this.#podLevel,
-    };
-  }
-
-  /** A container's CRI resources, as its config gets them at creation. */
-  #containerResources(pod: V1Pod, container: V1Container) {
-    const n = this.#deps.node;
-    return linuxResources(container, {
-      pod,
-      memoryCapacityBytes: n?.memoryCapacityBytes,
-      cgroupVersion: n?.cgroupVersion,
-      singleProcessOOMKill: n?.singleProcessOOMKill,
-      hugePageSizes: n?.hugePageSizes,
-      swap: n?.swap,
-    });
+    return this.#resizer.inProgress(pod, status);
   }
 
   recursiveReadOnlyMounts(pod: V1Pod): boolean {
@@ -405,8 +352,7 @@ export class RuntimeManager implements PodRuntime {
   }
 
   forgetPod(uid: string): void {
-    this.#actuated.remove(uid);
-    this.#legacy.forgetPod(uid);
+    this.#resizer.forgetPod(uid);
     this.crashBackoff.resetWhere((key) => key.includes(`_${uid}_`));
     this.imagePuller.forgetPod(uid);
     this.#terminationMessages.forgetPod(uid);
