@@ -391,6 +391,10 @@ Deno.test({
           await Deno.remove(path);
         },
       );
+    } catch (err) {
+      // What the agent did is the first thing to look at when a step fails.
+      console.error(`agent log tail:\n${await e2e.agent.logTail(120)}`);
+      throw err;
     } finally {
       await e2e.kubectl(["delete", "pod", "resize", "filler", "--ignore-not-found", "--wait=false"])
         .catch(() => undefined);
