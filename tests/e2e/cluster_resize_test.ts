@@ -84,6 +84,10 @@ Deno.test({
         `involvedObject.name=${pod}`,
       ]))?.items ?? []).map((e) => `${e.type} ${e.reason}`);
     const wait = { timeoutMs: 60_000, intervalMs: 500 };
+    let failed = false;
+    const step = async (name: string, fn: () => Promise<void> | void) => {
+      if (!(await t.step(name, fn))) failed = true;
+    };
     try {
       const ready = await waitFor(async () => {
         const n = await e2e.getJson<V1Node>(["node", node]);
@@ -92,7 +96,7 @@ Deno.test({
           : undefined;
       }, { ...wait, what: `node ${node} Ready` });
 
-      await t.step("the Node declares the resize features", () => {
+      await step("the Node declares the resize features", () => {
         const declared = (ready.status as { declaredFeatures?: string[] }).declaredFeatures;
         assert.deepEqual(declared, [
           "InPlacePodLevelResourcesVerticalScaling",
@@ -128,7 +132,7 @@ Deno.test({
       const mainCg = (ctrl: string) => `${CG}/${ctrl}/${podCgroup(first)}/${mainId}`;
       const podCg = (ctrl: string) => `${CG}/${ctrl}/${podCgroup(first)}`;
 
-      await t.step("the running containers show their resources", () => {
+      await step("the running containers show their resources", () => {
         assert.deepEqual(status(first, "main")?.resources, {
           requests: { cpu: "100m", memory: "32Mi" },
           limits: { cpu: "200m", memory: "64Mi" },
@@ -139,7 +143,7 @@ Deno.test({
         });
       });
 
-      await t.step("raising cpu and memory resizes the container in place", async () => {
+      await step("raising cpu and memory resizes the container in place", async () => {
         await resize("resize", [{
           name: "main",
           resources: {
@@ -172,7 +176,7 @@ Deno.test({
         }, { ...wait, what: "ResizeStarted and ResizeCompleted events" });
       });
 
-      await t.step("lowering them resizes it back, still without a restart", async () => {
+      await step("lowering them resizes it back, still without a restart", async () => {
         await resize("resize", [{
           name: "main",
           resources: {
@@ -196,7 +200,7 @@ Deno.test({
         assert.equal(await read(`${podCg("memory")}/memory.limit_in_bytes`), `${112 * MI}`);
       });
 
-      await t.step("a resize beyond the node is refused by the API server", async () => {
+      await step("a resize beyond the node is refused by the API server", async () => {
         await assert.rejects(
           resize("resize", [{
             name: "main",
@@ -206,7 +210,7 @@ Deno.test({
         );
       });
 
-      await t.step(
+      await step(
         "a resize that does not fit now is Deferred, then done when room appears",
         async () => {
           const alloc = quantityMilliValue(ready.status!.allocatable!.cpu);
@@ -266,7 +270,7 @@ Deno.test({
         },
       );
 
-      await t.step("RestartContainer restarts that container only", async () => {
+      await step("RestartContainer restarts that container only", async () => {
         await resize("resize", [{
           name: "restarter",
           resources: { requests: { memory: "48Mi" }, limits: { memory: "96Mi" } },
@@ -290,7 +294,7 @@ Deno.test({
         assert.equal(await read(`${cg}/memory.limit_in_bytes`), `${96 * MI}`);
       });
 
-      await t.step(
+      await step(
         "pod-level resources resize the pod cgroup and the containers using them",
         async () => {
           await e2e.apply({
@@ -354,7 +358,7 @@ Deno.test({
         },
       );
 
-      await t.step(
+      await step(
         "a static pod with a fixed UID resized beyond the node is Infeasible",
         async () => {
           const manifest = (cpu: string) =>
@@ -391,11 +395,9 @@ Deno.test({
           await Deno.remove(path);
         },
       );
-    } catch (err) {
-      // What the agent did is the first thing to look at when a step fails.
-      console.error(`agent log tail:\n${await e2e.agent.logTail(120)}`);
-      throw err;
     } finally {
+      // What the agent did is the first thing to look at when a step fails.
+      if (failed) console.error(`agent log tail:\n${await e2e.agent.logTail(150)}`);
       await e2e.kubectl(["delete", "pod", "resize", "filler", "--ignore-not-found", "--wait=false"])
         .catch(() => undefined);
       await e2e.close();
