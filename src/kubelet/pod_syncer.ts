@@ -43,6 +43,8 @@ export interface PodSyncerDeps {
     events?: EventRecorder;
     /** Reads the pod's status again soon and syncs it (a resize changed its resources). */
     reinspect?: (uid: string) => void;
+    /** A resize was applied to every running container (its status now says so). */
+    completed?: () => void;
   };
 }
 
@@ -97,18 +99,19 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
    * Before the status: PodResizeInProgress while an allocated resize is not applied to every
    * running container, cleared (with ResizeCompleted) once it is.
    */
-  const trackResize = (pod: V1Pod, rs: RuntimePodStatus) => {
+  const trackResize = (pod: V1Pod, rs: RuntimePodStatus): boolean => {
     const r = deps.resize;
-    if (!r || !runtime.resizeInProgress) return;
+    if (!r || !runtime.resizeInProgress) return false;
     const uid = pod.metadata!.uid!;
     if (runtime.resizeInProgress(pod, rs)) {
       r.conditions.setInProgress(uid, "", "", pod.metadata?.generation ?? 0);
-      return;
+      return false;
     }
     const { generation, cleared } = r.conditions.clearInProgress(uid);
     if (cleared) {
       resizeEvent(pod, "Normal", "ResizeCompleted", "Pod resize completed", { generation });
     }
+    return cleared;
   };
 
   /** A resize step failed: PodResizeInProgress says why (once per error, with an event). */
@@ -148,9 +151,10 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
   return {
     async syncPod(pod, rs, { signal }): Promise<SyncOutcome> {
       const uid = pod.metadata!.uid!;
-      trackResize(pod, rs);
+      const completed = trackResize(pod, rs);
       const cgroup = await podCgroup(pod);
       const before = updateStatus(pod, rs, false, cgroup);
+      if (completed) deps.resize?.completed?.();
       if (before.phase === "Succeeded" || before.phase === "Failed") return { terminal: true };
       deps.prober?.addPod(pod);
       const result = await runtime.syncPod(pod, rs, { hostIP: deps.hostIP(), signal });

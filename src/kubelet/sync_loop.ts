@@ -100,6 +100,12 @@ export class Kubelet {
         conditions: this.#resizeConditions,
         events: deps.events,
         reinspect: (uid) => deps.pleg.requestReinspect?.(uid),
+        // What it has may have shrunk: room for a pending resize (HandlePodReconcile).
+        completed: () => {
+          if (this.#allocation.hasPendingResizes()) {
+            this.#allocation.retryPendingResizes("pod_resized");
+          }
+        },
       },
       clock: deps.clock,
       logger: deps.logger,
@@ -343,7 +349,8 @@ export class Kubelet {
       // what it was given.
       const verdict = this.#allocation.addPod(
         pod,
-        this.podManager.pods().filter((p) => this.#workers.isActive(p.metadata!.uid!)),
+        this.podManager.pods().filter((p) => this.#workers.isActive(p.metadata!.uid!))
+          .map((p) => this.#withStatus(p)),
       );
       if (!verdict.admit) {
         rejectPod(pod, verdict, { ...this.#deps, statuses: this.statuses });
@@ -368,13 +375,22 @@ export class Kubelet {
     return this.#allocation.fromAllocation(pod).pod;
   }
 
-  /** Desired pods whose workers run them and that have not finished. */
+  /** Desired pods whose workers run them and that have not finished, with their status. */
   #admittedPods(): V1Pod[] {
     return this.podManager.pods().filter((p) => {
       const uid = p.metadata!.uid!;
       const phase = this.statuses.get(uid)?.phase;
       return this.#workers.isActive(uid) && phase !== "Succeeded" && phase !== "Failed";
-    });
+    }).map((p) => this.#withStatus(p));
+  }
+
+  /**
+   * The pod with the status last computed for it: admission counts a pod being resized at
+   * the most of what it asks, was allocated and has.
+   */
+  #withStatus(pod: V1Pod): V1Pod {
+    const status = this.statuses.get(pod.metadata!.uid!);
+    return status ? { ...pod, status } : pod;
   }
 
   /**
