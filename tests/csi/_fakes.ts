@@ -103,7 +103,10 @@ export class FakeCsiApi implements ApiClient {
   readonly server = "https://fake";
   readonly objects = new Map<string, Msg>();
   readonly writes: ApiRequest[] = [];
+  /** Paths read, in order. */
+  readonly reads: string[] = [];
   request<T>(req: ApiRequest): Promise<T> {
+    if (req.method === "GET") this.reads.push(req.path);
     if (req.method !== "GET") {
       this.writes.push(req);
       if (req.method === "POST") {
