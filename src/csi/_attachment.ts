@@ -61,8 +61,8 @@ export class AttachmentWaiter {
     opts: { signal?: AbortSignal } = {},
   ): Promise<Attachment> {
     const name = await attachmentName(handle, driver, this.#nodeName);
+    this.#throwIfBackingOff(name);
     const last = this.#backoff.get(name);
-    if (last && this.#clock.monotonic() < last.retryAt) throw last.error;
     try {
       const a = await this.#check(name, handle, opts.signal);
       this.#backoff.delete(name);
@@ -76,6 +76,19 @@ export class AttachmentWaiter {
       this.#backoff.set(name, { error, delayMs, retryAt: this.#clock.monotonic() + delayMs });
       throw err;
     }
+  }
+
+  /**
+   * Throws the last error while the attachment of `handle` is backing off, so that a mount
+   * waiting for it asks the API server nothing else either (the CSIDriver) until then.
+   */
+  async throwIfBackingOff(handle: string, driver: string): Promise<void> {
+    this.#throwIfBackingOff(await attachmentName(handle, driver, this.#nodeName));
+  }
+
+  #throwIfBackingOff(name: string): void {
+    const last = this.#backoff.get(name);
+    if (last && this.#clock.monotonic() < last.retryAt) throw last.error;
   }
 
   async #check(name: string, handle: string, signal?: AbortSignal): Promise<Attachment> {

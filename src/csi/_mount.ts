@@ -217,6 +217,8 @@ export function createCsiMounts(deps: CsiMountDeps) {
       }/volumes/${CSI_PLUGIN_DIR}/${specName}/mount`;
       if (await deps.mounter.isMountPoint(target)) return target;
       const driver = driverFor(src.driver);
+      // Waiting out an attachment's back-off asks the API server nothing.
+      await attachments.throwIfBackingOff(src.volumeHandle, src.driver);
       const spec = await csiDriver(src.driver, opts.signal);
       let publishContext: Record<string, string> = {};
       let attachmentID: string | undefined;
