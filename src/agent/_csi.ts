@@ -24,6 +24,8 @@ export interface LazyCsiDeps {
   onChange: () => void;
   /** readinessErrors() changed: the node status may be posted again. */
   onReadinessChange?: () => void;
+  /** The Node's UID as the agent's watch has it; undefined until the Node is seen. */
+  nodeUid: () => string | undefined;
 }
 
 export interface LazyCsi {
@@ -56,6 +58,7 @@ export function lazyCsi(deps: LazyCsiDeps): LazyCsi {
       nodeName: deps.nodeName,
       clock: deps.clock,
       logger: deps.logger,
+      nodeUid: deps.nodeUid,
       onState: (error) => {
         if (error === storageError) return;
         storageError = error;

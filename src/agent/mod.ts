@@ -150,6 +150,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       logger,
       onChange: () => resyncPods.all(),
       onReadinessChange: () => nodeStatusUpdate.request(),
+      nodeUid: () => cluster.admissionNode?.()?.metadata?.uid,
     })
     : undefined;
   // downwardAPI needs no API server; configMap, secret and projected come with the cluster.

@@ -184,21 +184,17 @@ function patchNode(client: ApiClient, nodeName: string, body: unknown, signal?: 
 }
 
 /**
- * One try of upstream's tryInitializeCSINodeWithAnnotation: the node's CSINode made when
+ * One try of upstream's tryInitializeCSINodeWithAnnotation, for the Node of UID `nodeUid`
+ * (upstream GETs the Node; the agent's watch of it has the UID): the node's CSINode made when
  * missing; one owned by another Node of this name (an earlier one, deleted and registered
  * again) deleted, and this try failed so the next makes it anew; the migrated-plugins
  * annotation set when it differs.
  */
 export async function initializeCSINodeOnce(
   client: ApiClient,
-  opts: { nodeName: string; signal?: AbortSignal },
+  opts: { nodeName: string; nodeUid: string; signal?: AbortSignal },
 ): Promise<void> {
-  const { nodeName, signal } = opts;
-  const node = await client.request<V1Node>({
-    method: "GET",
-    path: `/api/v1/nodes/${encodeURIComponent(nodeName)}`,
-  }, { signal });
-  const uid = node.metadata?.uid ?? "";
+  const { nodeName, nodeUid: uid, signal } = opts;
   const current = await getCSINode(client, nodeName, signal);
   if (!current) {
     const body = newCSINode(nodeName, uid, []);

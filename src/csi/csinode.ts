@@ -4,8 +4,8 @@
  * (the migrated in-tree plugins annotation, volume limits), and the Node is not Ready until it
  * is there — the readiness error `CSINode is not yet initialized`, then upstream's
  * `failed to initialize CSINode: ...` while tries fail. First the API server is waited for
- * (a GET of the CSINode every second until it answers, found or not), then tries follow
- * upstream's back-off (30 ms, x8, six tries). Upstream exits the kubelet after the sixth failed
+ * (a GET of the CSINode every second until it answers, found or not) and the Node (the agent's
+ * watch of it), then tries follow upstream's back-off (30 ms, x8, six tries). Upstream exits the kubelet after the sixth failed
  * try; this agent keeps its pods and tries again every two minutes.
  *
  * Public on its own, without the rest of src/csi (gRPC), so the agent loads only this at start.
@@ -23,12 +23,19 @@ const INIT_WAITS_MS = [30, 240, 1_920, 15_360, 122_880];
 /** Upstream nodeinfomanager updateBackoff (10 ms, x5, four tries) inside each try. */
 const UPDATE_WAITS_MS = [10, 50, 250];
 const API_POLL_MS = 1_000;
+/** How often the agent's own view of its Node is looked at until the Node is there. */
+const NODE_POLL_MS = 200;
 
 export interface CsiNodeInitDeps {
   client: ApiClient;
   nodeName: string;
   clock: Clock;
   logger: Logger;
+  /**
+   * The Node's UID as the agent's watch of it has it; undefined until the Node is seen (not
+   * registered yet). Cheap, never blocks.
+   */
+  nodeUid: () => string | undefined;
   /** The readiness error: a message while not initialised, undefined once it is. */
   onState: (error: string | undefined) => void;
 }
@@ -44,7 +51,7 @@ export async function initializeCsiNode(
     await waitForApiServer(deps, signal);
     for (let attempt = 0; !signal.aborted; attempt++) {
       try {
-        await initializeWithAnnotation(deps, signal);
+        await initializeWithAnnotation(deps, await waitForNode(deps, signal), signal);
         deps.onState(undefined);
         log.info("CSINode initialized", { node: deps.nodeName });
         return;
@@ -82,11 +89,32 @@ async function waitForApiServer(deps: CsiNodeInitDeps, signal: AbortSignal): Pro
   }
 }
 
+/**
+ * The Node's UID once the agent has seen its Node. Upstream's tries GET the Node and fail until
+ * it is registered, waiting ever longer (15 s after the fourth); this waits on the watch
+ * instead, so the node is Ready as soon as it can be, and asks the API server nothing.
+ */
+async function waitForNode(deps: CsiNodeInitDeps, signal: AbortSignal): Promise<string> {
+  for (;;) {
+    const uid = deps.nodeUid();
+    if (uid) return uid;
+    await deps.clock.sleep(NODE_POLL_MS, { signal });
+  }
+}
+
 /** Upstream InitializeCSINodeWithAnnotation: a few quick tries, the last error quoted. */
-async function initializeWithAnnotation(deps: CsiNodeInitDeps, signal: AbortSignal) {
+async function initializeWithAnnotation(
+  deps: CsiNodeInitDeps,
+  nodeUid: string,
+  signal: AbortSignal,
+) {
   for (let i = 0;; i++) {
     try {
-      return await initializeCSINodeOnce(deps.client, { nodeName: deps.nodeName, signal });
+      return await initializeCSINodeOnce(deps.client, {
+        nodeName: deps.nodeName,
+        nodeUid,
+        signal,
+      });
     } catch (err) {
       signal.throwIfAborted();
       if (i >= UPDATE_WAITS_MS.length) {

@@ -24,6 +24,7 @@ Deno.test("lazy CSI: the CSINode is made at start with no plugin; not Ready unti
     logger: nullLogger,
     onChange: () => {},
     onReadinessChange: () => changes++,
+    nodeUid: () => "node-uid",
   });
   assert.deepEqual(csi.readinessErrors(), ["CSINode is not yet initialized"]);
   const stop = new AbortController();

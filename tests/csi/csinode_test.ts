@@ -5,7 +5,7 @@
  * an earlier Node of the same name replaced.
  */
 import assert from "node:assert/strict";
-import { ApiUnavailableError } from "../../src/apiclient/mod.ts";
+import { ApiError, ApiUnavailableError } from "../../src/apiclient/mod.ts";
 import { initializeCsiNode } from "../../src/csi/csinode.ts";
 import { MIGRATED_PLUGINS } from "../../src/csi/_node_info.ts";
 import { FakeClock } from "../../src/util/clock.ts";
@@ -23,7 +23,9 @@ interface CSINode {
   spec: { drivers: unknown[] | null };
 }
 
-function start(api: FakeCsiApi, clock = new FakeClock()) {
+/** Starts the initialisation; `node.uid` is the Node's UID as the agent's watch has it. */
+function start(api: FakeCsiApi, node: { uid?: string } = { uid: "node-uid" }) {
+  const clock = new FakeClock();
   const states: (string | undefined)[] = [];
   const stop = new AbortController();
   const done = initializeCsiNode({
@@ -31,19 +33,14 @@ function start(api: FakeCsiApi, clock = new FakeClock()) {
     nodeName: NODE,
     clock,
     logger: nullLogger,
+    nodeUid: () => node.uid,
     onState: (e) => states.push(e),
   }, { signal: stop.signal });
   return { states, clock, done, stop };
 }
 
-function withNode(uid = "node-uid") {
-  const api = new FakeCsiApi();
-  api.objects.set(`/api/v1/nodes/${NODE}`, { metadata: { name: NODE, uid } });
-  return api;
-}
-
 Deno.test("csinode: made at start with no driver, owned by the Node, with upstream's migrated-plugins annotation", async () => {
-  const api = withNode();
+  const api = new FakeCsiApi();
   const t = start(api);
   await t.done;
   const made = api.objects.get(CSINODE) as unknown as CSINode;
@@ -60,22 +57,32 @@ Deno.test("csinode: made at start with no driver, owned by the Node, with upstre
   assert.deepEqual(t.states, [undefined], "ready once made");
 });
 
-Deno.test("csinode: waits for the API server, then tries with upstream's back-off and message until the Node is there", async () => {
+Deno.test("csinode: waits for the API server and the Node, then tries with upstream's back-off and message", async () => {
   const api = new FakeCsiApi();
   api.fail = () => new ApiUnavailableError("connection refused");
-  const t = start(api);
+  const node: { uid?: string } = {};
+  const t = start(api, node);
   await t.clock.advance(3_000);
-  assert.deepEqual(t.states, [], "no try before the API server answers");
   api.fail = undefined;
   await t.clock.advance(1_000);
-  // The Node is not registered yet: the try (four quick ones inside) fails.
-  await t.clock.advance(310);
-  assert.equal(t.states.length, 1);
-  assert.match(
-    t.states[0]!,
-    /^failed to initialize CSINode: error updating CSINode annotation: timed out waiting for the condition; caused by: .*not found$/,
+  assert.deepEqual(
+    api.writes,
+    [],
+    "nothing made before the API server answers and the Node is seen",
   );
-  api.objects.set(`/api/v1/nodes/${NODE}`, { metadata: { name: NODE, uid: "node-uid" } });
+  // The Node is there; making the CSINode fails (four quick tries inside one).
+  node.uid = "node-uid";
+  api.fail = (req) =>
+    req.method === "POST" ? new ApiError(403, "Forbidden", "csinodes is forbidden") : undefined;
+  await t.clock.advance(510);
+  assert.equal(t.states.length, 1);
+  assert.equal(
+    t.states[0],
+    "failed to initialize CSINode: error updating CSINode annotation: timed out waiting for " +
+      "the condition; caused by: csinodes is forbidden",
+  );
+  assert.deepEqual(t.states, [t.states[0]], "not ready while it fails");
+  api.fail = undefined;
   await t.clock.advance(30);
   await t.done;
   assert.equal(t.states.at(-1), undefined);
@@ -83,12 +90,12 @@ Deno.test("csinode: waits for the API server, then tries with upstream's back-of
 });
 
 Deno.test("csinode: one owned by an earlier Node of the name is deleted and made anew; drivers of our own are kept", async () => {
-  const api = withNode("new-uid");
+  const api = new FakeCsiApi();
   api.objects.set(CSINODE, {
     metadata: { name: NODE, ownerReferences: [{ kind: "Node", name: NODE, uid: "old-uid" }] },
     spec: { drivers: [{ name: "stale", nodeID: "x" }] },
   });
-  const first = start(api);
+  const first = start(api, { uid: "new-uid" });
   // The try that deleted it fails; the next, 10 ms on, makes it.
   let finished = false;
   const done = first.done.then(() => finished = true);
@@ -107,7 +114,7 @@ Deno.test("csinode: one owned by an earlier Node of the name is deleted and made
     metadata: { name: NODE, ownerReferences: [{ kind: "Node", name: NODE, uid: "new-uid" }] },
     spec: { drivers: [{ name: "d", nodeID: "x" }] },
   });
-  await start(api).done;
+  await start(api, { uid: "new-uid" }).done;
   csiNode = api.objects.get(CSINODE) as unknown as CSINode;
   assert.equal(
     csiNode.metadata.annotations?.["storage.alpha.kubernetes.io/migrated-plugins"],
@@ -115,6 +122,6 @@ Deno.test("csinode: one owned by an earlier Node of the name is deleted and made
   );
   assert.deepEqual(csiNode.spec.drivers, [{ name: "d", nodeID: "x" }]);
   const puts = api.writes.filter((w) => w.method === "PUT").length;
-  await start(api).done;
+  await start(api, { uid: "new-uid" }).done;
   assert.equal(api.writes.filter((w) => w.method === "PUT").length, puts, "nothing to change");
 });
