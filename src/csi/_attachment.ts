@@ -33,8 +33,10 @@ export interface Attachment {
 }
 
 /** upstream getAttachmentName: `csi-<sha256(handle + driver + node)>`. */
-export async function attachmentName(handle: string, driver: string, node: string) {
-  return `csi-${await sha256Hex(`${handle}${driver}${node}`)}`;
+export async function attachmentName(
+  v: { handle: string; driver: string; nodeName: string },
+): Promise<string> {
+  return `csi-${await sha256Hex(`${v.handle}${v.driver}${v.nodeName}`)}`;
 }
 
 export class AttachmentWaiter {
@@ -60,7 +62,7 @@ export class AttachmentWaiter {
     driver: string,
     opts: { signal?: AbortSignal } = {},
   ): Promise<Attachment> {
-    const name = await attachmentName(handle, driver, this.#nodeName);
+    const name = await attachmentName({ handle, driver, nodeName: this.#nodeName });
     this.#throwIfBackingOff(name);
     const last = this.#backoff.get(name);
     try {
@@ -83,7 +85,7 @@ export class AttachmentWaiter {
    * waiting for it asks the API server nothing else either (the CSIDriver) until then.
    */
   async throwIfBackingOff(handle: string, driver: string): Promise<void> {
-    this.#throwIfBackingOff(await attachmentName(handle, driver, this.#nodeName));
+    this.#throwIfBackingOff(await attachmentName({ handle, driver, nodeName: this.#nodeName }));
   }
 
   #throwIfBackingOff(name: string): void {

@@ -223,11 +223,8 @@ Deno.test("csi: a volume not attached yet asks for its VolumeAttachment with ups
     t.api.objects.set(`/apis/storage.k8s.io/v1/csidrivers/${DRIVER}`, {
       spec: { attachRequired: true },
     });
-    const va = `/apis/storage.k8s.io/v1/volumeattachments/${await attachmentName(
-      "vol-1",
-      DRIVER,
-      NODE,
-    )}`;
+    const name = await attachmentName({ handle: "vol-1", driver: DRIVER, nodeName: NODE });
+    const va = `/apis/storage.k8s.io/v1/volumeattachments/${name}`;
     const gets = () => t.api.reads.filter((p) => p === va).length;
     const reads = () => t.api.reads.length;
     const attempt = () =>
