@@ -23,10 +23,7 @@ export async function journalUnits(
     }).output();
   } catch (err) {
     // Upstream reads any failure as "not a journald unit" and falls back to /var/log files.
-    if (
-      err instanceof Deno.errors.NotFound || err instanceof Deno.errors.PermissionDenied ||
-      opts.signal.aborted
-    ) return undefined;
+    if (cannotRun(err) || opts.signal.aborted) return undefined;
     throw err;
   }
   if (!out.success) return undefined;
@@ -65,9 +62,7 @@ export async function* journalOutput(
       signal,
     }).spawn();
   } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound || err instanceof Deno.errors.PermissionDenied)) {
-      throw err;
-    }
+    if (!cannotRun(err)) throw err;
     if (opts.reportFailure) yield encoder.encode("\nerror: journal output not available\n");
     return;
   }
@@ -99,6 +94,12 @@ export async function* journalOutput(
     await child.status;
     await stderr;
   }
+}
+
+/** No such program, not executable, or not in the agent's --allow-run. */
+function cannotRun(err: unknown): boolean {
+  return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.PermissionDenied ||
+    err instanceof Deno.errors.NotCapable;
 }
 
 async function readCapped(stream: ReadableStream<Uint8Array>, cap: number): Promise<Uint8Array> {
