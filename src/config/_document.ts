@@ -105,6 +105,7 @@ export function configDocument(c: AgentConfig): ConfigDocument {
     },
     enableDebuggingHandlers: c.enableDebuggingHandlers,
     enableSystemLogHandler: c.enableSystemLogHandler,
+    enableSystemLogQuery: c.enableSystemLogQuery,
   };
 }
 

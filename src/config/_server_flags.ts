@@ -66,7 +66,8 @@ type ServerKey =
   | "authorizationWebhookCacheAuthorizedTTLMs"
   | "authorizationWebhookCacheUnauthorizedTTLMs"
   | "enableDebuggingHandlers"
-  | "enableSystemLogHandler";
+  | "enableSystemLogHandler"
+  | "enableSystemLogQuery";
 
 /**
  * The server settings' defaults. Without a config file they are upstream's legacy flag defaults
@@ -91,6 +92,7 @@ export function serverDefaults(opts: { withConfigFile: boolean }): Pick<AgentCon
     authorizationWebhookCacheUnauthorizedTTLMs: 30_000,
     enableDebuggingHandlers: true,
     enableSystemLogHandler: true,
+    enableSystemLogQuery: false,
   };
 }
 
@@ -251,6 +253,13 @@ export function validateServer(
       warnings.push(`${where("tlsCipherSuites")}: use of insecure cipher ${suite}`);
     }
   }
+  // The NodeLogQuery gate upstream also requires is GA and locked on since 1.36.
+  if (cfg.enableSystemLogQuery && !cfg.enableSystemLogHandler) {
+    bad(
+      "enableSystemLogQuery",
+      "invalid configuration: enableSystemLogHandler is required for enableSystemLogQuery",
+    );
+  }
   if (cfg.tlsMinVersion === "VersionTLS13" && cfg.tlsCipherSuites.length > 0) {
     warnings.push(
       `${where("tlsCipherSuites")}: TLS 1.3 cipher suites are not configurable, ignored`,
@@ -300,6 +309,7 @@ export function serverFileFields<Ctx>(k: FileReaderKit<Ctx>): Record<string, Fie
     serverTLSBootstrap: k.bool("serverTLSBootstrap"),
     enableDebuggingHandlers: k.bool("enableDebuggingHandlers"),
     enableSystemLogHandler: k.bool("enableSystemLogHandler"),
+    enableSystemLogQuery: k.bool("enableSystemLogQuery"),
     authentication: k.struct({
       x509: k.struct({ clientCAFile: k.str("clientCAFile", { isPath: true }) }),
       webhook: k.struct({

@@ -72,13 +72,6 @@ export const AGENT_SETTINGS: readonly Setting[] = [
       "with false); -v sets the verbosity",
   },
   {
-    field: "enableSystemLogQuery",
-    type: "bool",
-    upstream: "false",
-    rule: only([false], "node log queries (/logs/?query=)"),
-    why: "false: /logs/ serves files only, which is what denolet does",
-  },
-  {
     field: "showHiddenMetricsForVersion",
     type: "string",
     upstream: '""',

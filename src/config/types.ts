@@ -242,6 +242,11 @@ export interface AgentConfig {
   /** enableSystemLogHandler: /logs/ (needs the debugging handlers too). */
   enableSystemLogHandler: boolean;
   /**
+   * enableSystemLogQuery (file only): `/logs/?query=` reads journald through journalctl, or a
+   * file under /var/log (needs enableSystemLogHandler).
+   */
+  enableSystemLogQuery: boolean;
+  /**
    * imagePullCredentialsVerificationPolicy (file only, with KubeletEnsureSecretPulledImages):
    * when a pod must show the credentials an image on the node was pulled with; default
    * NeverVerifyPreloadedImages.

@@ -117,6 +117,14 @@ export const NEEDS: readonly Need[] = [
     },
   },
   {
+    why: "the node log query (/logs/?query=<service>) reads journald through journalctl",
+    grants: (c) =>
+      c.port !== 0 && c.enableDebuggingHandlers && c.enableSystemLogHandler &&
+        c.enableSystemLogQuery
+        ? { run: ["journalctl"] }
+        : {},
+  },
+  {
     why: "the kubeconfig; with TLS bootstrapping or rotation, the kubeconfig written and the " +
       "client certificates under --cert-dir",
     grants: (c) => {

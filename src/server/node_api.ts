@@ -105,6 +105,7 @@ export async function serveAuthenticatedNodeApi(deps: AuthenticatedApiDeps): Pro
         streaming: deps.cri.streaming,
         runningPods: deps.api.runningPods,
         logDir: config.enableSystemLogHandler ? SYSTEM_LOG_DIR : undefined,
+        logQuery: config.enableSystemLogQuery ? {} : undefined,
       }
       : undefined,
   });

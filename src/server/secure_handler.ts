@@ -49,6 +49,8 @@ export interface SecureApiDeps extends NodeApiDeps {
     & {
       /** The directory `/logs/` serves; absent means enableSystemLogHandler=false. */
       logDir?: string;
+      /** enableSystemLogQuery: `/logs/?query=` (journalctl: the program, for tests). */
+      logQuery?: { journalctl?: string };
     };
   /** `/configz`: the running configuration as `{"kubeletconfig": {...}}`. */
   configz?: () => unknown;
@@ -177,7 +179,14 @@ function route(
         );
       }
       methods(req, ["GET"]);
-      return handleSystemLogs({ logDir: debug.logDir }, req, path.slice("/logs/".length));
+      return handleSystemLogs(
+        {
+          logDir: debug.logDir,
+          query: debug.logQuery ? { ...debug.logQuery, clock: debug.clock } : undefined,
+        },
+        req,
+        path.slice("/logs/".length),
+      );
     case "exec":
     case "attach":
     case "run": {

@@ -12,6 +12,7 @@ const COMMON = {
   authorizationWebhookCacheUnauthorizedTTLMs: 30_000,
   enableDebuggingHandlers: true,
   enableSystemLogHandler: true,
+  enableSystemLogQuery: false,
 };
 
 /** Without --config: upstream's legacy flag defaults (open). */

@@ -145,3 +145,17 @@ Deno.test("insecure and TLS 1.3-only cipher settings load with upstream's warnin
     "--tls-cipher-suites: TLS 1.3 cipher suites are not configurable, ignored",
   ]);
 });
+
+Deno.test("enableSystemLogQuery is read from the file and needs enableSystemLogHandler", async () => {
+  assert.equal((await run([])).config.enableSystemLogQuery, false);
+  const { config } = await run(["--config", "/k.yaml"], {
+    "/k.yaml": HEAD + "enableSystemLogQuery: true\n",
+  });
+  assert.equal(config.enableSystemLogQuery, true);
+  await fails(
+    ["--config", "/k.yaml"],
+    "/k.yaml: enableSystemLogQuery",
+    /invalid configuration: enableSystemLogHandler is required for enableSystemLogQuery/,
+    { "/k.yaml": HEAD + "enableSystemLogQuery: true\nenableSystemLogHandler: false\n" },
+  );
+});

@@ -61,7 +61,10 @@ interface Harness {
   dir: string;
 }
 
-async function harness(over: Partial<SecureApiDeps> = {}): Promise<Harness> {
+async function harness(
+  over: Partial<SecureApiDeps> = {},
+  debugOver: Partial<NonNullable<SecureApiDeps["debugging"]>> = {},
+): Promise<Harness> {
   const dir = await Deno.makeTempDir({ prefix: "denolet-secure-" });
   await Deno.writeTextFile(
     `${dir}/current.log`,
@@ -121,6 +124,7 @@ async function harness(over: Partial<SecureApiDeps> = {}): Promise<Harness> {
         },
       },
       runningPods: () => Promise.resolve([runningPod()]),
+      ...debugOver,
     },
     ...over,
   });
@@ -570,6 +574,32 @@ Deno.test("secure API: /logs/ serves the log directory, lists it, and never leav
   assert.equal(redirect.headers.get("location"), "/logs/pods/");
   const escape = await handler(req("/logs/%2E%2E%2F%2E%2E%2Fcurrent.log"));
   assert.equal(escape.status, 404);
+});
+
+Deno.test("secure API: /logs/?query= is the node log query with enableSystemLogQuery, authorized as nodes/log", async () => {
+  const authorizer = allowing("log");
+  const { handler } = await harness({ authorizer }, { logQuery: { journalctl: "/nonexistent" } });
+  const file = await handler(req("/logs/?query=pods/../syslog"));
+  assert.equal(file.status, 200);
+  assert.equal(await file.text(), "kernel: hello\n");
+  // No journal here: a service name falls back to /var/log/<name>.
+  assert.equal(await (await handler(req("/logs/?query=syslog"))).text(), "kernel: hello\n");
+  const refused = await handler(req("/logs/?query=/syslog"));
+  assert.equal(refused.status, 406);
+  assert.equal(
+    await refused.text(),
+    'query: Invalid value: ["/syslog"]: statat /syslog: path escapes from parent\n',
+  );
+  const bad = await handler(req("/logs/?query=a&boot=x"));
+  assert.equal(bad.status, 400);
+  assert.equal(
+    await bad.text(),
+    'boot: Invalid value: "x": strconv.Atoi: parsing "x": invalid syntax\n',
+  );
+  assert.ok(authorizer.asked.every((a) => a === "get log"), authorizer.asked.join());
+  // Without enableSystemLogQuery the query string is not looked at: /logs/ is the directory.
+  const off = await harness();
+  assert.match(await (await off.handler(req("/logs/?query=/syslog"))).text(), /syslog<\/a>/);
 });
 
 Deno.test("secure API: /runningpods/ lists what the runtime runs; a runtime that is down is 503", async () => {

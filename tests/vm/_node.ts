@@ -31,6 +31,11 @@ export async function nodeApi<T>(vm: TestVm, path: string): Promise<T> {
   return JSON.parse(await vm.sh(`${CURL} https://127.0.0.1:10250${path}`)) as T;
 }
 
+/** GET on the node API as text; `path` may carry a query string. */
+export async function nodeApiText(vm: TestVm, path: string): Promise<string> {
+  return await vm.sh(`${CURL} 'https://127.0.0.1:10250${path}'`);
+}
+
 export async function pods(vm: TestVm): Promise<V1Pod[]> {
   return (await nodeApi<{ items: V1Pod[] }>(vm, "/pods")).items;
 }

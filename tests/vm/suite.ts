@@ -6,6 +6,8 @@
  * - standalone smoke: static pods run; their cgroups are systemd slices made through D-Bus, with
  *   the pods' limits as unit properties and in cgroupfs (memory.max, cpu.max), their containers
  *   in cri-containerd scopes inside them;
+ * - the node log query: `/logs/?query=denolet` reads the agent's unit from journald through
+ *   journalctl, with tailLines and pattern, and the previous boot's with boot=-1;
  * - graceful node shutdown: `systemctl reboot` with a delay inhibitor held; pods stop in
  *   priority order with their preStop hooks within the grace periods, are reported Failed /
  *   Terminated with DisruptionTarget, the Node NotReady, new pods refused; after the reboot the
@@ -24,6 +26,7 @@ import {
   busyboxPod,
   eventually,
   installAgent,
+  nodeApiText,
   podNamed,
   pods,
   running,
@@ -56,6 +59,7 @@ const CONFIG = [
   "cgroupDriver: systemd",
   "shutdownGracePeriod: 60s",
   "shutdownGracePeriodCriticalPods: 20s",
+  "enableSystemLogQuery: true",
 ].join("\n");
 
 const MARKERS = "/var/lib/vm-test";
@@ -86,6 +90,7 @@ for (const arch of ARCHES) {
             () => smoke(vm, packed),
           );
           await t.step("pods' cgroups are systemd slices with their limits", () => slices(vm));
+          await t.step("the node log query reads the agent's journal", () => logQuery(vm));
           await t.step(
             "a reboot stops pods in order with their preStop hooks",
             () => gracefulShutdown(vm),
@@ -195,6 +200,27 @@ async function slices(vm: TestVm): Promise<void> {
   );
 }
 
+/** `/logs/?query=`: the agent's own unit through journalctl, as upstream serves it. */
+async function logQuery(vm: TestVm): Promise<void> {
+  const matching = await nodeApiText(
+    vm,
+    "/logs/?query=denolet&pattern=" + encodeURIComponent("Pod cgroups enabled"),
+  );
+  const lines = matching.split("\n").filter((l) => l !== "" && !l.startsWith("-- "));
+  assert.ok(lines.length > 0, `the agent's journal through the node API:\n${matching}`);
+  // journalctl's --grep kept only the matching entries, in --output=short-precise.
+  for (const l of lines) {
+    assert.match(l, /^\w{3} \d{2} \d{2}:\d{2}:\d{2}\.\d{6} .*Pod cgroups enabled/);
+  }
+  const tail = await nodeApiText(vm, "/logs/?query=denolet&tailLines=3");
+  assert.equal(tail.split("\n").filter((l) => l !== "" && !l.startsWith("-- ")).length, 3, tail);
+  // Not a unit journald knows and no file under /var/log: upstream's message.
+  assert.equal(
+    await nodeApiText(vm, "/logs/?query=nosuchservice"),
+    "\nlog not found for nosuchservice\n",
+  );
+}
+
 /**
  * Watches the node API from inside the guest while it shuts down (a unit that systemd stops
  * only after logind lets the shutdown go on): the last Node and pod list seen while shutting
@@ -254,6 +280,14 @@ async function gracefulShutdown(vm: TestVm): Promise<void> {
 
   // The previous boot's agent: the shutdown, group by group, lowest priority first.
   const previous = await agentLog(vm, -1);
+  // The same through the node log query (boot=-1), once the agent answers again.
+  await eventually("the previous boot's shutdown through /logs/?query=", 10 * MIN, async () => {
+    const out = await nodeApiText(
+      vm,
+      "/logs/?query=denolet&boot=-1&pattern=" + encodeURIComponent("detected new shutdown event"),
+    );
+    return /Shutdown manager detected new shutdown event/.test(out) ? out : undefined;
+  });
   const at = (re: RegExp) => {
     const i = previous.split("\n").findIndex((l) => re.test(l));
     assert.ok(i >= 0, `the agent's log of the previous boot has ${re}:\n${previous.slice(-4000)}`);

@@ -6,16 +6,36 @@
  */
 import { posix } from "node:path";
 import { NotFoundError } from "../../util/errors.ts";
+import type { LogQueryDeps } from "./log_query.ts";
 
 export interface SystemLogsDeps {
   /** The directory served, /var/log upstream. */
   logDir: string;
+  /** Set with enableSystemLogQuery: `/logs/?query=` is the node log query. */
+  query?: Omit<LogQueryDeps, "logDir">;
 }
 
 const HTML = { "content-type": "text/html; charset=utf-8" };
 
 /** `subpath` is the part after `/logs/`, still percent-encoded as in the URL. */
 export async function handleSystemLogs(
+  deps: SystemLogsDeps,
+  req: Request,
+  subpath: string,
+): Promise<Response> {
+  if (deps.query !== undefined && new URL(req.url).search !== "") {
+    // The log query's code (journalctl, the query checks) loads on the first query only.
+    const { handleLogQuery } = await import("./log_query.ts");
+    return handleLogQuery({ ...deps.query, logDir: deps.logDir }, req, {
+      subpath,
+      serveFile: (r, sub) => serveLogPath(deps, r, sub),
+    });
+  }
+  return serveLogPath(deps, req, subpath);
+}
+
+/** A file's bytes or a directory's listing, as Go's http.FileServer on the log directory. */
+async function serveLogPath(
   deps: SystemLogsDeps,
   req: Request,
   subpath: string,
