@@ -67,7 +67,12 @@ export class FakeApiServer implements ApiClient {
       return Promise.reject(new ApiUnavailableError(`${req.method} ${req.path}: refused`));
     }
     try {
-      return Promise.resolve(wire(structuredClone(this.#handle(sent))) as T);
+      const answer = this.#handle(sent);
+      // `as=PartialObjectMetadata`: the API server sends the metadata alone.
+      const shaped = req.metadataOnly
+        ? { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: answer.metadata }
+        : answer;
+      return Promise.resolve(wire(structuredClone(shaped)) as T);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -172,7 +177,8 @@ function applyNodeStatusPatch(node: Json, patch: Json): void {
     } else if (k === "addresses") {
       const list = v as unknown as Json[];
       node.status.addresses = list.filter((a) => a.$patch === undefined);
-    } else if (k === "capacity" || k === "allocatable") {
+    } else if (k === "capacity" || k === "allocatable" || k === "nodeInfo") {
+      // Maps merge by key, structs field by field.
       node.status[k] = mergeMap(node.status[k], v);
     } else {
       node.status[k] = v;
