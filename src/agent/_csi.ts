@@ -54,11 +54,11 @@ export function lazyCsi(deps: LazyCsiDeps): LazyCsi {
   return {
     async persistent(pod, resolved, signal) {
       const readOnly = resolved.readOnly || resolved.volume.spec?.csi?.readOnly === true;
-      const hostPath = await (await load()).mountPersistent(pod, resolved.volume, {
-        readOnly,
-        signal,
-      });
-      return { hostPath, readOnly, source: "csi" };
+      const n = await load();
+      const hostPath = await n.mountPersistent(pod, resolved.volume, { readOnly, signal });
+      const stats = (opts?: { signal?: AbortSignal }) =>
+        n.volumeStats(resolved.volume, hostPath, opts);
+      return { hostPath, readOnly, source: "csi", stats };
     },
     async inline(pod, volume, signal) {
       return await (await load()).mountInline(pod, volume.name, volume.csi!, { signal });

@@ -43,6 +43,8 @@ export interface NodeServicesDeps {
   events?: EventRecorder;
   /** The runtime's handlers and features, for the Node's status. */
   runtime?: () => RuntimeCapabilities;
+  /** After image GC freed space (the pulled-image records forget removed images). */
+  afterImageGC?: (remainingIds: string[], startedAt: number) => Promise<void>;
   /** The /var/log/containers links, for garbage collection. */
   logLinks?: LogLinks;
   /** Why the node is not ready (the runtime's conditions, the PLEG); empty when it is. */
@@ -98,12 +100,14 @@ export function buildNodeServices(deps: NodeServicesDeps) {
       highThresholdPercent: config.imageGCHighThresholdPercent,
       lowThresholdPercent: config.imageGCLowThresholdPercent,
       minAgeMs: config.imageMinimumGCAgeMs,
+      maxAgeMs: config.imageMaximumGCAgeMs,
     },
     logPolicy: {
       maxSizeBytes: config.containerLogMaxSizeBytes,
       maxFiles: config.containerLogMaxFiles,
     },
     sandboxImage: config.podInfraContainerImage || undefined,
+    afterImageGC: deps.afterImageGC,
     periods: { logsMs: config.containerLogMonitorIntervalMs },
     logLinks: deps.logLinks,
   });

@@ -4,7 +4,8 @@
  */
 import type { V1Pod } from "@kubernetes/client-node";
 import type { AgentConfig } from "../config/types.ts";
-import type { RuntimeConfigResponse } from "../cri/types.ts";
+import type { Image, RuntimeConfigResponse } from "../cri/types.ts";
+import { PullManager, type VerificationPolicy, verificationPolicy } from "../images/mod.ts";
 import { featureEnabled } from "../config/mod.ts";
 import { type Clock, offsetWallClock, processUptimeMs, realClock } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
@@ -13,10 +14,18 @@ import { processCollector } from "../util/process_metrics.ts";
 import { createCriClient } from "../cri/mod.ts";
 import {
   CONTAINER_LOGS_DIR,
+  containerSwapBehavior,
   createLogLinks,
   createRuntimeManager,
   downwardAPIValues,
+  LEGACY_HASHES_FILE,
+  LegacyHashes,
 } from "../runtime/mod.ts";
+import {
+  ACTUATED_PODS_STATE_FILE,
+  ALLOCATED_PODS_STATE_FILE,
+  PodResourceState,
+} from "../allocation/mod.ts";
 import { createVolumeManager, downwardAPIPlugin } from "../volumes/mod.ts";
 import {
   type CgroupDriver,
@@ -113,6 +122,21 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger,
     onCall: (method, ms, err) => metrics.runtimeCall(method, ms, err),
   });
+  const pullRecords = await startPullRecords(config, { cri, clock, logger });
+  // Credential provider plugins: loaded only when configured (footprint).
+  const plugins = config.imageCredentialProviderConfig || config.imageCredentialProviderBinDir
+    ? await (await import("../credentials/plugins/mod.ts")).loadCredentialProviders({
+      configPath: config.imageCredentialProviderConfig,
+      binDir: config.imageCredentialProviderBinDir,
+      clock,
+      logger,
+      serviceAccountTokens: featureEnabled(
+        config,
+        "KubeletServiceAccountTokenForCredentialProviders",
+      ),
+      serviceAccounts: cluster?.serviceAccounts,
+    })
+    : undefined;
   // CSI (API mode only) loads when a plugin registers or a pod needs it; pods waiting for a
   // driver sync again when one registers.
   const resyncPods = { all: () => {} };
@@ -175,6 +199,22 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     nodeEvents: cluster?.events && { events: cluster.events, nodeName: config.nodeName },
   });
 
+  // In-place resize: what each pod was allocated and what its containers were last told, in
+  // upstream's checkpoints under the root dir; a corrupt one stops the start, as upstream.
+  const allocatedState = await PodResourceState.open({
+    path: `${config.rootDir}/${ALLOCATED_PODS_STATE_FILE}`,
+    logger,
+  });
+  const actuatedState = await PodResourceState.open({
+    path: `${config.rootDir}/${ACTUATED_PODS_STATE_FILE}`,
+    logger,
+  });
+  const legacyHashes = await LegacyHashes.open({
+    path: `${config.rootDir}/${LEGACY_HASHES_FILE}`,
+    logger,
+  });
+  const podLevelResize = featureEnabled(config, "InPlacePodLevelResourcesVerticalScaling");
+
   // Parts that need each other (the prober reads the kubelet's statuses and reports to it; the
   // kubelet admits through the eviction manager, which needs the kubelet's pods) meet here.
   const late: { kubelet?: Kubelet; admit?: Admit; shutdown?: ShutdownManager } = {};
@@ -235,6 +275,14 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     startupSucceeded: (id) => prober.startupSucceeded(id),
     podCgroups,
     envObjects: cluster?.objects,
+    pullSecrets: cluster?.objects,
+    pullRecords,
+    imagePulls: {
+      serialize: config.serializeImagePulls,
+      maxParallel: config.maxParallelImagePulls || undefined,
+    },
+    imagePullRate: { qps: config.registryPullQPS, burst: config.registryBurst },
+    keyrings: plugins ? (pod) => [plugins.keyring(pod)] : undefined,
     services: cluster?.services,
     runtimeHandler: cluster?.runtimeHandler,
     logLinks,
@@ -245,6 +293,9 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       }),
     userns,
     runtimeHandlers: () => runtimeState.capabilities.handlers,
+    actuated: actuatedState,
+    legacyHashes,
+    podLevelResize,
     sandboxOptions: {
       podLogsDir: config.podLogsDir,
       clusterDNS: config.clusterDNS,
@@ -316,6 +367,13 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     },
     syncFrequencyMs: config.syncFrequencyMs,
     maxPods: config.maxPods,
+    allocated: allocatedState,
+    resize: {
+      podLevel: podLevelResize,
+      cgroupVersion,
+      swapBehavior: (pod, c) => containerSwapBehavior(pod, c, { swap, cgroupVersion }),
+    },
+    nodeAllocatable: allocatable.nodeAllocatable,
     nodeIP: nodeIP || undefined,
     nodeIPs,
     podCgroups,
@@ -352,6 +410,9 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     signal,
     events: cluster?.events,
     runtime: () => runtimeState.capabilities,
+    afterImageGC: pullRecords
+      ? (ids, startedAt) => pullRecords.pruneUnknownRecords(ids, startedAt)
+      : undefined,
     // Upstream's runtime health checks: the runtime's own conditions and the PLEG's.
     readiness: () => runtimeState.readinessErrors([{ name: "PLEG", ...pleg.healthy() }]),
     logLinks,
@@ -450,6 +511,8 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     await kubelet.run(signal);
   } finally {
     await background;
+    // What a resize changed last is on disk before the process goes (failures were logged).
+    await Promise.allSettled([allocatedState.flush(), actuatedState.flush(), legacyHashes.flush()]);
     prober.stop();
     await Promise.allSettled(servers.map((s) => s.finished));
     cri.close();
@@ -469,6 +532,29 @@ function ownNodeLabels(config: AgentConfig): Record<string, string> {
     "kubernetes.io/os": "linux",
     ...config.nodeLabels,
   };
+}
+
+/**
+ * The pulled-image records under the root dir (KubeletEnsureSecretPulledImages, on by default),
+ * with old intents settled; undefined when the gate is off.
+ */
+async function startPullRecords(
+  config: AgentConfig,
+  deps: { cri: { image: { listImages(): Promise<Image[]> } }; clock: Clock; logger: Logger },
+): Promise<PullManager | undefined> {
+  if (!featureEnabled(config, "KubeletEnsureSecretPulledImages")) return undefined;
+  const manager = new PullManager({
+    rootDir: config.rootDir,
+    clock: deps.clock,
+    logger: deps.logger.child({ component: "image-pull-records" }),
+    requireVerification: verificationPolicy(
+      config.imagePullCredentialsVerificationPolicy as VerificationPolicy,
+      config.preloadedImagesVerificationAllowlist,
+    ),
+    listImages: () => deps.cri.image.listImages(),
+  });
+  await manager.initialize();
+  return manager;
 }
 
 /** The pod cgroup's memory limit, which caps its Memory-medium volumes; undefined for none. */

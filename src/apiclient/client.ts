@@ -6,7 +6,7 @@
  * all on `closeConnections` (kubelet's closeAllConns after a failed heartbeat).
  * `@kubernetes/client-node` is used for its types only:
  * its KubeConfig alone costs about 74 MB of resident memory here, three times the API mode's
- * whole budget (README, Performance).
+ * whole budget (tests/bench/RESULTS.md, API client candidates).
  */
 import { decodeObject, decodeStatus, encodeEnvelope, PROTOBUF_CONTENT_TYPE } from "./protobuf.ts";
 import { type Clock, deadlineSignal } from "../util/clock.ts";

@@ -90,6 +90,6 @@ export function executablePath(info: Pick<BuildInfo, "packed"> = BUILD_INFO): st
  * optimizing compiler) halves the agent's resident memory with 30 pods for a small CPU cost: the
  * right trade on an edge node. A 1 MB young generation (V8 grows it to 16 MB during bursts and
  * keeps it) held 110 pods at 68.5–70.8 MB against 70.6–71.6 without it (three bench runs each,
- * 2026-11-26), with no CPU cost seen. Figures: the README's Performance section.
+ * 2026-11-26), with no CPU cost seen. Figures: tests/bench/RESULTS.md.
  */
 export const AGENT_V8_FLAGS = "--lite-mode,--max-semi-space-size=1";

@@ -2,6 +2,7 @@
  * The API-server mode: the agent as a node of a cluster. Imported dynamically, only when
  * --kubeconfig is given, so the standalone agent never loads any of it.
  */
+import type { V1ServiceAccount } from "@kubernetes/client-node";
 import {
   type ApiClientOptions,
   createApiClient,
@@ -221,6 +222,23 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     objects,
     claims: objects,
     services: (namespace) => services.list(namespace),
+    serviceAccounts: {
+      async get(namespace, name) {
+        const sa = await client.request<V1ServiceAccount>({
+          method: "GET",
+          path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${
+            encodeURIComponent(name)
+          }`,
+        });
+        return { uid: sa.metadata?.uid ?? "", annotations: sa.metadata?.annotations ?? {} };
+      },
+      // As upstream's request: no expiration asked, the API server's default (one hour).
+      token: (pod, audience) =>
+        objects.serviceAccountToken({
+          metadata: { namespace: pod.namespace, name: pod.name, uid: pod.uid },
+          spec: { serviceAccountName: pod.serviceAccountName, containers: [] },
+        }, { audience, expirationSeconds: 3600 }),
+    },
     runtimeHandler: (pod) => runtimeClasses.handler(pod.spec?.runtimeClassName),
     volumePlugins: [
       configMapPlugin(objects),

@@ -57,6 +57,20 @@ export interface ClusterMode {
   readonly claims?: PodClaims;
   /** The cluster's Services by namespace (a watch-fed cache), for service-link env. */
   readonly services?: ServiceLookup;
+  /**
+   * ServiceAccounts and their tokens for credential provider plugins in service-account-token
+   * mode (structural: the plugins' types load only with them).
+   */
+  readonly serviceAccounts?: {
+    get(
+      namespace: string,
+      name: string,
+    ): Promise<{ uid: string; annotations: Record<string, string> }>;
+    token(
+      pod: { namespace: string; name: string; uid: string; serviceAccountName: string },
+      audience: string,
+    ): Promise<string>;
+  };
   /** The runtime handler of a pod's RuntimeClass; throws for one that cannot be resolved. */
   readonly runtimeHandler?: (pod: V1Pod) => string;
   /** Volume kinds that need the API server: configMap, secret, projected. */

@@ -27,6 +27,16 @@ export const GATES = {
     default: false,
     help: "apply the configuration's defaultPodSysctls to every pod (alpha upstream)",
   },
+  KubeletServiceAccountTokenForCredentialProviders: {
+    default: true,
+    help: "give credential provider plugins with tokenAttributes a token of the pod's " +
+      "service account (beta upstream)",
+  },
+  KubeletEnsureSecretPulledImages: {
+    default: true,
+    help: "keep records of the credentials each image was pulled with, so a pod may use an " +
+      "image on the node only with the same credentials (imagePullCredentialsVerificationPolicy)",
+  },
   GracefulNodeShutdown: {
     default: true,
     help: "hold a node shutdown with a logind delay inhibitor while pods terminate " +
@@ -35,6 +45,11 @@ export const GATES = {
   GracefulNodeShutdownBasedOnPodPriority: {
     default: true,
     help: "shutdownGracePeriodByPodPriority (beta upstream)",
+  },
+  InPlacePodLevelResourcesVerticalScaling: {
+    default: true,
+    help: "resize pods' pod-level resources (spec.resources) in place, and report " +
+      "status.resources and status.allocatedResources (beta upstream)",
   },
 } as const satisfies Record<string, Gate>;
 

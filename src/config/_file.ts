@@ -12,15 +12,10 @@ import { errorMessage } from "../util/log.ts";
 import { DurationSyntaxError, parseDuration } from "./duration.ts";
 import { checkInt32, closest } from "./_values.ts";
 import { UPSTREAM_FIELDS } from "./_upstream_fields.ts";
-import {
-  fileValue,
-  FileValueError,
-  type Given,
-  ignoredWarning,
-  settingOfField,
-} from "./_upstream_check.ts";
+import { fileValue, FileValueError, type Given, settingOfField } from "./_upstream_check.ts";
 import { readLoggingField } from "./_logging_field.ts";
 import { parseByteQuantity } from "./_gc_flags.ts";
+import { defaultImageFileFields } from "./_image_flags.ts";
 import { checkTaint } from "./_taints.ts";
 import { type FileReaderKit, serverFileFields } from "./_server_flags.ts";
 import { resourceFileFields, type ResourceFileKit } from "./_resource_flags.ts";
@@ -335,6 +330,16 @@ const FIELDS: Record<string, Reader> = {
   seccompDefault: bool("seccompDefault"),
   allowedUnsafeSysctls: stringList("allowedUnsafeSysctls"),
   defaultPodSysctls: stringMap("defaultPodSysctls"),
+  imagePullCredentialsVerificationPolicy: str("imagePullCredentialsVerificationPolicy", {
+    zeroIsUnset: true,
+  }),
+  preloadedImagesVerificationAllowlist: stringList("preloadedImagesVerificationAllowlist"),
+  serializeImagePulls: bool("serializeImagePulls"),
+  // Pointers upstream: an explicit 0 is kept (and refused by validation, or means no limit).
+  maxParallelImagePulls: int32("maxParallelImagePulls", { zeroIsUnset: false }),
+  registryPullQPS: int32("registryPullQPS", { zeroIsUnset: false }),
+  registryBurst: int32("registryBurst", { zeroIsUnset: true }),
+  imageMaximumGCAge: duration("imageMaximumGCAgeMs"),
   userNamespaces: struct({ idsPerPod: readIdsPerPod }),
   shutdownGracePeriod: duration("shutdownGracePeriodMs"),
   shutdownGracePeriodCriticalPods: duration("shutdownGracePeriodCriticalPodsMs"),
@@ -350,15 +355,11 @@ export const IMPLEMENTED_FIELDS: readonly string[] = Object.keys(FIELDS);
 
 /**
  * An upstream field denolet does not implement: decoded as Go would, for the table to decide
- * once the flags are in (`checkUpstream`); a pending one is ignored with a warning, as before.
+ * once the flags are in (`checkUpstream`).
  */
 function readUpstream(name: string, value: unknown, ctx: Ctx): void {
   const setting = settingOfField(name);
   const where = `${ctx.file}: ${name}`;
-  if (setting === undefined || setting.rule.kind === "pending") {
-    ctx.warnings.push(ignoredWarning(where));
-    return;
-  }
   try {
     ctx.given.push({ setting, where, value: fileValue(setting.type, value), fromFile: true });
   } catch (e) {
@@ -369,7 +370,7 @@ function readUpstream(name: string, value: unknown, ctx: Ctx): void {
 
 /**
  * Parses `text` and applies its fields onto `cfg`, recording each field's origin. Returns
- * warnings (pending upstream fields, logging settings) and the values of the upstream fields
+ * warnings (logging settings) and the values of the upstream fields
  * the table decides. Throws ConfigError naming `file` and the field.
  */
 export function applyConfigFile(
@@ -438,6 +439,7 @@ export function applyConfigDocument(
   ) {
     cfg.nodeStatusReportFrequencyMs = cfg.nodeStatusUpdateFrequencyMs;
   }
+  defaultImageFileFields(cfg, new Set(ctx.origin.keys()));
   // Upstream loadConfigFile: an evictionHard map replaces the defaults unless
   // mergeDefaultEvictionSettings asks to keep the signals it does not name.
   if (cfg.mergeDefaultEvictionSettings && ctx.origin.has("evictionHard")) {

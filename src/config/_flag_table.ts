@@ -2,6 +2,7 @@
 import { parseDuration } from "./duration.ts";
 import { EVICTION_FLAGS } from "./_eviction_flags.ts";
 import { GC_FLAGS } from "./_gc_flags.ts";
+import { CREDENTIAL_PROVIDER_FLAGS, IMAGE_PULL_FLAGS } from "./_image_flags.ts";
 import { FEATURE_GATES_FLAG } from "./_feature_gates.ts";
 import { CLUSTER_FLAGS } from "./_cluster_flags.ts";
 import { SERVER_FLAGS } from "./_server_flags.ts";
@@ -93,6 +94,8 @@ export const FLAGS: readonly FlagDef[] = [
   }),
   ...EVICTION_FLAGS,
   ...GC_FLAGS,
+  ...IMAGE_PULL_FLAGS,
+  ...CREDENTIAL_PROVIDER_FLAGS,
   FEATURE_GATES_FLAG,
   field({
     name: "file-check-frequency",

@@ -7,7 +7,7 @@ import { ConfigError } from "../util/errors.ts";
 import { errorMessage } from "../util/log.ts";
 import { type FlagDef, FLAGS } from "./_flag_table.ts";
 import { UPSTREAM_FLAGS } from "./_upstream_flags.ts";
-import { type Given, ignoredWarning, settingOfFlag } from "./_upstream_check.ts";
+import { type Given, settingOfFlag } from "./_upstream_check.ts";
 import { closest } from "./_values.ts";
 import type { AgentConfig } from "./types.ts";
 
@@ -26,8 +26,6 @@ export interface ParsedArgs {
   configDir?: string;
   help: boolean;
   version: boolean;
-  /** One per pending upstream flag given (accepted and ignored until its work lands). */
-  warnings: string[];
   /** Values of the upstream flags denolet does not implement, for the table's decision. */
   upstream: Given[];
 }
@@ -37,7 +35,7 @@ const BY_SHORT = new Map(FLAGS.filter((f) => f.short).map((f) => [f.short!, f]))
 
 /** Splits argv into typed flag values. Throws ConfigError naming the flag as written. */
 export function parseArgv(argv: readonly string[]): ParsedArgs {
-  const out: ParsedArgs = { flags: [], help: false, version: false, warnings: [], upstream: [] };
+  const out: ParsedArgs = { flags: [], help: false, version: false, upstream: [] };
   const take = (def: FlagDef, spelled: string, raw: string) => {
     let value: unknown;
     try {
@@ -51,13 +49,8 @@ export function parseArgv(argv: readonly string[]): ParsedArgs {
     }
     if (UPSTREAM_FLAGS.get(def.name) === def) {
       const setting = settingOfFlag(def.name);
-      if (setting === undefined || setting.rule.kind === "pending") {
-        const warning = ignoredWarning(spelled);
-        if (!out.warnings.includes(warning)) out.warnings.push(warning);
-      } else {
-        const v = setting.flagValue ? setting.flagValue(value) : value;
-        out.upstream.push({ setting, where: spelled, value: v, fromFile: false });
-      }
+      const v = setting.flagValue ? setting.flagValue(value) : value;
+      out.upstream.push({ setting, where: spelled, value: v, fromFile: false });
     } else if (def.name === "config") out.configPath = value as string;
     else if (def.name === "config-dir") out.configDir = value as string;
     else if (def.name === "help") out.help = value as boolean;

@@ -27,17 +27,19 @@ export interface Given {
   fromFile: boolean;
 }
 
-export function settingOfField(name: string): Setting | undefined {
-  return BY_FIELD.get(name);
+/** The decision for an upstream field; every one has one (the table's tests check). */
+export function settingOfField(name: string): Setting {
+  return known(BY_FIELD.get(name), name);
 }
 
-export function settingOfFlag(name: string): Setting | undefined {
-  return BY_FLAG.get(name);
+/** The decision for an upstream flag; every one has one (the table's tests check). */
+export function settingOfFlag(name: string): Setting {
+  return known(BY_FLAG.get(name), `--${name}`);
 }
 
-/** What a field denolet does not implement should say, as before the table: it is ignored. */
-export function ignoredWarning(where: string): string {
-  return `${where}: not implemented by denolet; ignored`;
+function known(s: Setting | undefined, name: string): Setting {
+  if (s === undefined) throw new Error(`the upstream-settings table has no decision for ${name}`);
+  return s;
 }
 
 /** A file value of the wrong Go type; `at` is the path below the field (`.member`). */

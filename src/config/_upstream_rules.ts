@@ -47,9 +47,7 @@ export type Rule =
   /** Every value upstream accepts (`check` holds upstream's own validation, if any). */
   | { kind: "inert"; check?: (v: unknown) => string | undefined }
   /** Logging, debugging or telemetry only: any value; a warning when it is not the default. */
-  | { kind: "observability"; defaults: readonly unknown[]; what: string }
-  /** Left as it was (accepted with "not implemented by denolet; ignored") until `by` lands. */
-  | { kind: "pending"; by: string };
+  | { kind: "observability"; defaults: readonly unknown[]; what: string };
 
 /** A further answer for a value the rule accepts, from what the node is. */
 type NodeCheck = (v: unknown, node: () => NodeFacts) => string | undefined;
@@ -93,10 +91,6 @@ export function observability(defaults: readonly unknown[], what: string): Rule 
   return { kind: "observability", defaults, what };
 }
 
-export function pending(by: string): Rule {
-  return { kind: "pending", by };
-}
-
 /** The zero value of a type, as Go decodes it. */
 export function zeroOf(type: FileType): unknown {
   switch (type) {
@@ -125,7 +119,6 @@ export function decide(
   opts: { fromFile: boolean; node: () => NodeFacts },
 ): Verdict {
   const rule = s.rule;
-  if (rule.kind === "pending") return undefined;
   const isZeroDefault = opts.fromFile && s.zeroIsDefault && same(value, zeroOf(s.type));
   if (isZeroDefault) return undefined;
   if (rule.kind === "inert") {

@@ -3,9 +3,7 @@
  * server, its API client, its process, networking hooks and volumes. One entry per setting
  * (field and flag together); the vocabulary is in `_upstream_rules.ts`.
  */
-import { inert, observability, only, pending, type Setting } from "./_upstream_rules.ts";
-
-const IMAGES = "image pull settings (in progress)";
+import { inert, observability, only, type Setting } from "./_upstream_rules.ts";
 
 function range(name: string, min: number, max: number) {
   return (v: unknown) =>
@@ -238,20 +236,4 @@ export const AGENT_SETTINGS: readonly Setting[] = [
     rule: only([1_000_000], "setting its own open-file limit (set LimitNOFILE= in its unit)"),
     why: "denolet's systemd unit (denolet install) sets LimitNOFILE=1000000, upstream's value",
   },
-  ...[
-    ["registryPullQPS", "registry-qps", "int32", "5"],
-    ["registryBurst", "registry-burst", "int32", "10"],
-    ["serializeImagePulls", "serialize-image-pulls", "bool", "true"],
-    ["maxParallelImagePulls", undefined, "int32", "unset"],
-    ["imageMaximumGCAge", undefined, "duration", "0s"],
-    ["imagePullCredentialsVerificationPolicy", undefined, "string", "NeverVerifyPreloadedImages"],
-    ["preloadedImagesVerificationAllowlist", undefined, "strings", "[]"],
-  ].map(([field, flag, type, def]): Setting => ({
-    field,
-    flag,
-    type: type as Setting["type"],
-    upstream: def!,
-    rule: pending(IMAGES),
-    why: "left as it was until that work lands",
-  })),
 ];

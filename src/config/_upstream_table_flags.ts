@@ -3,26 +3,11 @@
  * bootstrap, cloud, locking, cgroups of other processes, stats housekeeping and logging.
  * The vocabulary is in `_upstream_rules.ts`.
  */
-import { observability, only, pending, type Setting } from "./_upstream_rules.ts";
+import { observability, only, type Setting } from "./_upstream_rules.ts";
 
-const CREDENTIALS = "image credential providers (in progress)";
 const LOGGING = "denolet writes text logs to stderr, one stream";
 
 export const FLAG_SETTINGS: readonly Setting[] = [
-  {
-    flag: "image-credential-provider-config",
-    type: "string",
-    upstream: '""',
-    rule: pending(CREDENTIALS),
-    why: "left as it was until that work lands",
-  },
-  {
-    flag: "image-credential-provider-bin-dir",
-    type: "string",
-    upstream: '""',
-    rule: pending(CREDENTIALS),
-    why: "left as it was until that work lands",
-  },
   {
     flag: "lock-file",
     type: "string",

@@ -11,6 +11,7 @@ import { formatDuration } from "./duration.ts";
 import type { AgentConfig } from "./types.ts";
 import { parseThresholdConfig } from "../eviction/thresholds.ts";
 import { validateGC } from "./_gc_flags.ts";
+import { validateImages } from "./_image_flags.ts";
 import { validateResources } from "./_resource_flags.ts";
 import { validateShutdown } from "./_shutdown_fields.ts";
 import { validateCluster } from "./_cluster_flags.ts";
@@ -128,6 +129,7 @@ export function validateConfig(
 
   validateEviction(cfg, where);
   validateGC(cfg, where);
+  validateImages(cfg, { where, isSet: (key) => origin.has(key) });
   validateResources(cfg, where);
   validateShutdown(cfg, where);
   validateCluster(cfg, where);

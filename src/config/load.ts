@@ -55,7 +55,7 @@ export async function loadConfig(
   if (args.version) return { kind: "version", text: versionText() };
 
   const origin = new Map<keyof AgentConfig, string>();
-  const warnings: string[] = [...args.warnings];
+  const warnings: string[] = [];
   const hasFile = args.configPath !== undefined && args.configPath !== "";
   const cfg = defaultConfig({ withConfigFile: hasFile });
   const given: Given[] = [];

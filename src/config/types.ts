@@ -241,6 +241,28 @@ export interface AgentConfig {
   enableDebuggingHandlers: boolean;
   /** enableSystemLogHandler: /logs/ (needs the debugging handlers too). */
   enableSystemLogHandler: boolean;
+  /**
+   * imagePullCredentialsVerificationPolicy (file only, with KubeletEnsureSecretPulledImages):
+   * when a pod must show the credentials an image on the node was pulled with; default
+   * NeverVerifyPreloadedImages.
+   */
+  imagePullCredentialsVerificationPolicy: string;
+  /** preloadedImagesVerificationAllowlist (file only): images exempt under NeverVerifyAllowlistedImages. */
+  preloadedImagesVerificationAllowlist: string[];
+  /** --serialize-image-pulls / serializeImagePulls: one pull at a time (default true). */
+  serializeImagePulls: boolean;
+  /** maxParallelImagePulls (file only): pulls at once when not serialized; 0 = unset (no limit). */
+  maxParallelImagePulls: number;
+  /** --registry-qps / registryPullQPS: pulls started per second, default 5; 0 = no limit. */
+  registryPullQPS: number;
+  /** --registry-burst / registryBurst: pulls started at once above the QPS, default 10. */
+  registryBurst: number;
+  /** imageMaximumGCAge (file only): unused images older than this are removed; 0 = never. */
+  imageMaximumGCAgeMs: number;
+  /** --image-credential-provider-config: the CredentialProviderConfig file; "" = no plugins. */
+  imageCredentialProviderConfig: string;
+  /** --image-credential-provider-bin-dir: where the plugins' executables are. */
+  imageCredentialProviderBinDir: string;
 }
 
 /** One entry of shutdownGracePeriodByPodPriority: pods from `priority` up get these seconds. */

@@ -1,5 +1,6 @@
 /** The CRI services denolet calls (RuntimeService, ImageService, streaming) and their call options. */
 import type {
+  AuthConfig,
   Container,
   ContainerConfig,
   ContainerEvent,
@@ -87,6 +88,16 @@ export interface RuntimeService {
     linux: LinuxContainerResources,
     opts?: CallOptions,
   ): Promise<void>;
+  /**
+   * Tells the runtime a pod's new resources after an in-place resize (CRI 1.33+), before the
+   * pod cgroup changes. Runtimes without it (containerd 1.6, 2.0) reject it with an error for
+   * which `isUnimplemented` is true; containerd 2.2 answers "not implemented yet" instead.
+   */
+  updatePodSandboxResources(
+    podSandboxId: string,
+    update: { overhead?: LinuxContainerResources; resources?: LinuxContainerResources },
+    opts?: CallOptions,
+  ): Promise<void>;
   /** Asks the runtime to reopen the container's log file (after rotation). Errors if not running. */
   reopenContainerLog(containerId: string, opts?: CallOptions): Promise<void>;
   /** Stats of one container; NotFoundError if it does not exist. */
@@ -139,11 +150,14 @@ export interface ImageService {
   listImages(opts?: CallOptions): Promise<Image[]>;
   /** Returns undefined when the image is not present. */
   imageStatus(image: ImageSpec, opts?: CallOptions): Promise<Image | undefined>;
-  /** Returns the image reference (usually the digest/id) of the pulled image. */
+  /**
+   * Returns the image reference (usually the digest/id) of the pulled image. `opts.auth`: the
+   * registry credentials to pull with; anonymous without.
+   */
   pullImage(
     image: ImageSpec,
     sandboxConfig?: PodSandboxConfig,
-    opts?: CallOptions,
+    opts?: CallOptions & { auth?: AuthConfig },
   ): Promise<string>;
   removeImage(image: ImageSpec, opts?: CallOptions): Promise<void>;
   imageFsInfo(opts?: CallOptions): Promise<FilesystemUsage[]>;

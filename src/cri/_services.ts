@@ -141,6 +141,9 @@ export function runtimeService(deps: ServiceDeps): RuntimeService {
     updateContainerResources: async (containerId, linux, o) => {
       await call("UpdateContainerResources", { containerId, linux, annotations: {} }, o);
     },
+    updatePodSandboxResources: async (podSandboxId, update, o) => {
+      await call("UpdatePodSandboxResources", { podSandboxId, ...update }, o);
+    },
     reopenContainerLog: async (containerId, o) => {
       await call("ReopenContainerLog", { containerId }, o);
     },
@@ -181,8 +184,12 @@ export function imageService(deps: ServiceDeps): ImageService {
       (await call<{ image?: Image }>("ImageStatus", { image }, o)).image,
     // Pulls take as long as the registry needs; the kubelet gives them no deadline either.
     pullImage: async (image, sandboxConfig, o) =>
-      (await call<{ imageRef: string }>("PullImage", { image, sandboxConfig }, o, "none"))
-        .imageRef,
+      (await call<{ imageRef: string }>(
+        "PullImage",
+        { image, auth: o?.auth, sandboxConfig },
+        o,
+        "none",
+      )).imageRef,
     removeImage: async (image, o) => {
       await call("RemoveImage", { image }, o);
     },

@@ -121,6 +121,43 @@ export function isUnimplemented(err: unknown): boolean {
   return false;
 }
 
+const CODE_NAMES = [
+  "OK",
+  "Canceled",
+  "Unknown",
+  "InvalidArgument",
+  "DeadlineExceeded",
+  "NotFound",
+  "AlreadyExists",
+  "PermissionDenied",
+  "ResourceExhausted",
+  "FailedPrecondition",
+  "Aborted",
+  "OutOfRange",
+  "Unimplemented",
+  "Internal",
+  "Unavailable",
+  "DataLoss",
+  "Unauthenticated",
+];
+
+/**
+ * The runtime's error as the upstream kubelet prints it (Go's gRPC status error:
+ * `rpc error: code = NotFound desc = ...`), or the error's own message when it did not come
+ * from the runtime. Upstream shows this text in ErrImagePull messages and events.
+ */
+export function runtimeErrorText(err: unknown): string {
+  let cur: unknown = err;
+  for (let i = 0; cur !== null && typeof cur === "object" && i < 16; i++) {
+    const e = cur as { code?: unknown; details?: unknown };
+    if (typeof e.code === "number" && typeof e.details === "string") {
+      return `rpc error: code = ${CODE_NAMES[e.code] ?? `Code(${e.code})`} desc = ${e.details}`;
+    }
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return errorText(err);
+}
+
 /** How long a server stream must stay open, silent and unfailed, to count as served. */
 export const STREAM_READY_AFTER_MS = 1_000;
 

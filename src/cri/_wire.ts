@@ -2,7 +2,7 @@
  * The protobuf wire format, as little of it as the generated codecs (`_codec.ts`, the prober's
  * `_health_codec.ts`) need: varints, length-delimited fields, skipping unknown fields. It
  * replaces proto-loader and protobufjs's reflection at run time, which cost ~12 MB of the
- * agent's idle memory and a generic object walk per message (README, Performance).
+ * agent's idle memory and a generic object walk per message (tests/bench/RESULTS.md).
  *
  * int64 values are JS numbers, as the rest of the agent expects (nanosecond timestamps lose
  * sub-microsecond precision); bytes decode to plain Uint8Arrays that own their memory.

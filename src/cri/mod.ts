@@ -10,7 +10,7 @@ import type { OnCall } from "./_unary.ts";
 
 export type * from "./types.ts";
 export type { OnCall } from "./_unary.ts";
-export { isUnimplemented } from "./_unary.ts";
+export { isUnimplemented, runtimeErrorText } from "./_unary.ts";
 
 export interface CriClient {
   runtime: RuntimeService;

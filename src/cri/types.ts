@@ -191,6 +191,16 @@ export interface ImageSpec {
   annotations?: Labels;
 }
 
+/** Registry credentials for one PullImage (CRI AuthConfig). */
+export interface AuthConfig {
+  username?: string;
+  password?: string;
+  auth?: string;
+  serverAddress?: string;
+  identityToken?: string;
+  registryToken?: string;
+}
+
 export interface KeyValue {
   key: string;
   value: string;

@@ -8,6 +8,7 @@
  * `vol_data.json` beside each path says what it holds, so teardown (unpublish, then unstage
  * when no pod uses the volume) works after a restart too.
  */
+import type { FsCapacity } from "../util/statfs.ts";
 import type { V1CSIVolumeSource, V1PersistentVolume, V1Pod } from "@kubernetes/client-node";
 import { type ApiClient, ApiError } from "../apiclient/types.ts";
 import { sha256Hex } from "../util/digest.ts";
@@ -193,6 +194,39 @@ export function createCsiMounts(deps: CsiMountDeps) {
   }
 
   return {
+    /**
+     * A published volume's usage from its driver (upstream's csi metrics provider): undefined
+     * when the driver is not registered or does not serve GET_VOLUME_STATS.
+     */
+    async volumeStats(
+      pv: V1PersistentVolume,
+      target: string,
+      opts: { signal?: AbortSignal } = {},
+    ): Promise<FsCapacity | undefined> {
+      const src = pv.spec!.csi!;
+      const driver = deps.driver(src.driver);
+      if (!driver) return undefined;
+      const caps = await driver.capabilities(opts);
+      if (!caps.has("GET_VOLUME_STATS")) return undefined;
+      const staged = caps.has("STAGE_UNSTAGE_VOLUME")
+        ? `${await stagingDir(src.driver, src.volumeHandle)}/globalmount`
+        : undefined;
+      const usage = await driver.volumeStats({
+        volumeId: src.volumeHandle,
+        volumePath: target,
+        stagingTargetPath: staged,
+      }, opts);
+      const bytes = usage.find((u) => u.unit === "BYTES");
+      const inodes = usage.find((u) => u.unit === "INODES");
+      return {
+        capacityBytes: bytes?.total ?? 0,
+        availableBytes: bytes?.available ?? 0,
+        usedBytes: bytes?.used ?? 0,
+        inodes: inodes?.total ?? 0,
+        inodesFree: inodes?.available ?? 0,
+        inodesUsed: inodes?.used ?? 0,
+      };
+    },
     /** A claim's CSI PersistentVolume for the pod: attach wait, stage, publish. Idempotent. */
     async mountPersistent(
       pod: V1Pod,

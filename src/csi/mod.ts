@@ -5,6 +5,7 @@
  * socket in the registration directory or a pod has a CSI volume, so a node without CSI
  * never loads any of it.
  */
+import type { FsCapacity } from "../util/statfs.ts";
 import type { V1CSIVolumeSource, V1PersistentVolume, V1Pod } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/types.ts";
 import type { Clock } from "../util/clock.ts";
@@ -37,6 +38,12 @@ export interface CsiNode {
     pv: V1PersistentVolume,
     opts: { readOnly: boolean; signal?: AbortSignal },
   ): Promise<string>;
+  /** A published claim volume's usage from its driver (NodeGetVolumeStats), if it serves it. */
+  volumeStats(
+    pv: V1PersistentVolume,
+    target: string,
+    opts?: { signal?: AbortSignal },
+  ): Promise<FsCapacity | undefined>;
   /** Mounts an inline CSI volume for the pod. */
   mountInline(
     pod: V1Pod,
@@ -99,6 +106,7 @@ export function createCsiNode(deps: CsiNodeDeps): CsiNode {
         throw asOperationError(err, name);
       }
     },
+    volumeStats: (pv, target, opts) => mounts.volumeStats(pv, target, opts),
     tearDownPod: (uid, opts) => mounts.tearDownPod(uid, opts),
     run: (opts) => registry.run(opts),
   };

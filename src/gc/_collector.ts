@@ -45,6 +45,8 @@ export interface GarbageCollectorDeps {
   logPolicy?: Partial<LogRotationPolicy>;
   /** --pod-infra-container-image: never removed. */
   sandboxImage?: string;
+  /** After images were freed: the ids left and when the round began (pulled-image records). */
+  afterImageGC?: (remainingIds: string[], startedAt: number) => Promise<void>;
   /** statfs of a path; default util/statfs. */
   fsStats?: (path: string) => Promise<FsStats>;
   /** Override the periods (tests, --container-log-monitor-interval). */
@@ -86,6 +88,7 @@ export class GarbageCollector {
       logger: deps.logger,
       fsStats: deps.fsStats ?? statfsStats,
       sandboxImage: deps.sandboxImage,
+      afterFree: deps.afterImageGC,
     });
     this.logs = new LogRotator(deps);
   }

@@ -7,6 +7,7 @@ import type { Image, ImageService, RuntimeService } from "../cri/types.ts";
 import type { Clock } from "../util/clock.ts";
 import { ConfigError, DenoletError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
+import { formatDuration } from "../config/duration.ts";
 
 export interface ImageGCPolicy {
   /** --image-gc-high-threshold: percent of disk usage that starts a collection (100 = never). */
@@ -15,12 +16,18 @@ export interface ImageGCPolicy {
   lowThresholdPercent: number;
   /** --image-minimum-gc-age: an image detected more recently than this stays. */
   minAgeMs: number;
+  /**
+   * imageMaximumGCAge: an unused image not used for longer than this is removed whatever the
+   * disk usage (once the agent has run that long); 0 = never.
+   */
+  maxAgeMs?: number;
 }
 
 export const DEFAULT_IMAGE_GC_POLICY: ImageGCPolicy = {
   highThresholdPercent: 85,
   lowThresholdPercent: 80,
   minAgeMs: 120_000,
+  maxAgeMs: 0,
 };
 
 /** Fewer bytes were eligible for removal than needed. */
@@ -41,6 +48,11 @@ export interface ImageGCDeps {
   fsStats(path: string): Promise<FsStats>;
   /** --pod-infra-container-image: the runtime's sandbox image, never removed. */
   sandboxImage?: string;
+  /**
+   * After a round that freed space: the ids of the images left and when the round began (the
+   * pulled-image records drop the rest, upstream's post-GC hook). Must not throw.
+   */
+  afterFree?: (remainingIds: string[], startedAt: number) => Promise<void>;
 }
 
 interface ImageRecord {
@@ -94,9 +106,47 @@ function names(img: Image): string[] {
 export class ImageGC {
   readonly #deps: ImageGCDeps;
   readonly #records = new Map<string, ImageRecord>();
+  /** When collection began (upstream beganGC): no image is too old before maxAge has passed. */
+  readonly #began: number;
 
   constructor(deps: ImageGCDeps) {
     this.#deps = deps;
+    this.#began = deps.clock.now();
+  }
+
+  /**
+   * Upstream freeOldImages: removes the unused, unpinned images not used for longer than
+   * `maxAgeMs`, once the collector has run that long. Returns the bytes freed.
+   */
+  async freeOldImages(maxAgeMs: number, opts: { signal?: AbortSignal } = {}): Promise<number> {
+    const now = this.#deps.clock.now();
+    if (!(maxAgeMs > 0) || now - this.#began <= maxAgeMs) return 0;
+    await this.detect(now, opts);
+    let freed = 0;
+    const failures: string[] = [];
+    for (const r of [...this.#records.values()]) {
+      if (r.pinned || r.lastUsed >= now || now - r.lastUsed <= maxAgeMs) continue;
+      try {
+        await this.#deps.image.removeImage({ image: r.id }, opts);
+      } catch (err) {
+        if (opts.signal?.aborted) throw err;
+        failures.push(errorMessage(err));
+        continue;
+      }
+      this.#records.delete(r.id);
+      this.#deps.logger.info("Removed image not used within imageMaximumGCAge", {
+        image: r.id,
+        size: r.size,
+      });
+      freed += r.size;
+    }
+    if (failures.length > 0) {
+      throw new ImageGCError(
+        `wanted to free images older than ${formatDuration(maxAgeMs)}, encountered errors in ` +
+          `image deletion: ${failures.length === 1 ? failures[0] : `[${failures.join(", ")}]`}`,
+      );
+    }
+    return freed;
   }
 
   /**
@@ -165,6 +215,7 @@ export class ImageGC {
       this.#deps.logger.info("Removed unused image", { image: r.id, size: r.size });
       freed += r.size;
     }
+    await this.#deps.afterFree?.([...this.#records.keys()], now);
     return freed;
   }
 
@@ -177,6 +228,7 @@ export class ImageGC {
     opts: { signal?: AbortSignal } = {},
   ): Promise<{ usagePercent: number; freed: number }> {
     const { signal } = opts;
+    await this.freeOldImages(policy.maxAgeMs ?? 0, { signal });
     const fs = (await this.#deps.image.imageFsInfo({ signal }))[0];
     const mount = fs?.fsId?.mountpoint;
     if (!mount) {

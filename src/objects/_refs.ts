@@ -1,6 +1,7 @@
 /**
  * The ConfigMaps and Secrets a pod names (podutil.VisitPodConfigmapNames / VisitPodSecretNames,
- * for the sources denolet reads): volumes, projected sources, env and envFrom of every container.
+ * for the sources denolet reads): image pull secrets, volumes, projected sources, env and envFrom
+ * of every container.
  * The Node authorizer lets a kubelet read exactly these, one object at a time.
  */
 import type { V1Container, V1EphemeralContainer, V1Pod } from "@kubernetes/client-node";
@@ -27,6 +28,7 @@ function containerRefs(c: V1Container | V1EphemeralContainer, refs: PodRefs): vo
 export function podRefs(pod: V1Pod): PodRefs {
   const refs: PodRefs = { configMaps: new Set(), secrets: new Set() };
   const spec = pod.spec;
+  for (const ref of spec?.imagePullSecrets ?? []) if (ref.name) refs.secrets.add(ref.name);
   for (const v of spec?.volumes ?? []) {
     if (v.configMap?.name) refs.configMaps.add(v.configMap.name);
     if (v.secret?.secretName) refs.secrets.add(v.secret.secretName);

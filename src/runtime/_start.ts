@@ -19,6 +19,7 @@ import {
   needsImageUser,
 } from "./_container_config.ts";
 import type { EnsuredImage, ImagePuller } from "./_image_puller.ts";
+import type { PodPullSecrets } from "./_pull_secrets.ts";
 import { containerHash } from "./_labels.ts";
 import { gracePeriodFor, preStopFromSpec, stopContainer } from "./_kill.ts";
 import { type HookDeps, runLifecycleHook } from "./_lifecycle.ts";
@@ -57,6 +58,11 @@ export interface StartDeps extends HookDeps {
   runtimeRequestTimeoutMs?: number;
   /** The /var/log/containers links log shippers tail; none when unset. */
   logLinks?: LogLinks;
+  /**
+   * Records the resources a container is created with as actuated (in-place resize); none
+   * when unset. Throws when the record cannot be kept (the container is then not created).
+   */
+  actuate?: (pod: V1Pod, container: V1Container) => Promise<void>;
 }
 
 export interface StartTarget {
@@ -68,6 +74,8 @@ export interface StartTarget {
   podIPs: string[];
   hostIP?: string;
   volumes: MountedVolumes;
+  /** The pod's image pull secrets for this sync. */
+  pullSecrets?: PodPullSecrets;
   logger: Logger;
   signal?: AbortSignal;
   /** An ephemeral container's target, resolved: it shares that container's PID namespace. */
@@ -118,6 +126,7 @@ export async function startContainer(
   try {
     image = await deps.puller.ensureImage(pod, container, {
       sandboxConfig: target.sandboxConfig,
+      pullSecrets: target.pullSecrets,
       signal,
     });
   } catch (err) {
@@ -156,6 +165,14 @@ export async function startContainer(
     });
   } catch (err) {
     return fail("CreateContainerConfigError", err);
+  }
+  // upstream: "When creating a container, mark the resources as actuated."
+  if (deps.actuate && !ephemeral) {
+    try {
+      await deps.actuate(pod, container);
+    } catch (err) {
+      return fail("CreateContainerConfigError", err);
+    }
   }
 
   let id: string;

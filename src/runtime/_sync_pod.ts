@@ -21,6 +21,7 @@ import {
   type ProbeFailure,
 } from "./_pod_actions.ts";
 import { planPrune } from "./_prune.ts";
+import { PodPullSecrets, type PullSecretReader } from "./_pull_secrets.ts";
 import { buildSandboxConfig, type SandboxConfigOptions } from "./_sandbox_config.ts";
 import { podUserNamespace, type PodUserNamespaces } from "./_userns.ts";
 import {
@@ -28,11 +29,14 @@ import {
   type NodeConfigOptions,
   startContainer,
   type StartDeps,
+  type StartTarget,
 } from "./_start.ts";
 import { toRunningPod } from "./_status.ts";
 import type { StartGate } from "./_start_gate.ts";
 import type { LogLinks } from "./log_links.ts";
 import type { RuntimePodStatus, SyncPodResult, SyncStepError } from "./types.ts";
+import type { ResizeActions, ResizeView } from "./_resize_actions.ts";
+import type { ResizeInput } from "./_resize.ts";
 
 export interface SyncDeps {
   runtime: RuntimeService;
@@ -57,6 +61,8 @@ export interface SyncDeps {
   sandboxGate?: StartGate;
   /** The pod's RuntimeClass handler; throws for a class that cannot be resolved. */
   runtimeHandler?: (pod: V1Pod) => string;
+  /** Image pull secrets (API mode); standalone, none can be read. */
+  pullSecrets?: PullSecretReader;
   /** Why an ephemeral container cannot start here, or undefined. */
   ephemeralProblem?: (pod: V1Pod, name: string) => string | undefined;
   /** The /var/log/containers links log shippers tail. */
@@ -65,6 +71,10 @@ export interface SyncDeps {
   userns?: PodUserNamespaces;
   /** Whether the pod's runtime handler makes mounts recursively read-only; default not. */
   recursiveReadOnlyMounts?: (pod: V1Pod) => boolean;
+  /** Records a container's resources as actuated when it is created (in-place resize). */
+  actuate?: (pod: V1Pod, container: V1Container) => Promise<void>;
+  /** In-place resize: what was actuated, and carrying a resize out. None: nothing resizes. */
+  resize?: { view: ResizeView; run: (input: ResizeInput) => Promise<void> };
 }
 
 /** The events of pod-level step failures (container-level ones are recorded where they happen). */
@@ -99,12 +109,13 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   const actions = computePodActions(pod, status, {
     probeFailure: deps.probeFailure,
     startupSucceeded: deps.startupSucceeded,
+    resize: deps.resize?.view,
   });
   log.debug(3, "Computed pod actions", { actions: describe(actions) });
   // Whether this sync asks the runtime for any change (the PLEG then looks again soon).
   const acted = actions.killPod || actions.createSandbox || actions.containersToKill.size > 0 ||
     actions.initContainersToStart.length > 0 || actions.containersToStart.length > 0 ||
-    actions.ephemeralContainersToStart.length > 0;
+    actions.ephemeralContainersToStart.length > 0 || resizing(actions.resize);
   const errors: SyncStepError[] = [];
   // Container-level failures become status; an unreachable runtime or an abort ends the sync.
   const stepFailed = (err: unknown, step: Omit<SyncStepError, "message">, message?: string) => {
@@ -186,10 +197,30 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     return { errors, acted };
   }
 
+  // Step 6 upstream: resize the pod and its running containers, before anything starts.
+  let resizeError: string | undefined;
+  const resized = deps.resize !== undefined && resizing(actions.resize);
+  if (resized) {
+    try {
+      await deps.resize!.run({ pod, sandboxId, actions: actions.resize, signal });
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      if (isKind(err, RuntimeUnavailableError)) throw err;
+      resizeError = errorMessage(err);
+      log.warn("Pod resize failed", { err: resizeError });
+    }
+  }
+  const done = (): SyncPodResult => {
+    if (!resized) return { errors, acted };
+    return resizeError === undefined
+      ? { errors, acted, resized }
+      : { errors, acted, resized, resizeError };
+  };
+
   const inits = actions.initContainersToStart;
   const ephemerals = actions.ephemeralContainersToStart;
   if (inits.length === 0 && actions.containersToStart.length === 0 && ephemerals.length === 0) {
-    return { errors, acted };
+    return done();
   }
 
   const startDeps: StartDeps = {
@@ -205,7 +236,9 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
     events: deps.events,
     logLinks: deps.logLinks,
+    actuate: deps.actuate,
   };
+  const pullSecrets = new PodPullSecrets(pod, { reader: deps.pullSecrets, log });
   const target = {
     pod,
     status,
@@ -214,12 +247,30 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     podIPs,
     hostIP: input.hostIP,
     volumes,
+    pullSecrets,
     logger: log,
     signal,
   };
   // Ephemeral containers first (upstream step 7): a debugging session must not wait for an
   // init container that fails.
-  for (const name of ephemerals) {
+  await startEphemerals(deps, startDeps, { ...target, ephemerals }, errors);
+  await startContainers(startDeps, { ...target, inits, apps: actions.containersToStart }, errors);
+  pullSecrets.reportMissing(errors, deps.events);
+  return done();
+}
+
+/**
+ * Upstream step 7: the ephemeral containers, each once; one the node cannot run stays Waiting
+ * with the reason. Failures go to `errors`.
+ */
+async function startEphemerals(
+  deps: SyncDeps,
+  startDeps: StartDeps,
+  target: Omit<StartTarget, "container"> & { ephemerals: string[] },
+  errors: SyncStepError[],
+): Promise<void> {
+  const { pod, status, logger: log } = target;
+  for (const name of target.ephemerals) {
     const ec = pod.spec?.ephemeralContainers?.find((c) => c.name === name);
     if (!ec) continue;
     const problem = deps.ephemeralProblem?.(pod, name);
@@ -252,7 +303,19 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     const err = await startContainer(startDeps, { ...target, container, pidTargetId });
     if (err) errors.push(err);
   }
-  for (const name of inits) {
+}
+
+/**
+ * Steps 5 and 6: the init containers to start one by one in spec order (a regular one that
+ * fails stops the sync), then the app containers all at once. Failures go to `errors`.
+ */
+async function startContainers(
+  startDeps: StartDeps,
+  target: Omit<StartTarget, "container"> & { inits: string[]; apps: string[] },
+  errors: SyncStepError[],
+): Promise<void> {
+  const { pod } = target;
+  for (const name of target.inits) {
     const container = pod.spec?.initContainers?.find((c) => c.name === name);
     if (!container) continue;
     const err = await startContainer(startDeps, { ...target, container });
@@ -260,10 +323,10 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     errors.push(err);
     // A sidecar that cannot start (or is backing off) holds nothing else up; a regular init
     // container does: initialisation stops here and is retried.
-    if (container.restartPolicy !== "Always") return { errors, acted };
+    if (container.restartPolicy !== "Always") return;
   }
   // App containers start together so a pod with many containers comes up fast.
-  const specs = actions.containersToStart
+  const specs = target.apps
     .map((name) => pod.spec?.containers.find((c) => c.name === name))
     .filter((c) => c !== undefined);
   const results = await Promise.allSettled(
@@ -272,7 +335,6 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   const fatal = results.find((r) => r.status === "rejected");
   if (fatal) throw fatal.reason;
   for (const r of results) if (r.status === "fulfilled" && r.value) errors.push(r.value);
-  return { errors, acted };
 }
 
 /** Step 1: kill the pod or the unwanted containers. False when the sync must stop here. */
@@ -405,6 +467,12 @@ interface StepContext {
   stepFailed: (err: unknown, step: Omit<SyncStepError, "message">, message?: string) => void;
 }
 
+/** Whether the actions resize anything. */
+function resizing(r: ResizeActions): boolean {
+  return r.containersToUpdate.memory.length > 0 || r.containersToUpdate.cpu.length > 0 ||
+    r.updatePodResources || r.updatePodLevelResources;
+}
+
 function describe(a: PodActions) {
   return {
     killPod: a.killPod,
@@ -415,5 +483,11 @@ function describe(a: PodActions) {
     start: a.containersToStart,
     ephemeral: a.ephemeralContainersToStart,
     kill: [...a.containersToKill.values()].map((k) => k.name),
+    update: {
+      memory: a.resize.containersToUpdate.memory.map((u) => u.name),
+      cpu: a.resize.containersToUpdate.cpu.map((u) => u.name),
+    },
+    updatePodResources: a.resize.updatePodResources,
+    updatePodLevelResources: a.resize.updatePodLevelResources,
   };
 }

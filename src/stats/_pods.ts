@@ -302,9 +302,11 @@ async function volumeStats(pod: V1Pod | undefined, uid: string, env: PodEnv): Pr
   }
   for (const c of env.claimVolumes?.(uid) ?? []) {
     // Upstream's hostPath plugin reports no metrics; a local volume is its file system's
-    // (MetricsStatFS), as is a CSI volume the driver mounted there.
+    // (MetricsStatFS); a CSI volume is what its driver's NodeGetVolumeStats says, if it serves it.
     if (c.source === "hostPath") continue;
-    const cap = await env.statfs(c.path).catch(() => undefined);
+    const cap = c.source === "csi"
+      ? await c.stats?.().catch(() => undefined)
+      : await env.statfs(c.path).catch(() => undefined);
     if (!cap) continue;
     out.push({
       stats: {

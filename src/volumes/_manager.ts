@@ -270,6 +270,7 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
           namespace: resolved.claim.metadata?.namespace ?? "",
           path: m.hostPath,
           source: m.source,
+          stats: m.stats,
         });
         pvUsers.set(pvName, users.add(uid));
       } else if (v.csi && deps.csiInline) {

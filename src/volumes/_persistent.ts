@@ -7,6 +7,7 @@
  * plugin, loaded only then. Errors are upstream's event text:
  * `MountVolume.NodeAffinity check failed for volume "pv" : no matching NodeSelectorTerms`.
  */
+import type { FsCapacity } from "../util/statfs.ts";
 import type { V1PersistentVolume, V1Pod } from "@kubernetes/client-node";
 import { ConfigError, DenoletError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
@@ -40,6 +41,8 @@ export interface PersistentMount {
   readOnly: boolean;
   /** The PV's source kind, for logs and stats. */
   source: "hostPath" | "local" | "csi";
+  /** A CSI volume's usage from its driver (NodeGetVolumeStats); undefined when it has none. */
+  stats?: (opts?: { signal?: AbortSignal }) => Promise<FsCapacity | undefined>;
 }
 
 export interface PersistentMountContext {

@@ -4,6 +4,7 @@ import type {
   V1ResourceFieldSelector,
   V1Volume,
 } from "@kubernetes/client-node";
+import type { FsCapacity } from "../util/statfs.ts";
 import type { FileProjection } from "./_atomic_writer.ts";
 
 /** Where one volumeMount with a subPath goes. */
@@ -90,6 +91,8 @@ export interface ClaimVolume {
   /** Where the pod's containers see it from (the node path). */
   path: string;
   source: "hostPath" | "local" | "csi";
+  /** A CSI volume's usage from its driver (NodeGetVolumeStats), when it serves it. */
+  stats?: (opts?: { signal?: AbortSignal }) => Promise<FsCapacity | undefined>;
 }
 
 export interface VolumeManager {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { applyConfigDocument } from "../../src/config/_file.ts";
+import { applyConfigDocument, IMPLEMENTED_FIELDS } from "../../src/config/_file.ts";
 import { configDocument, mergePatch } from "../../src/config/_document.ts";
 import { defaultConfig } from "../../src/config/_defaults.ts";
 import { fails, run } from "./_helpers.ts";
@@ -67,11 +67,15 @@ Deno.test("config-dir: a drop-in without apiVersion and kind, empty, or with an 
   await fails(["--config-dir", "/missing"], "--config-dir", /failed to walk/, {});
 });
 
-Deno.test("config-dir: an upstream field denolet ignores warns in the drop-in's name", async () => {
-  const { warnings } = await run(["--config-dir", "/d"], {
-    "/d/a.conf": HEAD + "registryPullQPS: 3\n",
+Deno.test("config-dir: a drop-in's fields are honoured; a warning names the drop-in", async () => {
+  const { config, warnings } = await run(["--config-dir", "/d"], {
+    "/d/a.conf": HEAD + "registryPullQPS: 3\nlogging:\n  format: json\n",
   });
-  assert.deepEqual(warnings, ["/d/a.conf: registryPullQPS: not implemented by denolet; ignored"]);
+  assert.equal(config.registryPullQPS, 3);
+  assert.deepEqual(warnings, [
+    "/d/a.conf: logging.format: denolet writes text logs only; accepted, as it changes no pod " +
+    "or node",
+  ]);
 });
 
 Deno.test("config document: reading it back gives the same configuration", () => {
@@ -88,6 +92,16 @@ Deno.test("config document: reading it back gives the same configuration", () =>
     userNamespacesIdsPerPod: 131072,
     rotateCertificates: true,
     verbosity: 3,
+    imagePullCredentialsVerificationPolicy: "NeverVerifyAllowlistedImages",
+    preloadedImagesVerificationAllowlist: ["registry.k8s.io/pause"],
+    serializeImagePulls: false,
+    maxParallelImagePulls: 3,
+    registryPullQPS: 0,
+    registryBurst: 20,
+    imageMaximumGCAgeMs: 7 * 24 * 3600_000,
+    shutdownGracePeriodMs: 30_000,
+    shutdownGracePeriodCriticalPodsMs: 10_000,
+    shutdownGracePeriodByPodPriority: [{ priority: 100, shutdownGracePeriodSeconds: 5 }],
   });
   const back = defaultConfig({ withConfigFile: true });
   const read = applyConfigDocument(back, new Map(), {
@@ -98,6 +112,11 @@ Deno.test("config document: reading it back gives the same configuration", () =>
   });
   assert.deepEqual(read, { warnings: [], given: [] });
   assert.deepEqual(back, cfg);
+});
+
+Deno.test("config document: every field the file reader takes is in it", () => {
+  const doc = configDocument(defaultConfig({ withConfigFile: true }));
+  assert.deepEqual(IMPLEMENTED_FIELDS.filter((f) => !(f in doc)), []);
 });
 
 Deno.test("merge patch: RFC 7386", () => {

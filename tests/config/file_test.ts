@@ -4,6 +4,7 @@ import { loadConfig } from "../../src/config/mod.ts";
 import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
+import { IMAGE_DEFAULTS } from "./_image_defaults.ts";
 import { RESOURCE_DEFAULTS } from "./_resource_defaults.ts";
 import { SHUTDOWN_DEFAULTS } from "./_shutdown_defaults.ts";
 import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
@@ -83,6 +84,7 @@ userNamespaces:
     userNamespacesIdsPerPod: 131072,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
+    ...IMAGE_DEFAULTS,
     ...RESOURCE_DEFAULTS,
     ...SHUTDOWN_DEFAULTS,
     ...CLUSTER_DEFAULTS,
@@ -174,15 +176,15 @@ Deno.test("relative paths in the file are resolved against the file's directory"
   assert.equal(config.resolvConf, "/etc/kubernetes/resolv");
 });
 
-Deno.test("pending upstream fields are still accepted with a warning; logging-only ones too", async () => {
-  const { warnings } = await run(
+Deno.test("upstream fields at their default load silently; logging-only ones warn", async () => {
+  const { config, warnings } = await run(
     CONFIG,
     file(
-      "eventRecordQPS: 50\nserializeImagePulls: true\nlogging:\n  format: json\n",
+      "eventRecordQPS: 50\nserializeImagePulls: false\nlogging:\n  format: json\n",
     ),
   );
+  assert.equal(config.serializeImagePulls, false);
   assert.deepEqual(warnings, [
-    "/etc/kubernetes/kubelet.yaml: serializeImagePulls: not implemented by denolet; ignored",
     "/etc/kubernetes/kubelet.yaml: logging.format: denolet writes text logs only; accepted, " +
     "as it changes no pod or node",
   ]);

@@ -3,6 +3,7 @@ import { loadConfig } from "../../src/config/mod.ts";
 import { depsWith, fails, run } from "./_helpers.ts";
 import { EVICTION_DEFAULTS } from "./_eviction_defaults.ts";
 import { GC_DEFAULTS } from "./_gc_defaults.ts";
+import { IMAGE_DEFAULTS } from "./_image_defaults.ts";
 import { RESOURCE_DEFAULTS } from "./_resource_defaults.ts";
 import { SHUTDOWN_DEFAULTS } from "./_shutdown_defaults.ts";
 import { CLUSTER_DEFAULTS } from "./_cluster_defaults.ts";
@@ -42,6 +43,7 @@ Deno.test("loadConfig without arguments gives the upstream flag defaults", async
     userNamespacesIdsPerPod: 65536,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
+    ...IMAGE_DEFAULTS,
     ...RESOURCE_DEFAULTS,
     ...SHUTDOWN_DEFAULTS,
     ...CLUSTER_DEFAULTS,
@@ -108,6 +110,7 @@ Deno.test("every flag sets its field, in both --flag=value and --flag value form
     userNamespacesIdsPerPod: 65536,
     ...EVICTION_DEFAULTS,
     ...GC_DEFAULTS,
+    ...IMAGE_DEFAULTS,
     ...RESOURCE_DEFAULTS,
     ...SHUTDOWN_DEFAULTS,
     ...CLUSTER_DEFAULTS,

@@ -90,6 +90,93 @@ Deno.test("--minimum-image-ttl-duration, upstream's name, sets the image minimum
   );
 });
 
+Deno.test("image pull credential verification: policy and allowlist from the file, upstream's checks", async () => {
+  const { config } = await run(["--config", "/k.yaml"], {
+    "/k.yaml": HEAD +
+      "imagePullCredentialsVerificationPolicy: NeverVerifyAllowlistedImages\n" +
+      'preloadedImagesVerificationAllowlist: ["registry.k8s.io/pause", "reg.example.com/*"]\n',
+  });
+  assert.equal(config.imagePullCredentialsVerificationPolicy, "NeverVerifyAllowlistedImages");
+  assert.deepEqual(config.preloadedImagesVerificationAllowlist, [
+    "registry.k8s.io/pause",
+    "reg.example.com/*",
+  ]);
+  const fails = async (body: string, re: RegExp) => {
+    await assert.rejects(run(["--config", "/k.yaml"], { "/k.yaml": HEAD + body }), (e) => {
+      assert.ok(e instanceof ConfigError);
+      assert.match(e.message, re);
+      return true;
+    });
+  };
+  await fails("imagePullCredentialsVerificationPolicy: Sometimes\n", /"Sometimes" is not valid/);
+  await fails(
+    'preloadedImagesVerificationAllowlist: ["busybox"]\n',
+    /can't be set if imagePullCredentialsVerificationPolicy is not "NeverVerifyAllowlistedImages"/,
+  );
+  await fails(
+    "imagePullCredentialsVerificationPolicy: NeverVerifyAllowlistedImages\n" +
+      'preloadedImagesVerificationAllowlist: ["busybox:1"]\n',
+    /neither tag nor digest is accepted/,
+  );
+  await fails(
+    "featureGates: {KubeletEnsureSecretPulledImages: false}\n" +
+      "imagePullCredentialsVerificationPolicy: AlwaysVerify\n",
+    /must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled/,
+  );
+});
+
+Deno.test("credential provider flags set their fields", async () => {
+  const { config, warnings } = await run([
+    "--image-credential-provider-config=/etc/kubernetes/credential-providers.yaml",
+    "--image-credential-provider-bin-dir",
+    "/usr/libexec/kubernetes/credential-providers",
+  ]);
+  assert.deepEqual(warnings, []);
+  assert.equal(config.imageCredentialProviderConfig, "/etc/kubernetes/credential-providers.yaml");
+  assert.equal(
+    config.imageCredentialProviderBinDir,
+    "/usr/libexec/kubernetes/credential-providers",
+  );
+});
+
+Deno.test("image pull parallelism, rate and maximum age: flags, file and upstream's defaulting", async () => {
+  const flags = await run([
+    "--serialize-image-pulls=false",
+    "--registry-qps=0",
+    "--registry-burst=3",
+  ]);
+  assert.equal(flags.config.serializeImagePulls, false);
+  assert.equal(flags.config.registryPullQPS, 0);
+  assert.equal(flags.config.registryBurst, 3);
+  assert.deepEqual(flags.warnings, []);
+  // A file with maxParallelImagePulls >= 2 and no serializeImagePulls pulls in parallel.
+  const file = await run(["--config", "/k.yaml"], {
+    "/k.yaml": HEAD + "maxParallelImagePulls: 3\nregistryPullQPS: 10\nimageMaximumGCAge: 72h\n",
+  });
+  assert.equal(file.config.serializeImagePulls, false);
+  assert.equal(file.config.maxParallelImagePulls, 3);
+  assert.equal(file.config.registryPullQPS, 10);
+  assert.equal(file.config.imageMaximumGCAgeMs, 72 * 3600_000);
+  assert.deepEqual(file.warnings, []);
+  const fails = async (body: string, re: RegExp) => {
+    await assert.rejects(run(["--config", "/k.yaml"], { "/k.yaml": HEAD + body }), (e) => {
+      assert.ok(e instanceof ConfigError);
+      assert.match(e.message, re);
+      return true;
+    });
+  };
+  await fails(
+    "serializeImagePulls: true\nmaxParallelImagePulls: 2\n",
+    /maxParallelImagePulls: cannot be larger than 1 unless SerializeImagePulls/,
+  );
+  await fails("maxParallelImagePulls: 0\n", /maxParallelImagePulls: 0 must be a positive number/);
+  await fails("registryBurst: -1\n", /registryBurst: -1 must not be a negative number/);
+  await fails(
+    "imageMaximumGCAge: 1m\nimageMinimumGCAge: 2m\n",
+    /imageMaximumGCAge: 1m0s must be greater than imageMinimumGCAge 2m0s/,
+  );
+});
+
 Deno.test("the systemd cgroup driver is accepted, as kubeadm and k3s set it", async () => {
   assert.equal((await run(["--cgroup-driver=systemd"])).config.cgroupDriver, "systemd");
 });

@@ -1,7 +1,7 @@
 /**
  * Real configurations written for the upstream kubelet load: kubeadm v1.37's config.yaml and
  * command line, and k3s v1.37's kubelet arguments. What they set that denolet does not
- * implement is either upstream's default (accepted) or pending (warned, ignored).
+ * implement is upstream's default (accepted).
  * kubeadm's cgroupDriver: systemd is implemented (the systemd cgroup driver).
  */
 import assert from "node:assert/strict";
@@ -14,16 +14,15 @@ const K3S_DROPINS = {
   "/var/lib/rancher/k3s/agent/etc/kubelet.conf.d/00-k3s-defaults.conf":
     "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n",
 };
-const ignored = (where: string) => `${where}: not implemented by denolet; ignored`;
-
-Deno.test("kubeadm's stock config loads, cgroupDriver: systemd included; only what is pending warns", async () => {
+Deno.test("kubeadm's stock config loads silently, cgroupDriver: systemd included", async () => {
   const { config, warnings } = await run(KUBEADM_ARGS, { [PATH]: KUBEADM_CONFIG });
-  assert.deepEqual(warnings, [ignored(`${PATH}: imageMaximumGCAge`)]);
+  assert.deepEqual(warnings, []);
   assert.equal(config.cgroupDriver, "systemd");
   // The 0s durations are upstream's defaults, as SetDefaults fills them in.
   assert.equal(config.syncFrequencyMs, 60_000);
   assert.equal(config.nodeStatusUpdateFrequencyMs, 10_000);
   assert.equal(config.shutdownGracePeriodMs, 0);
+  assert.equal(config.imageMaximumGCAgeMs, 0);
   assert.equal(config.authenticationTokenWebhookCacheTTLMs, 120_000);
   assert.equal(config.clientCAFile, "/etc/kubernetes/pki/ca.crt");
   assert.equal(config.anonymousAuth, false);
@@ -50,13 +49,16 @@ Deno.test("kubeadm's config with graceful node shutdown on loads it", async () =
   assert.equal(config.shutdownGracePeriodCriticalPodsMs, 10_000);
 });
 
-Deno.test("k3s's kubelet arguments load; what is pending is warned, --runtime-cgroups noted", async () => {
+Deno.test("k3s's kubelet arguments load, credential providers included; --runtime-cgroups noted", async () => {
   const { config, warnings } = await run(K3S_ARGS, K3S_DROPINS);
   assert.equal(config.nodeName, "edge-1");
   assert.equal(config.readOnlyPort, 0);
+  assert.equal(config.imageCredentialProviderBinDir, "/var/lib/rancher/credentialprovider/bin");
+  assert.equal(
+    config.imageCredentialProviderConfig,
+    "/var/lib/rancher/credentialprovider/config.yaml",
+  );
   assert.deepEqual(warnings, [
-    ignored("--image-credential-provider-bin-dir"),
-    ignored("--image-credential-provider-config"),
     "--runtime-cgroups: \"/k3s\": the runtime system container's stats come from the runtime's " +
     "process, not from this cgroup; accepted, as it changes no pod or node",
   ]);

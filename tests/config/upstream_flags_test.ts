@@ -4,7 +4,6 @@ import { UPSTREAM_FLAGS } from "../../src/config/_upstream_flags.ts";
 import { fails, run } from "./_helpers.ts";
 
 const HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n";
-const ignored = (flag: string) => `${flag}: not implemented by denolet; ignored`;
 
 Deno.test("a kubeadm-style command line starts, with --bootstrap-kubeconfig honoured", async () => {
   const { config, warnings } = await run([
@@ -62,16 +61,23 @@ Deno.test("the last occurrence of a scalar upstream flag decides", async () => {
   await fails(["--cpu-cfs-quota=true", "--cpu-cfs-quota=false"], "--cpu-cfs-quota", /false/);
 });
 
-Deno.test("a pending upstream boolean flag takes --x or --x=value only, as pflag's bools", async () => {
-  for (
-    const argv of [["--serialize-image-pulls"], ["--serialize-image-pulls=false"], [
-      "--serialize-image-pulls=true",
-    ]]
-  ) {
+Deno.test("an upstream boolean flag takes --x or --x=value only, as pflag's bools", async () => {
+  for (const argv of [["--cpu-cfs-quota"], ["--cpu-cfs-quota=true"]]) {
     const { warnings } = await run(argv);
-    assert.deepEqual(warnings, [ignored(argv[0].split("=")[0])], argv.join(" "));
+    assert.deepEqual(warnings, [], argv.join(" "));
   }
-  await run(["--serialize-image-pulls=false", "--port=1"]);
+  for (
+    const [argv, want] of [
+      [["--serialize-image-pulls"], true],
+      [["--serialize-image-pulls=false"], false],
+      [["--serialize-image-pulls=true"], true],
+    ] as const
+  ) {
+    const { config, warnings } = await run([...argv]);
+    assert.equal(config.serializeImagePulls, want, argv.join(" "));
+    assert.deepEqual(warnings, [], argv.join(" "));
+  }
+  assert.equal((await run(["--serialize-image-pulls=false", "--port=1"])).config.port, 1);
   // A separate "false" is a positional argument, which pflag refuses too.
   await fails(["--rotate-certificates", "false"], '"false"', /unexpected argument/);
   await fails(
@@ -92,13 +98,14 @@ Deno.test("an upstream flag's value is still type-checked, and one is required",
   await fails(["--cloud-provider"], "--cloud-provider", /flag needs an argument/);
 });
 
-Deno.test("a pending upstream flag given twice warns once", async () => {
-  const { warnings } = await run([
+Deno.test("--registry-qps given twice: the last one is honoured", async () => {
+  const { config, warnings } = await run([
     "--node-ip=10.0.0.1",
     "--registry-qps=3",
     "--registry-qps=4",
   ]);
-  assert.deepEqual(warnings, [ignored("--registry-qps")]);
+  assert.equal(config.registryPullQPS, 4);
+  assert.deepEqual(warnings, []);
 });
 
 Deno.test("logging flags are accepted; a value denolet does not follow is named in a warning", async () => {

@@ -104,9 +104,7 @@ function flagText(s: Setting, v: unknown): string | undefined {
   return String(v);
 }
 
-const decided = SETTINGS.filter((s) =>
-  s.rule.kind !== "pending" && !(s.rule.kind === "only" && s.rule.node)
-);
+const decided = SETTINGS.filter((s) => !(s.rule.kind === "only" && s.rule.node));
 
 Deno.test("table: every accepted value loads from the file and from the flag, silently", async () => {
   for (const s of decided) {
@@ -184,16 +182,5 @@ Deno.test("table: booleans accepted at one value only are refused at the other",
       );
     }
     if (s.flag) await fails([`--${s.flag}=${v}`], `--${s.flag}`, /denolet does not implement/);
-  }
-});
-
-Deno.test("table: pending settings stay accepted with the old warning", async () => {
-  for (const s of SETTINGS.filter((x) => x.rule.kind === "pending")) {
-    if (s.field) {
-      const { warnings } = await run(CONFIG, {
-        [PATH]: `${HEAD}${s.field}: ${yaml(s.type, other(s.type) ?? true)}\n`,
-      });
-      assert.deepEqual(warnings, [`${PATH}: ${s.field}: not implemented by denolet; ignored`]);
-    }
   }
 });

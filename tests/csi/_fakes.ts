@@ -53,7 +53,10 @@ export class FakeCsiDriver {
       }),
       NodeUnpublishVolume: record("NodeUnpublishVolume", () => ({})),
       NodeGetVolumeStats: record("NodeGetVolumeStats", () => ({
-        usage: [{ available: 10, total: 30, used: 20, unit: "BYTES" }],
+        usage: [
+          { available: 10, total: 30, used: 20, unit: "BYTES" },
+          { available: 7, total: 9, used: 2, unit: "INODES" },
+        ],
       })),
     });
     driver.addService(Identity, {

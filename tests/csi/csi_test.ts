@@ -157,6 +157,18 @@ Deno.test("csi: a claim's volume waits for its VolumeAttachment, is staged and p
       "SINGLE_NODE_WRITER",
     );
 
+    // Stats come from the driver's NodeGetVolumeStats (upstream's csi metrics provider).
+    assert.deepEqual(await t.mounts.volumeStats(pv(), target), {
+      capacityBytes: 30,
+      availableBytes: 10,
+      usedBytes: 20,
+      inodes: 9,
+      inodesFree: 7,
+      inodesUsed: 2,
+    });
+    const stats = t.driver.calls.find((c) => c.rpc === "NodeGetVolumeStats")!.req;
+    assert.deepEqual(stats, { volumeId: "vol-1", volumePath: target, stagingTargetPath: staging });
+
     await t.mounts.tearDownPod("pod-uid");
     assert.deepEqual(t.driver.rpcs().slice(-2), ["NodeUnpublishVolume", "NodeUnstageVolume"]);
     const unpublish = t.driver.calls.find((c) => c.rpc === "NodeUnpublishVolume")!.req;

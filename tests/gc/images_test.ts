@@ -122,3 +122,36 @@ Deno.test("image references normalise like containerd's", () => {
   assert.equal(normalizeImageRef("me/app"), "docker.io/me/app:latest");
   assert.equal(normalizeImageRef("localhost:5000/app"), "localhost:5000/app:latest");
 });
+
+Deno.test("image GC by age: images unused for longer than imageMaximumGCAge go, whatever the disk usage", async () => {
+  const env = setup();
+  const { cri, clock } = env;
+  cri.addImage("docker.io/library/stale:1", { id: "sha256:stale", size: 10 * MB });
+  cri.addImage("docker.io/library/pinned:1", { id: "sha256:pinned", size: 10 * MB, pinned: true });
+  const gc = new GarbageCollector({
+    runtime: cri,
+    image: cri,
+    clock,
+    logger: nullLogger,
+    nodeName: NODE,
+    podState: { shouldPodContentBeRemoved: () => false, shouldPodRuntimeBeRemoved: () => false },
+    podLogsDir: "",
+    imagePolicy: { minAgeMs: 0, maxAgeMs: 60 * 60_000 },
+    // Plenty of space: the threshold check alone would remove nothing.
+    fsStats: () => Promise.resolve({ capacityBytes: 1000 * MB, availableBytes: 900 * MB }),
+  });
+  const sb = await sandbox(cri, "u1");
+  await container(cri, sb, { uid: "u1", name: "busy", attempt: 0 });
+  await gc.collectImages();
+  // Not before the agent has run for the maximum age (upstream beganGC).
+  await clock.advance(30 * 60_000);
+  await gc.collectImages();
+  assert.equal(cri.callsTo("removeImage").length, 0);
+  await clock.advance(31 * 60_000);
+  await gc.collectImages();
+  assert.deepEqual(cri.callsTo("removeImage").map((a) => (a[0] as { image: string }).image), [
+    "sha256:stale",
+  ]);
+  // busybox is in use; pinned is pinned.
+  assert.deepEqual([...cri.images.keys()].sort(), ["sha256:busybox", "sha256:pinned"]);
+});

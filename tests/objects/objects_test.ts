@@ -38,8 +38,9 @@ function setup() {
   return { clock, api, objects, changed };
 }
 
-Deno.test("podRefs lists the ConfigMaps and Secrets of volumes, projections, env and envFrom", () => {
+Deno.test("podRefs lists the ConfigMaps and Secrets of pull secrets, volumes, projections, env and envFrom", () => {
   const p = pod("x", {
+    imagePullSecrets: [{ name: "s-pull" }, { name: "" }],
     volumes: [
       { name: "a", configMap: { name: "cm-vol" } },
       { name: "b", secret: { secretName: "s-vol" } },
@@ -60,7 +61,7 @@ Deno.test("podRefs lists the ConfigMaps and Secrets of volumes, projections, env
   });
   const refs = podRefs(p);
   assert.deepEqual([...refs.configMaps].sort(), ["cm-env", "cm-proj", "cm-vol"]);
-  assert.deepEqual([...refs.secrets].sort(), ["s-init", "s-proj", "s-vol"]);
+  assert.deepEqual([...refs.secrets].sort(), ["s-init", "s-proj", "s-pull", "s-vol"]);
 });
 
 Deno.test("object managers register a pod on its first read and refuse names it does not use", async () => {

@@ -42,9 +42,10 @@ Deno.test("ImagePuller: the presence check carries the image's user (upstream ge
   cri.images.get(id)!.uid = undefined;
   cri.images.get(id)!.username = "app";
   assert.deepEqual((await puller.ensureImage(POD, c)).user, { username: "app" });
-  // After a pull the user is not known yet; imageUser asks once, by the pulled reference.
+  // After a pull the status read for the Pulled event's size carries the user.
   const pulled = await puller.ensureImage(POD, { name: "b", image: "other:1" });
-  assert.equal(pulled.user, undefined);
+  assert.deepEqual(pulled.user, { uid: 0 });
+  // imageUser asks once, by the pulled reference.
   const before = cri.callsTo("imageStatus").length;
   assert.deepEqual(await puller.imageUser(pulled.ref), { uid: 0 });
   assert.deepEqual(cri.callsTo("imageStatus").slice(before).map((a) => a[0]), [
@@ -67,7 +68,13 @@ Deno.test("ImagePuller: Always pulls even when present", async () => {
   await puller.ensureImage(POD, c);
   await puller.ensureImage(POD, c);
   assert.equal(cri.callsTo("pullImage").length, 2);
-  assert.equal(cri.callsTo("imageStatus").length, 0);
+  // No presence check; only the pulled image's size, read after each pull as upstream does.
+  assert.deepEqual(cri.calls.map((c) => c.method), [
+    "pullImage",
+    "imageStatus",
+    "pullImage",
+    "imageStatus",
+  ]);
 });
 
 Deno.test("ImagePuller: Never fails with ErrImageNeverPull when missing", async () => {
@@ -94,7 +101,7 @@ Deno.test("ImagePuller: failures give ErrImagePull then ImagePullBackOff, 10s do
   assert.equal(puller.backoffMs("uid-1", "nope:1"), 10 * S);
   const backoff = await pullError(puller.ensureImage(POD, c));
   assert.equal(backoff.reason, "ImagePullBackOff");
-  assert.equal(backoff.message, `Back-off pulling image "nope:1"`);
+  assert.equal(backoff.message, `Back-off pulling image "nope:1": ErrImagePull: not found`);
   await clock.advance(9 * S);
   assert.equal(await attempt(), "ImagePullBackOff");
   await clock.advance(1 * S);
@@ -194,4 +201,105 @@ Deno.test("applyDefaultTag and pullPolicyOf follow upstream defaults", () => {
   assert.equal(pullPolicyOf({ name: "c" }, "busybox:latest"), "Always");
   assert.equal(pullPolicyOf({ name: "c" }, "busybox:1.36"), "IfNotPresent");
   assert.equal(pullPolicyOf({ name: "c", imagePullPolicy: "Never" }, "busybox:latest"), "Never");
+});
+
+/** A puller whose pulls wait for the test to release them, counting how many run at once. */
+function gatedPulls(
+  opts: ConstructorParameters<typeof ImagePuller>[0] extends infer D ? Partial<D> : never,
+) {
+  const clock = new FakeClock();
+  const cri = new FakeRuntime({ clock });
+  const puller = new ImagePuller({ image: cri, clock, logger: nullLogger, ...opts });
+  let active = 0;
+  let maxActive = 0;
+  const gates: (() => void)[] = [];
+  const original = cri.pullImage.bind(cri);
+  cri.pullImage = async (...args) => {
+    active++;
+    maxActive = Math.max(maxActive, active);
+    await new Promise<void>((r) => gates.push(r));
+    active--;
+    return await original(...args);
+  };
+  return { clock, cri, puller, gates, active: () => active, maxActive: () => maxActive };
+}
+
+Deno.test("ImagePuller: serializeImagePulls false runs up to maxParallelImagePulls at once", async () => {
+  for (
+    const [queue, expected] of [
+      [{ serialize: false, maxParallel: 2 }, 2],
+      [{ serialize: false }, 5],
+      [{ serialize: true }, 1],
+    ] as const
+  ) {
+    const g = gatedPulls({ queue });
+    const images = ["a:1", "b:1", "c:1", "d:1", "e:1"];
+    const all = Promise.all(
+      images.map((image) => g.puller.ensureImage(POD, { name: image, image })),
+    );
+    let released = 0;
+    while (released < images.length) {
+      while (g.gates.length === 0) await Promise.resolve();
+      // Let every pull that may start do so before releasing one.
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+      assert.equal(g.active(), Math.min(expected, images.length - released), JSON.stringify(queue));
+      g.gates.shift()!();
+      released++;
+    }
+    assert.equal((await all).length, 5);
+    assert.equal(g.maxActive(), expected, JSON.stringify(queue));
+  }
+});
+
+Deno.test("ImagePuller: registryPullQPS/registryBurst refuse pulls beyond the bucket (upstream's message)", async () => {
+  const clock = new FakeClock();
+  const cri = new FakeRuntime({ clock });
+  const puller = new ImagePuller({
+    image: cri,
+    clock,
+    logger: nullLogger,
+    rate: { qps: 1, burst: 2 },
+  });
+  const pull = (image: string, uid = "uid-1") =>
+    puller.ensureImage({ metadata: { ...POD.metadata, uid } }, { name: "c", image }).then(
+      () => "ok",
+      (e: ImagePullError) => `${e.reason}: ${e.message}`,
+    );
+  assert.equal(await pull("a:1"), "ok");
+  assert.equal(await pull("b:1"), "ok");
+  assert.equal(await pull("c:1"), "ErrImagePull: pull QPS exceeded");
+  assert.equal(cri.callsTo("pullImage").length, 2);
+  await clock.advance(1000);
+  assert.equal(await pull("c:1", "uid-2"), "ok");
+});
+
+Deno.test("ImagePuller: Pulled reads as upstream's: Go durations, waiting included, image size", async () => {
+  const events: string[] = [];
+  const clock = new FakeClock();
+  const cri = new FakeRuntime({ clock });
+  const puller = new ImagePuller({
+    image: cri,
+    clock,
+    logger: nullLogger,
+    events: { event: (_ref, _type, reason, message) => events.push(`${reason}: ${message}`) },
+  });
+  const original = cri.pullImage.bind(cri);
+  const start = Promise.withResolvers<void>();
+  cri.pullImage = async (...args) => {
+    await start.promise;
+    await clock.advance(1234.9);
+    return await original(...args);
+  };
+  const first = puller.ensureImage(POD, { name: "a", image: "busybox:1.36" });
+  const second = puller.ensureImage(POD, { name: "b", image: "app:2" });
+  // Both are queued before the first pull goes on.
+  for (let i = 0; i < 50; i++) await Promise.resolve();
+  start.resolve();
+  await Promise.all([first, second]);
+  const pulled = events.filter((e) => e.startsWith("Pulled"));
+  assert.deepEqual(pulled, [
+    'Pulled: Successfully pulled image "busybox:1.36" in 1.234s (1.234s including waiting). Image size: 1000000 bytes.',
+    // The second waited for the first (serialized pulls).
+    'Pulled: Successfully pulled image "app:2" in 1.234s (2.469s including waiting). Image size: 1000000 bytes.',
+  ]);
 });

@@ -106,7 +106,7 @@ function createdSecurityContext(env: Env, i = 0): any {
   return (env.cri.callsTo("createContainer")[i][1] as any).linux.securityContext;
 }
 
-Deno.test("a plain pod with PullAlways makes no ImageStatus after the pull", async () => {
+Deno.test("a plain pod with PullAlways reads each pulled image once (size and user)", async () => {
   await using env = await setup();
   const pod = podWith([{ name: "a", image: "app:latest" }, {
     name: "b",
@@ -116,14 +116,15 @@ Deno.test("a plain pod with PullAlways makes no ImageStatus after the pull", asy
   const res = await sync(env, pod);
   assert.deepEqual(res.errors, []);
   assert.equal(env.cri.callsTo("pullImage").length, 2);
-  assert.equal(env.cri.callsTo("imageStatus").length, 0);
-  // Nothing about the user is sent: containerd applies the image's own.
+  // Upstream reads the size for the Pulled event; the same answer gives the user.
+  assert.equal(env.cri.callsTo("imageStatus").length, 2);
+  // The image's user as upstream sends it (an image without one runs as root).
   const sc = createdSecurityContext(env);
-  assert.equal(sc.runAsUser, undefined);
+  assert.deepEqual(sc.runAsUser, { value: 0 });
   assert.equal(sc.runAsUsername, undefined);
 });
 
-Deno.test("a crash-loop restart with PullAlways pulls again but asks for no image user", async () => {
+Deno.test("a crash-loop restart with PullAlways pulls again and reads the image once each time", async () => {
   await using env = await setup();
   const pod = podWith([{ name: "a", image: "app:latest" }], { restartPolicy: "Always" });
   assert.deepEqual((await sync(env, pod)).errors, []);
@@ -132,16 +133,16 @@ Deno.test("a crash-loop restart with PullAlways pulls again but asks for no imag
   assert.deepEqual((await sync(env, pod)).errors, []);
   assert.equal(env.cri.callsTo("pullImage").length, 2);
   assert.equal(env.cri.callsTo("createContainer").length, 2);
-  assert.equal(env.cri.callsTo("imageStatus").length, 0);
+  assert.equal(env.cri.callsTo("imageStatus").length, 2);
 });
 
-Deno.test("an explicit runAsUser after a pull needs no ImageStatus, even with runAsNonRoot", async () => {
+Deno.test("an explicit runAsUser after a pull needs no ImageStatus beyond the pull's, even with runAsNonRoot", async () => {
   await using env = await setup();
   const pod = podWith([{ name: "a", image: "app:1", imagePullPolicy: "Always" }], {
     securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 3000 },
   });
   assert.deepEqual((await sync(env, pod)).errors, []);
-  assert.equal(env.cri.callsTo("imageStatus").length, 0);
+  assert.equal(env.cri.callsTo("imageStatus").length, 1);
   const sc = createdSecurityContext(env);
   assert.deepEqual(sc.runAsUser, { value: 1000 });
   assert.deepEqual(sc.runAsGroup, { value: 3000 });

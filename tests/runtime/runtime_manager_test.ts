@@ -376,7 +376,8 @@ Deno.test("syncPod: image errors surface as ErrImagePull, ImagePullBackOff, ErrI
   assert.deepEqual(r.errors[0], {
     container: "app",
     reason: "ImagePullBackOff",
-    message: `Back-off pulling image "nope:1"`,
+    // Upstream adds the failure the back-off follows.
+    message: `Back-off pulling image "nope:1": ErrImagePull: manifest unknown`,
   });
   cri.pullErrors.clear();
   await clock.advance(10 * S);

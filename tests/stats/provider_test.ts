@@ -376,7 +376,7 @@ Deno.test("a failed sample keeps the previous one", async () => {
   await running;
 });
 
-Deno.test("Summary: a claim's local or CSI volume is its file system's, with a pvcRef; hostPath PVs report nothing (upstream)", async () => {
+Deno.test("Summary: a claim's local volume is its file system's, a CSI volume its driver's stats, with a pvcRef; hostPath PVs and CSI drivers without stats report nothing (upstream)", async () => {
   const { cri, provider } = setup({
     cgroupRoot: `${FIX}cgroup_v1`,
     claimVolumes: (uid) =>
@@ -396,6 +396,29 @@ Deno.test("Summary: a claim's local or CSI volume is its file system's, with a p
             path: "/srv/hp",
             source: "hostPath",
           },
+          {
+            name: "csi",
+            claimName: "csi-claim",
+            namespace: "default",
+            path: "/pods/u1/volumes/kubernetes.io~csi/pv/mount",
+            source: "csi",
+            stats: () =>
+              Promise.resolve({
+                capacityBytes: 30,
+                availableBytes: 10,
+                usedBytes: 20,
+                inodes: 9,
+                inodesFree: 7,
+                inodesUsed: 2,
+              }),
+          },
+          {
+            name: "csi-nostats",
+            claimName: "other",
+            namespace: "default",
+            path: "/pods/u1/volumes/kubernetes.io~csi/pv2/mount",
+            source: "csi",
+          },
         ]
         : [],
   });
@@ -408,6 +431,10 @@ Deno.test("Summary: a claim's local or CSI volume is its file system's, with a p
   assert.equal(data?.usedBytes, 250);
   assert.equal(data?.inodesUsed, 400);
   assert.equal(s.pods[0].volume?.some((v) => v.name === "hp"), false);
+  const csi = s.pods[0].volume?.find((v) => v.name === "csi");
+  assert.equal(csi?.capacityBytes, 30, "the driver's NodeGetVolumeStats, not statfs");
+  assert.equal(csi?.inodesUsed, 2);
+  assert.equal(s.pods[0].volume?.some((v) => v.name === "csi-nostats"), false);
   // Not node disk: the claim's bytes stay out of the pod's ephemeral storage.
   assert.equal(
     s.pods[0]["ephemeral-storage"]?.usedBytes,

@@ -49,11 +49,12 @@ export function ociArch(): string {
 
 /**
  * Builds the archive. Deterministic for a given rootfs (sorted entries, fixed mtime and owners),
- * so rebuilding the same content yields the same digests.
+ * so rebuilding the same content yields the same digests. `layout` is the OCI layout directory
+ * the archive was made from (under `workDir`), for pushing to a registry.
  */
 export async function writeOciArchive(
   opts: OciArchiveOptions,
-): Promise<{ manifestDigest: string }> {
+): Promise<{ manifestDigest: string; layout: string }> {
   const layout = `${opts.workDir}/layout`;
   const blobs = `${layout}/blobs/sha256`;
   await Deno.mkdir(blobs, { recursive: true });
@@ -123,7 +124,7 @@ export async function writeOciArchive(
     "index.json",
     "blobs",
   ]);
-  return { manifestDigest: manifest.digest };
+  return { manifestDigest: manifest.digest, layout };
 }
 
 async function putBlob(dir: string, mediaType: string, data: Uint8Array): Promise<Descriptor> {

@@ -83,8 +83,8 @@ export const UPSTREAM_CNI_NETWORK: CniNetwork = { bridge: "denolet2", subnet: "1
 
 /**
  * The pod network of the runtime `opts` name: its own, `$DENOLET_DEV_NETWORK` (`bridge:subnet`,
- * for a second dev directory beside the shared one, whose bridges it must not share), or the
- * flavour's default.
+ * for a second dev directory beside the shared one, whose bridges it must not share; containerd 2
+ * derives a second one from it), or the flavour's default.
  */
 export function runtimeNetwork(opts: Pick<DevOptions, "network" | "containerd"> = {}): CniNetwork {
   if (opts.network) return opts.network;
@@ -96,6 +96,12 @@ export function runtimeNetwork(opts: Pick<DevOptions, "network" | "containerd"> 
         `DENOLET_DEV_NETWORK=${JSON.stringify(env)}: expected bridge:subnet, e.g. ` +
           `"denolet9:10.93.0.0/16" (a bridge name of at most 15 characters)`,
       );
+    }
+    // containerd 2 beside it gets a network of its own: "<bridge>v2" on 10.<n+100>.0.0.
+    if ((opts.containerd ?? devContainerd()) === "upstream") {
+      const octets = subnet.split(".");
+      octets[1] = String((Number(octets[1]) + 100) % 256);
+      return { bridge: `${bridge.slice(0, 13)}v2`, subnet: octets.join(".") };
     }
     return { bridge, subnet };
   }

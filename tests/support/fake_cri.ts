@@ -26,6 +26,7 @@
  * Times come from the injected clock (default a FakeClock) as nanoseconds.
  */
 import type {
+  AuthConfig,
   CallOptions,
   Container,
   ContainerConfig,
@@ -94,6 +95,13 @@ export class FakeRuntime implements RuntimeService, ImageService {
   stopExitCode = 137;
   /** Image (normalised or as given) → error thrown by pullImage. */
   readonly pullErrors = new Map<string, Error>();
+  /**
+   * Private registries: normalised name prefix (`reg.example.com:5000/`) → the username and
+   * password a pull needs; other credentials fail as containerd reports a 401 (gRPC Unknown).
+   */
+  readonly privateRegistries = new Map<string, { username: string; password: string }>();
+  /** Memory usage (bytes) containerStats reports, by container id; 0 when absent. */
+  readonly memoryUsage = new Map<string, number>();
   /** Answers execSync; default exit 0 with empty output. */
   execHandler: (containerId: string, cmd: string[]) => ExecSyncResponse = () => ({
     stdout: new Uint8Array(),
@@ -298,6 +306,9 @@ export class FakeRuntime implements RuntimeService, ImageService {
           annotations: { ...config.annotations },
           mounts: structuredClone(config.mounts ?? []),
           logPath: config.logPath ? joinPath(logDir, config.logPath) : "",
+          ...(config.linux?.resources
+            ? { resources: { linux: structuredClone(config.linux.resources) } }
+            : {}),
         },
       });
       return id;
@@ -393,6 +404,26 @@ export class FakeRuntime implements RuntimeService, ImageService {
     return this.#call("updateContainerResources", [containerId, linux, opts], () => {
       const c = this.#container(containerId);
       c.config = { ...c.config, linux: { ...c.config.linux, resources: linux } };
+      // As containerd: the status reports the resources applied.
+      c.status.resources = { linux: structuredClone(linux) };
+    });
+  }
+
+  /** As containerd 1.6 and 2.0 by default: the RPC is not served (gRPC UNIMPLEMENTED). */
+  updatePodSandboxResourcesServed = false;
+
+  updatePodSandboxResources(
+    podSandboxId: string,
+    update: { overhead?: LinuxContainerResources; resources?: LinuxContainerResources },
+    opts?: CallOptions,
+  ): Promise<void> {
+    return this.#call("updatePodSandboxResources", [podSandboxId, update, opts], () => {
+      if (!this.updatePodSandboxResourcesServed) {
+        throw Object.assign(new DenoletError("CRI UpdatePodSandboxResources: unimplemented"), {
+          code: 12,
+        });
+      }
+      this.#sandbox(podSandboxId);
     });
   }
 
@@ -466,11 +497,28 @@ export class FakeRuntime implements RuntimeService, ImageService {
     return this.#call("imageStatus", [image, opts], () => this.#images.find(image.image));
   }
 
-  pullImage(image: ImageSpec, sandboxConfig?: PodSandboxConfig, opts?: CallOptions) {
+  pullImage(
+    image: ImageSpec,
+    sandboxConfig?: PodSandboxConfig,
+    opts?: CallOptions & { auth?: AuthConfig },
+  ) {
     return this.#call("pullImage", [image, sandboxConfig, opts], () => {
       const err = this.pullErrors.get(image.image) ??
         this.pullErrors.get(normalizeImageRef(image.image));
       if (err) throw err;
+      const name = normalizeImageRef(image.image);
+      for (const [prefix, want] of this.privateRegistries) {
+        if (!name.startsWith(prefix)) continue;
+        const auth = opts?.auth;
+        if (auth?.username !== want.username || auth?.password !== want.password) {
+          const details = `failed to pull and unpack image "${name}": failed to resolve ` +
+            `reference "${name}": unexpected status from HEAD request: 401 Unauthorized`;
+          // What the CRI client throws: its own message, the gRPC error as the cause.
+          throw new DenoletError(`CRI PullImage failed: ${details}`, {
+            cause: Object.assign(new Error(details), { code: 2, details }),
+          });
+        }
+      }
       return this.#images.add(image.image);
     });
   }
@@ -546,7 +594,11 @@ export class FakeRuntime implements RuntimeService, ImageService {
     return {
       attributes: { id: s.id, metadata: s.metadata, labels: s.labels, annotations: s.annotations },
       cpu: { timestamp: ts, usageCoreNanoSeconds: { value: 0 }, usageNanoCores: { value: 0 } },
-      memory: { timestamp: ts, workingSetBytes: { value: 0 }, usageBytes: { value: 0 } },
+      memory: {
+        timestamp: ts,
+        workingSetBytes: { value: 0 },
+        usageBytes: { value: this.memoryUsage.get(s.id) ?? 0 },
+      },
       writableLayer: { timestamp: ts, usedBytes: { value: 0 }, inodesUsed: { value: 0 } },
     };
   }

@@ -1,5 +1,6 @@
 /**
- * Measures the packed file against `deno run main.ts` (the README's "Single file" figures):
+ * Measures the packed file against `deno run main.ts` (the "Single file" figures in
+ * tests/bench/RESULTS.md):
  *
  *   deno run -A tests/support/package_measure.ts [--rounds 5] [--settle 20]
  *

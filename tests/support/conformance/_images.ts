@@ -7,6 +7,7 @@
  * registry, a private one, an invalid one) fail on any node here.
  */
 import { DevSetupError, exists, run } from "../_exec.ts";
+import { BUSYBOX_PATH } from "../_packages.ts";
 import type { ImageConfig } from "../_oci.ts";
 import {
   buildAndImport,
@@ -37,7 +38,7 @@ export const E2E_IMAGES = {
 type Builder = (root: string) => Promise<ImageConfig>;
 
 /** Bumped when the images' contents change: a runtime holding an older set re-imports them. */
-const IMAGE_SET = "2";
+const IMAGE_SET = "3";
 const IMAGE_SET_FILE = "e2e-images.version";
 
 /** Removes the E2E_IMAGES a runtime holds when they were built by another IMAGE_SET. */
@@ -66,14 +67,17 @@ export async function ensureE2EImages(
   opts: { build: ConformanceBuild; log: (s: string) => void },
 ): Promise<void> {
   const { build, log } = opts;
+  // The busybox image's flat layout for busybox; the others derive from Alpine or Debian.
+  const base = (root: string) => e2eBusyboxRootfs(root, build, { flat: true });
+  const layered = (root: string) => e2eBusyboxRootfs(root, build, { flat: false });
   const builders: Record<keyof typeof E2E_IMAGES, Builder> = {
-    busybox: (root) => busyboxRootfs(root),
+    busybox: base,
     agnhost: (root) => agnhostRootfs(root, build),
     agnhostPrev: (root) => agnhostRootfs(root, build),
     pause: (root) => pauseRootfs(root, log),
-    nonroot: async (root) => ({ ...(await busyboxRootfs(root)), User: "1234" }),
+    nonroot: async (root) => ({ ...(await layered(root)), User: "1234" }),
     nonewprivs: async (root) => {
-      await busyboxRootfs(root);
+      await layered(root);
       await Deno.mkdir(`${root}/usr/local/bin`, { recursive: true });
       await Deno.copyFile(build.nnp, `${root}/usr/local/bin/nnp`);
       // setuid root (the archive's owner is 0): without no_new_privs it runs as euid 0.
@@ -84,7 +88,7 @@ export async function ensureE2EImages(
     nautilus: (root) => webserverRootfs(root, build, "nautilus"),
     glibcDnsTesting: async (root) => {
       // Debian bookworm-slim upstream; what the specs use of it is a glibc `hostname -f`.
-      await busyboxRootfs(root);
+      await layered(root);
       await copyHostBinary(root, "/usr/bin/hostname", "/bin/hostname");
       await Deno.writeTextFile(`${root}/etc/nsswitch.conf`, "hosts: files dns\n");
       return { Cmd: ["sh"], Env: [PATH_ENV] };
@@ -121,7 +125,7 @@ export async function ensureE2EImages(
  * the image (uid 1000 in gid 50000).
  */
 async function agnhostRootfs(root: string, build: ConformanceBuild) {
-  await busyboxRootfs(root);
+  await e2eBusyboxRootfs(root, build, { flat: false });
   await Deno.copyFile(build.agnhost, `${root}/agnhost`);
   await Deno.chmod(`${root}/agnhost`, 0o755);
   await Deno.symlink("agnhost", `${root}/agnhost-2`);
@@ -150,6 +154,38 @@ async function agnhostRootfs(root: string, build: ConformanceBuild) {
   );
   await Deno.mkdir(`${root}/home/user-defined-in-image`, { recursive: true });
   return { Entrypoint: ["/agnhost"], Cmd: ["pause"], Env: [PATH_ENV] };
+}
+
+/**
+ * The images' busybox: Debian's dynamically linked build with its libraries, not the static
+ * one of the dev images. That one is a rescue shell that runs its own applet for a command
+ * name whatever PATH says (FEATURE_SH_STANDALONE), so agnhost's netcat and glibc-dns-testing's
+ * hostname would never run; upstream's images (busybox's defconfig, Alpine) look PATH up.
+ * `flat` links every applet in /bin, as the busybox image upstream's derive from does (the
+ * sysctl specs run /bin/sysctl); otherwise they sit where busybox puts them, as on Alpine.
+ */
+async function e2eBusyboxRootfs(
+  root: string,
+  build: ConformanceBuild,
+  opts: { flat: boolean },
+): Promise<ImageConfig> {
+  const config = await busyboxRootfs(root);
+  const busybox = await debianBinary(build.root, "busybox", "/bin/busybox");
+  await copyHostBinary(root, busybox, "/bin/busybox");
+  const applets = new Set((await run(busybox, ["--list-full"])).split("\n").map((l) => l.trim()));
+  // The static build's links go: it has a few applets more (crond, dpkg, ...), and its layout.
+  for (const rel of (await run(BUSYBOX_PATH, ["--list-full"])).split("\n")) {
+    const link = rel.trim();
+    if (!link || link === "bin/busybox") continue;
+    if (opts.flat || !applets.has(link)) await Deno.remove(`${root}/${link}`);
+  }
+  if (opts.flat) {
+    for (const rel of applets) {
+      const name = rel.slice(rel.lastIndexOf("/") + 1);
+      if (rel && name !== "busybox") await Deno.symlink("/bin/busybox", `${root}/bin/${name}`);
+    }
+  }
+  return config;
 }
 
 /** kitten and nautilus: agnhost serving their picture and data.json (`test-webserver`). */

@@ -12,6 +12,11 @@ export interface SpecResult {
   state: string;
   /** The failure message, or why the spec skipped itself. */
   message?: string;
+  /**
+   * A failed spec's node events that say what went wrong (FailedMount, Failed, BackOff, ...),
+   * `Reason: message`, from the timeline: a pod that never started fails with a timeout.
+   */
+  events?: string[];
   seconds: number;
 }
 
@@ -62,10 +67,12 @@ export function parseJUnit(xml: string): JUnitRun {
       specs.set(name, { outcome, state, message: message.slice(10), seconds: seconds(attrs) });
       continue;
     }
+    const events = outcome === "failed" ? nodeEvents(systemErr(body)) : [];
     specs.set(name, {
       outcome,
       state,
       ...(outcome === "passed" ? {} : { message }),
+      ...(events.length ? { events } : {}),
       seconds: seconds(attrs),
     });
   }
@@ -82,6 +89,37 @@ export function messageOf(attr: string | undefined, body: string): string | unde
   if (m) return m[1].trim();
   const trimmed = body.trim();
   return trimmed === "" ? undefined : trimmed.split("\n").slice(0, 20).join("\n");
+}
+
+/** Events of the normal course of a pod, left out of `SpecResult.events`. */
+const ROUTINE_EVENTS = new Set([
+  "Scheduled",
+  "Pulling",
+  "Pulled",
+  "Created",
+  "Started",
+  "Killing",
+  "SandboxChanged",
+]);
+const MAX_EVENTS = 5;
+
+/**
+ * `Reason: message` of the events a node (kubelet or denolet) posted, from the namespace dump
+ * the suite writes after a failure: `event for <pod>: {kubelet <node>} <Reason>: <message>`.
+ */
+export function nodeEvents(timeline: string): string[] {
+  const out = new Set<string>();
+  for (const m of timeline.matchAll(/event for [^:\n]+: \{kubelet [^}\n]*\} (\w+): (.*)$/gm)) {
+    if (ROUTINE_EVENTS.has(m[1])) continue;
+    out.add(`${m[1]}: ${m[2].trim()}`);
+    if (out.size >= MAX_EVENTS) break;
+  }
+  return [...out];
+}
+
+function systemErr(body: string): string {
+  const m = /<system-err>([\s\S]*?)<\/system-err>/.exec(body);
+  return m ? unescapeXml(m[1]) : "";
 }
 
 function seconds(attrs: Map<string, string>): number {

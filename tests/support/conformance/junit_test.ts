@@ -94,3 +94,13 @@ Deno.test("unescapeXml decodes named and numeric references", () => {
   assert.equal(unescapeXml("&lt;a&gt; &amp; &quot;&apos; &#34;&#39;&#xA;&#x9;"), `<a> & "' "'\n\t`);
   assert.equal(unescapeXml("&unknown;"), "&unknown;");
 });
+
+Deno.test("parseJUnit keeps a failed spec's node events that say what went wrong", () => {
+  const xml = `<testcase name="[It] dapi" status="failed" time="300">
+    <failure message="" type="failed">[FAILED] Timed out after 300s.&#xA;In [It] at: x:1 @ y&#xA;</failure>
+    <system-err>  I1128 dump.go:53] At 2026 - event for p1: {kubelet conformance-denolet} Pulled: Container image &#34;busybox&#34; already present&#xA;  I1128 dump.go:53] At 2026 - event for p1: {kubelet conformance-denolet} FailedMount: MountVolume.SetUp failed for volume &#34;podinfo&#34; : divisor: must be positive&#xA;  I1128 dump.go:53] At 2026 - event for p1: {default-scheduler } Scheduled: assigned&#xA;</system-err></testcase>`;
+  const s = parseJUnit(xml).specs.get("dapi");
+  assert.deepEqual(s?.events, [
+    'FailedMount: MountVolume.SetUp failed for volume "podinfo" : divisor: must be positive',
+  ]);
+});
