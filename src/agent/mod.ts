@@ -503,8 +503,9 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   ]);
   // As upstream, pods are synced knowing what the runtime can do (handlers, features): one
   // Status before the first sync, briefly; an unreachable runtime is housekeeping's to report.
-  await refreshRuntime(AbortSignal.any([signal, AbortSignal.timeout(5_000)])).catch((err) =>
-    logger.debug(1, "The runtime's status is not known yet", { err: errorMessage(err) })
+  await refreshRuntime(AbortSignal.any([signal, AbortSignal.timeout(5_000)])).then(
+    () => logger.debug(1, "Start phase: runtime status read", { sinceStartMs: processUptimeMs() }),
+    (err) => logger.debug(1, "The runtime's status is not known yet", { err: errorMessage(err) }),
   );
   logger.debug(1, "Start phase: syncing pods", { sinceStartMs: processUptimeMs() });
   try {
