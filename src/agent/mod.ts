@@ -166,6 +166,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     csiTearDown: csi?.tearDown,
   });
   const allocatable = await nodeAllocatableSetup(config, { logger });
+  logger.debug(1, "Start phase: machine read", { sinceStartMs: processUptimeMs() });
   // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
   const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
   const swap = await swapSetup(config, { cgroupVersion, machine: allocatable.machine, logger });
@@ -183,6 +184,10 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger,
     clock,
     signal,
+  });
+  logger.debug(1, "Start phase: runtime connected", {
+    cgroupDriver,
+    sinceStartMs: processUptimeMs(),
   });
   const podCgroups = await openPodCgroups({
     cgroupsPerQOS: config.cgroupsPerQOS,
@@ -214,6 +219,9 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger,
   });
   const podLevelResize = featureEnabled(config, "InPlacePodLevelResourcesVerticalScaling");
+  logger.debug(1, "Start phase: pod cgroups and checkpoints opened", {
+    sinceStartMs: processUptimeMs(),
+  });
 
   // Parts that need each other (the prober reads the kubelet's statuses and reports to it; the
   // kubelet admits through the eviction manager, which needs the kubelet's pods) meet here.
@@ -495,6 +503,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     );
   }
 
+  logger.debug(1, "Start phase: node API listening", { sinceStartMs: processUptimeMs() });
   const background = Promise.all([
     node.run(),
     cluster?.run({ kubelet, nodeStatus: node.nodeStatus, cri }, { signal }),
