@@ -15,6 +15,7 @@ import {
   startupPermissionProblem,
 } from "./src/permissions/mod.ts";
 import { createLogger, errorMessage, type Logger } from "./src/util/log.ts";
+import { processUptimeMs } from "./src/util/clock.ts";
 
 /**
  * Set by the commands that only print (help, version, permissions): their process ends by itself
@@ -71,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger({ verbosity: config.verbosity });
   guardUnhandledRejections(logger);
   for (const w of loaded.warnings ?? []) logger.warn(w);
+  // The start's phases at debug level, each with the time since the process began (issue 31).
+  logger.debug(1, "Start phase: configuration loaded", { sinceStartMs: processUptimeMs() });
 
   const ac = new AbortController();
   const onSignal = (name: string) => () => {
@@ -86,6 +89,7 @@ async function main(argv: string[]): Promise<number> {
     // Loaded after the permission check: grpc-js reads its environment variables at import, so
     // a binary lacking them would otherwise die with a stack trace instead of the message above.
     const { runAgent } = await import("./src/agent/mod.ts");
+    logger.debug(1, "Start phase: agent modules loaded", { sinceStartMs: processUptimeMs() });
     await runAgent(config, { signal: ac.signal, logger });
     return 0;
   } catch (e) {

@@ -169,6 +169,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     csiTearDown: csi?.tearDown,
   });
   const allocatable = await nodeAllocatableSetup(config, { logger });
+  logger.debug(1, "Start phase: machine read", { sinceStartMs: processUptimeMs() });
   // The host's hierarchy, whether or not pod cgroups are on (upstream isCgroup2UnifiedMode).
   const cgroupVersion = await detectCgroupVersion(dirCgroupFs(), DEFAULT_CGROUP_MOUNT);
   const swap = await swapSetup(config, { cgroupVersion, machine: allocatable.machine, logger });
@@ -186,6 +187,10 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger,
     clock,
     signal,
+  });
+  logger.debug(1, "Start phase: runtime connected", {
+    cgroupDriver,
+    sinceStartMs: processUptimeMs(),
   });
   const podCgroups = await openPodCgroups({
     cgroupsPerQOS: config.cgroupsPerQOS,
@@ -217,6 +222,9 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logger,
   });
   const podLevelResize = featureEnabled(config, "InPlacePodLevelResourcesVerticalScaling");
+  logger.debug(1, "Start phase: pod cgroups and checkpoints opened", {
+    sinceStartMs: processUptimeMs(),
+  });
 
   // Parts that need each other (the prober reads the kubelet's statuses and reports to it; the
   // kubelet admits through the eviction manager, which needs the kubelet's pods) meet here.
@@ -500,6 +508,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     );
   }
 
+  logger.debug(1, "Start phase: node API listening", { sinceStartMs: processUptimeMs() });
   const background = Promise.all([
     node.run(),
     cluster?.run({ kubelet, nodeStatus: node.nodeStatus, cri }, { signal }),
@@ -508,8 +517,9 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   ]);
   // As upstream, pods are synced knowing what the runtime can do (handlers, features): one
   // Status before the first sync, briefly; an unreachable runtime is housekeeping's to report.
-  await refreshRuntime(AbortSignal.any([signal, AbortSignal.timeout(5_000)])).catch((err) =>
-    logger.debug(1, "The runtime's status is not known yet", { err: errorMessage(err) })
+  await refreshRuntime(AbortSignal.any([signal, AbortSignal.timeout(5_000)])).then(
+    () => logger.debug(1, "Start phase: runtime status read", { sinceStartMs: processUptimeMs() }),
+    (err) => logger.debug(1, "The runtime's status is not known yet", { err: errorMessage(err) }),
   );
   logger.debug(1, "Start phase: syncing pods", { sinceStartMs: processUptimeMs() });
   try {

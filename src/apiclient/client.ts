@@ -63,6 +63,8 @@ export interface RequestRecord {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** The answer as its metadata alone (the API server's transformation for `as=`). */
+const PARTIAL_METADATA = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 const DECODER = new TextDecoder();
 
 export function createApiClient(conn: Connection, opts: ApiClientOptions): ApiClient {
@@ -239,7 +241,11 @@ class FetchApiClient implements ApiClient {
       if (v !== undefined) url.searchParams.set(k, String(v));
     }
     const headers = new Headers({
-      "Accept": req.protobuf ? `${PROTOBUF_CONTENT_TYPE}, application/json` : "application/json",
+      "Accept": req.metadataOnly
+        ? `${PARTIAL_METADATA}, application/json`
+        : req.protobuf
+        ? `${PROTOBUF_CONTENT_TYPE}, application/json`
+        : "application/json",
       "User-Agent": this.#opts.userAgent,
     });
     if (creds.authorization) headers.set("Authorization", creds.authorization);

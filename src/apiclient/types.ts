@@ -24,6 +24,11 @@ export interface ApiRequest {
    * in it, and a protobuf answer decoded with it (a JSON answer is still understood).
    */
   protobuf?: ProtobufCodec<unknown>;
+  /**
+   * Ask for the answer's metadata alone (a meta.k8s.io/v1 PartialObjectMetadata in JSON): for a
+   * write whose answer the caller does not read beyond that, which is most of its bytes.
+   */
+  metadataOnly?: boolean;
 }
 
 export interface RequestOptions {

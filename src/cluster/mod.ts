@@ -28,6 +28,7 @@ import { createNodeView } from "./node_view.ts";
 import { createServiceCache } from "./services.ts";
 import { createRuntimeClasses } from "./runtime_classes.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
+import { processUptimeMs } from "../util/clock.ts";
 import { createStatusWriter } from "./status_writer.ts";
 import { clientIdentity } from "./_client_identity.ts";
 import type { AgentParts, ClusterDeps, ClusterMode } from "./types.ts";
@@ -93,7 +94,11 @@ export async function startClusterMode(deps: ClusterDeps): Promise<ClusterMode> 
     );
     for (const c of clients) c.closeConnections?.("a heartbeat failed repeatedly");
   };
-  logger.info("API-server mode", { server: connection.server, node: config.nodeName });
+  logger.info("API-server mode", {
+    server: connection.server,
+    node: config.nodeName,
+    sinceStartMs: processUptimeMs(),
+  });
   const loops: Array<(parts: AgentParts, signal: AbortSignal) => Promise<void>> = [];
   // The client certificate's rotation: every client moves to each new certificate.
   const { run: keepIdentity } = identity;

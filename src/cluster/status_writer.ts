@@ -69,8 +69,13 @@ interface Entry {
   inflight: boolean;
   retryAt: number;
   backoffMs: number;
-  /** The last write: our status and the API's answer, canonical, so it is not repeated. */
-  written?: { ours: string; answer: string };
+  /**
+   * The last write: our status (canonical) and the pod's resourceVersion before and after it.
+   * While ours is unchanged and the watch shows either version, the write is not repeated: the
+   * older means the watch has not brought it yet, the newer is what the API made of it (in its
+   * own words, which may never compare equal).
+   */
+  written?: { ours: string; before?: string; after?: string };
   /**
    * The status objects last found in agreement (nothing to write). The resync looks at every pod
    * every 10 s; while both are still the same objects (statuses and API objects are replaced on
@@ -251,19 +256,22 @@ class Writer implements StatusWriter {
     const base = `/api/v1/namespaces/${namespace}/pods/${name}`;
     if (e.status && (e.settled?.ours !== e.status || e.settled.theirs !== target.status)) {
       const ours = canonicalText(e.status);
-      const theirs = canonicalText(target.status);
-      const repeat = e.written?.ours === ours && e.written.answer === theirs;
+      const rv = target.metadata?.resourceVersion;
+      const repeat = e.written?.ours === ours && rv !== undefined &&
+        (rv === e.written.before || rv === e.written.after);
       const patch = repeat ? undefined : statusPatch(e.status, target.status);
       if (patch) {
-        const updated = await this.#deps.client.request<V1Pod>({
+        // The answer as metadata alone: the whole pod (3-4 KB each write, most of a pod
+        // start's downlink) would only repeat what the pod watch brings anyway.
+        const updated = await this.#deps.client.request<{ metadata?: V1Pod["metadata"] }>({
           method: "PATCH",
           path: `${base}/status`,
           body: { metadata: { uid }, status: patch },
           patchType: STRATEGIC,
+          metadataOnly: true,
         }, { signal });
-        e.written = { ours, answer: canonicalText(updated?.status) };
+        e.written = { ours, before: rv, after: updated?.metadata?.resourceVersion };
         this.#log.debug(3, "Pod status written", { pod: `${namespace}/${name}`, uid });
-        if (updated?.metadata) this.#deps.store.observe(updated);
       } else {
         e.settled = { ours: e.status, theirs: target.status };
       }

@@ -2,10 +2,16 @@
  * The node Lease (coordination.k8s.io/v1) in the API server's protobuf form: renewed every 10 s,
  * it is most of an idle node's traffic, and protobuf halves it as it does for the kubelet. Field
  * numbers are k8s.io/api's generated.proto (Lease, LeaseSpec) and apimachinery's (ObjectMeta,
- * OwnerReference, Time, MicroTime). What the agent reads and must send back is kept; the rest
- * (managedFields above all) is skipped, and an update without managedFields keeps the live ones.
+ * OwnerReference, ManagedFieldsEntry, Time, MicroTime). What the agent reads and must send back
+ * is kept, managedFields included (a renewal strips them with one empty entry, see lease.ts); the
+ * rest is skipped.
  */
-import type { V1Lease, V1ObjectMeta, V1OwnerReference } from "@kubernetes/client-node";
+import type {
+  V1Lease,
+  V1ManagedFieldsEntry,
+  V1ObjectMeta,
+  V1OwnerReference,
+} from "@kubernetes/client-node";
 import type { ProtobufCodec } from "../apiclient/protobuf.ts";
 import {
   type ProtoReader,
@@ -106,6 +112,54 @@ function readOwner(r: ProtoReader): V1OwnerReference {
   return o;
 }
 
+/** One entry; `{}` is an empty message, the reset that strips an object's managedFields. */
+function writeManagedFields(w: ProtoWriter, f: V1ManagedFieldsEntry): void {
+  w.tag(17, 2);
+  const at = w.open();
+  str(w, 1, f.manager);
+  str(w, 2, f.operation);
+  str(w, 3, f.apiVersion);
+  writeTime(w, 4, f.time);
+  str(w, 6, f.fieldsType);
+  if (f.fieldsV1 !== undefined && f.fieldsV1 !== null) {
+    w.tag(7, 2);
+    const raw = w.open();
+    w.tag(1, 2);
+    w.bytes(new TextEncoder().encode(JSON.stringify(f.fieldsV1)));
+    w.close(raw);
+  }
+  str(w, 8, f.subresource);
+  w.close(at);
+}
+
+function readManagedFields(r: ProtoReader): V1ManagedFieldsEntry {
+  const end = r.end();
+  const f: V1ManagedFieldsEntry = {};
+  // Go sends its empty strings; JSON leaves them out (omitempty), and so does this.
+  const text = (v: string) => v === "" ? undefined : v;
+  while (r.pos < end) {
+    const t = r.uint32();
+    if (t === 10) f.manager = text(r.string());
+    else if (t === 18) f.operation = text(r.string());
+    else if (t === 26) f.apiVersion = text(r.string());
+    else if (t === 34) f.time = timeText(readTime(r).seconds) as unknown as Date;
+    else if (t === 50) f.fieldsType = text(r.string());
+    else if (t === 58) {
+      const rawEnd = r.end();
+      while (r.pos < rawEnd) {
+        const u = r.uint32();
+        if (u === 10) f.fieldsV1 = JSON.parse(new TextDecoder().decode(r.bytes()));
+        else r.skip(u & 7);
+      }
+    } else if (t === 66) f.subresource = text(r.string());
+    else r.skip(t & 7);
+  }
+  for (const k of Object.keys(f) as (keyof V1ManagedFieldsEntry)[]) {
+    if (f[k] === undefined) delete f[k];
+  }
+  return f;
+}
+
 function writeMeta(w: ProtoWriter, m: V1ObjectMeta): void {
   w.tag(1, 2);
   const at = w.open();
@@ -117,6 +171,7 @@ function writeMeta(w: ProtoWriter, m: V1ObjectMeta): void {
   if (m.annotations) writeStringMap(w, 12, m.annotations);
   for (const o of m.ownerReferences ?? []) writeOwner(w, o);
   for (const f of m.finalizers ?? []) str(w, 14, f);
+  for (const f of m.managedFields ?? []) writeManagedFields(w, f);
   w.close(at);
 }
 
@@ -158,6 +213,9 @@ function readMeta(r: ProtoReader): V1ObjectMeta {
         break;
       case 114:
         (m.finalizers ??= []).push(r.string());
+        break;
+      case 138:
+        (m.managedFields ??= []).push(readManagedFields(r));
         break;
       default:
         r.skip(t & 7);

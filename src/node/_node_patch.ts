@@ -117,9 +117,12 @@ export function reconcileExisting(existing: V1Node, ours: V1Node): Json | undefi
 }
 
 /**
- * Compares the server's Node with the computed one and builds the status patch.
- * `keepServerAddresses` (an external cloud provider): addresses already on the server's Node are
- * the controller's and are left alone, as upstream's NodeAddress setter leaves them.
+ * Compares the server's Node with the computed one and builds the status patch: only what
+ * differs, as upstream's two-way merge patch of the lister's Node and the updated one, so an
+ * unchanged status (posted every nodeStatusReportFrequency) sends each condition's type and
+ * heartbeat alone. `keepServerAddresses` (an external cloud provider): addresses already on the
+ * server's Node are the controller's and are left alone, as upstream's NodeAddress setter
+ * leaves them.
  */
 export function statusUpdate(
   server: V1Node,
@@ -132,8 +135,12 @@ export function statusUpdate(
   const serverConditions = server.status?.conditions ?? [];
   const conditions = (ours.status?.conditions ?? []).map((c) => {
     const had = serverConditions.find((s) => s.type === c.type);
-    if (!had || had.reason !== c.reason || had.message !== c.message) changed = true;
     if (had?.status === c.status) {
+      if (had.reason === c.reason && had.message === c.message) {
+        // Merged by type: the heartbeat is all that moved.
+        return { type: c.type, lastHeartbeatTime: rfc3339(now) };
+      }
+      changed = true;
       return wireCondition(c, { heartbeat: now, transition: timeMs(had.lastTransitionTime) });
     }
     changed = true;
@@ -164,66 +171,84 @@ export function statusUpdate(
   }
 
   const status: Json = { conditions };
+  const differs = (field: string) => {
+    changed = true;
+    return field;
+  };
   for (const field of ["capacity", "allocatable"] as const) {
     const want = ours.status?.[field] ?? {};
     const have = server.status?.[field] ?? {};
-    const out: Record<string, string | null> = { ...want };
+    const out: Record<string, string | null> = {};
     for (const [name, q] of Object.entries(want)) {
-      if (!sameQuantity(have[name], q)) changed = true;
+      if (!sameQuantity(have[name], q)) out[name] = q;
     }
     // Our own resources that we no longer report (a huge page size gone) are removed.
     for (const name of Object.keys(have)) {
-      if (!(name in want) && isOwnResource(name)) {
-        out[name] = null;
-        changed = true;
-      }
+      if (!(name in want) && isOwnResource(name)) out[name] = null;
     }
-    status[field] = out;
+    if (Object.keys(out).length > 0) status[differs(field)] = out;
   }
 
   const addresses = ours.status?.addresses ?? [];
   const haveAddresses = server.status?.addresses ?? [];
-  if (!(opts.keepServerAddresses && haveAddresses.length > 0)) {
-    if (
-      addresses.length !== haveAddresses.length ||
+  if (
+    !(opts.keepServerAddresses && haveAddresses.length > 0) &&
+    (addresses.length !== haveAddresses.length ||
       addresses.some((a, i) =>
         a.type !== haveAddresses[i].type || a.address !== haveAddresses[i].address
-      )
-    ) {
-      changed = true;
-    }
+      ))
+  ) {
     // NodeStatus.addresses merges by type on the wire, which cannot express a removed or a
     // second address of one type: replace the list, as upstream's PatchNodeStatus does.
-    status.addresses = [...addresses, { $patch: "replace" }];
+    status[differs("addresses")] = [...addresses, { $patch: "replace" }];
   }
 
   const port = ours.status?.daemonEndpoints?.kubeletEndpoint?.Port;
-  if (server.status?.daemonEndpoints?.kubeletEndpoint?.Port !== port) changed = true;
-  status.daemonEndpoints = ours.status?.daemonEndpoints;
-
-  const info = (ours.status?.nodeInfo ?? {}) as unknown as Record<string, string>;
-  const haveInfo = (server.status?.nodeInfo ?? {}) as unknown as Record<string, string>;
-  for (const [k, v] of Object.entries(info)) {
-    if ((haveInfo[k] ?? "") !== (v ?? "")) changed = true;
+  if (server.status?.daemonEndpoints?.kubeletEndpoint?.Port !== port) {
+    status[differs("daemonEndpoints")] = ours.status?.daemonEndpoints;
   }
-  status.nodeInfo = info;
 
-  // Lists the API server replaces whole (listType atomic) and small structs: sent as they are.
+  // A struct: merged field by field, so only what differs goes (swap is a struct of its own,
+  // compared by value, not by identity).
+  const info = (ours.status?.nodeInfo ?? {}) as unknown as Record<string, unknown>;
+  const haveInfo = (server.status?.nodeInfo ?? {}) as unknown as Record<string, unknown>;
+  const infoDiff: Json = {};
+  for (const [k, v] of Object.entries(info)) {
+    if (JSON.stringify(haveInfo[k] ?? "") !== JSON.stringify(v ?? "")) infoDiff[k] = v;
+  }
+  if (Object.keys(infoDiff).length > 0) status[differs("nodeInfo")] = infoDiff;
+
+  // Lists the API server replaces whole (listType atomic) and small structs: sent whole, when
+  // they differ.
   type Status = NodeStatusWithDeclared | undefined;
   for (const field of ["runtimeHandlers", "features", "declaredFeatures"] as const) {
     const want = (ours.status as Status)?.[field];
     if (want === undefined) continue;
     const have = (server.status as Status)?.[field];
-    if (JSON.stringify(want) !== JSON.stringify(have ?? null)) changed = true;
-    status[field] = want;
+    if (JSON.stringify(want) !== JSON.stringify(have ?? null)) status[differs(field)] = want;
   }
 
   const images = ours.status?.images ?? [];
-  if (!sameImages(server.status?.images ?? [], images)) changed = true;
-  status.images = images;
+  if (!sameImages(server.status?.images ?? [], images)) status[differs("images")] = images;
 
   patch.status = status;
   return { changed, patch, transitions };
+}
+
+/**
+ * `server` as a status patch of `patch` leaves it, as far as its conditions go (merged by type,
+ * field by field): what the registrar reads of the Node it posted, without the API server's
+ * answer.
+ */
+export function withConditions(server: V1Node, patch: Json): V1Node {
+  const sent = ((patch.status as Json | undefined)?.conditions ?? []) as Json[];
+  const conditions: V1NodeCondition[] = [...(server.status?.conditions ?? [])];
+  for (const c of sent) {
+    const i = conditions.findIndex((x) => x.type === c.type);
+    if (i >= 0) conditions[i] = { ...conditions[i], ...c } as V1NodeCondition;
+    else conditions.push(c as unknown as V1NodeCondition);
+  }
+  return { ...server, status: { ...server.status, conditions } };
 }
 
 /** The Ready condition's status in a Node ("Unknown" when it has none). */

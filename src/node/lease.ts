@@ -3,11 +3,12 @@
  * controller with the kubelet's settings): renewed every quarter of nodeLeaseDurationSeconds,
  * created when missing with the Node as its owner (so it goes when the Node is deleted). A
  * renewal updates the last Lease seen without reading it first; a conflict or a failed update
- * falls back to reading (or creating) it, with back-off while the API server is away.
+ * falls back to reading (or creating) it, with back-off while the API server is away. Renewals
+ * strip the Lease's managedFields, which would otherwise come back in every answer.
  */
 import { LEASE_CODEC } from "./_lease_proto.ts";
 import type { ProtobufCodec } from "../apiclient/protobuf.ts";
-import type { V1Lease, V1Node } from "@kubernetes/client-node";
+import type { V1Lease, V1Node, V1ObjectMeta } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/mod.ts";
 import { isApiStatus } from "../apiclient/mod.ts";
 import type { Clock } from "../util/clock.ts";
@@ -182,9 +183,14 @@ class LeaseController implements NodeLeaseController {
 
   /** A copy of `lease` renewed now, with the Node as owner once the Node can be read. */
   async #renewed(lease: V1Lease, signal: AbortSignal): Promise<V1Lease> {
-    // managedFields left out: the API server keeps the live ones for an update without them,
-    // and they are half of what a renewal would send every 10 s on a metered uplink.
-    const { managedFields: _, ...metadata } = lease.metadata ?? {};
+    // The API server keeps the live managedFields for an update without them, and sends them
+    // back in every answer: half of each renewal's answer, every 10 s, on a metered uplink. One
+    // empty entry is the documented reset that strips them, after which the API server tracks
+    // no fields of the Lease until someone applies it server-side, so every later answer is half
+    // the size (and this is sent again only if they come back). Only the node writes its Lease;
+    // nothing reads who managed which of its fields.
+    const { managedFields, ...rest } = lease.metadata ?? {};
+    const metadata: V1ObjectMeta = managedFields?.length ? { ...rest, managedFields: [{}] } : rest;
     const out: V1Lease = {
       ...lease,
       metadata,

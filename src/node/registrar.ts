@@ -20,7 +20,13 @@ import { type Clock, processUptimeMs } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { errorMessage } from "../util/log.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
-import { initialNode, readyStatus, reconcileExisting, statusUpdate } from "./_node_patch.ts";
+import {
+  initialNode,
+  readyStatus,
+  reconcileExisting,
+  statusUpdate,
+  withConditions,
+} from "./_node_patch.ts";
 
 /** Registration back-off: 100 ms doubling to 7 s (upstream registerWithAPIServer). */
 export const REGISTER_BACKOFF_INITIAL_MS = 100;
@@ -187,7 +193,10 @@ class Registrar implements NodeRegistrar {
       });
       this.#log.info("Node was previously registered");
       const patch = reconcileExisting(existing, ours);
-      this.#serverNode = patch ? await this.#patchStatus(patch, signal) : existing;
+      if (patch) await this.#patchStatus(patch, signal);
+      // The reconciliation touches labels, annotations and resources, not the conditions the
+      // registrar reads from this copy.
+      this.#serverNode = existing;
       return true;
     } catch (err) {
       if (signal.aborted) throw err;
@@ -239,7 +248,8 @@ class Registrar implements NodeRegistrar {
     if (!update.changed && clock.monotonic() - this.#lastReport < this.#deps.reportFrequencyMs) {
       return;
     }
-    this.#serverNode = await this.#patchStatus(update.patch, signal);
+    await this.#patchStatus(update.patch, signal);
+    this.#serverNode = withConditions(server, update.patch);
     this.#lastReport = clock.monotonic();
     for (const t of update.transitions) this.#event(t.type, t.status);
     if (update.transitions.some((t) => t.type === "Ready")) {
@@ -250,12 +260,17 @@ class Registrar implements NodeRegistrar {
     }
   }
 
-  #patchStatus(patch: Record<string, unknown>, signal: AbortSignal): Promise<V1Node> {
-    return this.#deps.client.request<V1Node>({
+  /**
+   * The answer is asked for as metadata alone: the whole Node (~3 KB in JSON, each report) would
+   * only tell the conditions just sent, and the watch brings the Node anyway.
+   */
+  async #patchStatus(patch: Record<string, unknown>, signal: AbortSignal): Promise<void> {
+    await this.#deps.client.request<unknown>({
       method: "PATCH",
       path: `${this.#path}/status`,
       body: patch,
       patchType: STRATEGIC,
+      metadataOnly: true,
     }, { signal });
   }
 

@@ -272,6 +272,7 @@ async function servingCertificate(deps: AuthenticatedApiDeps): Promise<ServingCe
       host: config.nodeName,
       ips: [...new Set([...deps.nodeIPs, ...bound])],
       nowMs: deps.clock.now(),
+      keyKind: selfSignedKeyKind(config),
     });
     if (made.generated) {
       deps.logger.info("Generated a self-signed serving certificate", { cert: made.certFile });
@@ -282,6 +283,18 @@ async function servingCertificate(deps: AuthenticatedApiDeps): Promise<ServingCe
     cert: await readPem(files.certFile, "serving certificate"),
     key: await readPem(files.keyFile, "serving key"),
   };
+}
+
+/**
+ * ECDSA unless TLS 1.2 is allowed and every configured suite is an RSA one (ECDHE_RSA_*,
+ * RSA_*): an ECDSA certificate could serve none of them.
+ */
+export function selfSignedKeyKind(
+  config: Pick<AgentConfig, "tlsMinVersion" | "tlsCipherSuites">,
+): "rsa" | "ecdsa" {
+  const suites = config.tlsCipherSuites;
+  if (config.tlsMinVersion === "VersionTLS13" || suites.length === 0) return "ecdsa";
+  return suites.some((s) => s.includes("_ECDSA_")) ? "ecdsa" : "rsa";
 }
 
 async function readPem(path: string, what: string): Promise<string> {

@@ -26,7 +26,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import type { ApiClient } from "../apiclient/types.ts";
 import type { ReflectorOptions } from "../apiclient/reflector.ts";
 import type { CheckpointSlot, PodsCheckpoint } from "../checkpoint/types.ts";
-import type { Clock } from "../util/clock.ts";
+import { type Clock, processUptimeMs } from "../util/clock.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import { type ApiPodStore, podKey, Store } from "./_api_pod_store.ts";
 import { SnapshotEmitter } from "./_snapshot.ts";
@@ -198,6 +198,12 @@ class ApiSource implements ApiPodSource {
         clock,
         logger: this.#log,
         onList: (items, rv) => {
+          if (!this.#store.synced) {
+            this.#log.debug(1, "Start phase: pods listed", {
+              pods: items.length,
+              sinceStartMs: processUptimeMs(),
+            });
+          }
           stopWaiting.abort();
           this.#saved = undefined;
           this.#store.replace(items, rv);

@@ -65,7 +65,13 @@ Deno.test("loadKubeconfig refuses a missing certificate file at load time", asyn
 
 Deno.test("the client verifies the server with the kubeconfig's CA and sends the token", async () => {
   const pki = await makePki();
-  const seen: { auth: string | null; ua: string | null; url: string; body: string }[] = [];
+  const seen: {
+    auth: string | null;
+    ua: string | null;
+    accept: string | null;
+    url: string;
+    body: string;
+  }[] = [];
   const ac = new AbortController();
   const server = Deno.serve(
     {
@@ -80,6 +86,7 @@ Deno.test("the client verifies the server with the kubeconfig's CA and sends the
       seen.push({
         auth: req.headers.get("authorization"),
         ua: req.headers.get("user-agent"),
+        accept: req.headers.get("accept"),
         url: req.url,
         body: await req.text(),
       });
@@ -116,6 +123,18 @@ Deno.test("the client verifies the server with the kubeconfig's CA and sends the
     assert.equal(seen[0].ua, "denolet/test");
     assert.match(seen[0].url, /\/status\?fieldManager=denolet$/);
     assert.equal(seen[0].body, '{"status":{"phase":"Running"}}');
+    assert.equal(seen[0].accept, "application/json");
+    // A write whose answer is read no further than its metadata asks for that alone.
+    await client.request({
+      method: "PATCH",
+      path: "/api/v1/nodes/n/status",
+      body: { status: {} },
+      metadataOnly: true,
+    });
+    assert.equal(
+      seen[1].accept,
+      "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json",
+    );
     const err = await client.request({ method: "GET", path: "/api/v1/missing" }).catch((e) => e);
     assert.ok(err instanceof ApiError, String(err));
     assert.equal(err.status, 404);

@@ -47,6 +47,26 @@ export function countersBy(text: string, name: string, label: string): Record<st
   return out;
 }
 
+/**
+ * `name`'s samples keyed by the values of `labels` joined by spaces (`GET 200`), summed over the
+ * other labels; a series lacking one of them is left out.
+ */
+export function countersByLabels(
+  text: string,
+  name: string,
+  labels: readonly string[],
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const s of samples(text)) {
+    if (s.name !== name) continue;
+    const values = labels.map((l) => s.labels[l]);
+    if (values.some((v) => v === undefined)) continue;
+    const key = values.join(" ");
+    out[key] = (out[key] ?? 0) + s.value;
+  }
+  return out;
+}
+
 /** The unlabelled histogram `name`, or undefined when the agent does not export it. */
 export function histogram(text: string, name: string): Histogram | undefined {
   const buckets: [number, number][] = [];

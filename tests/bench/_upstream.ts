@@ -29,11 +29,23 @@ import { sampleFootprint } from "./_proc.ts";
 import { type Side, SIDES, type UpstreamResult, type UpstreamSteady } from "./_upstream_report.ts";
 
 /**
- * The private runtime: its own directory, bridge and subnet (the dev ones are denolet0/10.85 and,
- * for the "upstream" containerd, denolet2/10.87; 10.88 is podman's), of the bench's flavour.
+ * A bench part's private runtime: its own directory, bridge and subnet (the dev ones are
+ * denolet0/10.85 and, for the "upstream" containerd, denolet2/10.87; 10.88 is podman's, 10.92
+ * and 10.93 the conformance run's), of the bench's flavour. `traffic` has one apart from
+ * `upstream`'s, so either can run while the other does.
  */
-function benchRuntime(): { dir: string; network: CniNetwork } {
+export function benchRuntime(
+  part: "upstream" | "traffic" = "upstream",
+): { dir: string; network: CniNetwork } {
   const upstream = devContainerd() === "upstream";
+  if (part === "traffic") {
+    return {
+      dir: "/var/lib/denolet-bench-traffic",
+      network: upstream
+        ? { bridge: "denolet8", subnet: "10.95.0.0/16" }
+        : { bridge: "denolet7", subnet: "10.94.0.0/16" },
+    };
+  }
   return {
     dir: "/var/lib/denolet-bench",
     network: upstream

@@ -16,8 +16,10 @@
  *
  *   deno task bench [--quick] [--rounds 4] [--pods 1,10,30] [--throughput 100] [--rate 5]
  *                   [--sample 60] [--footprint 30,110] [--probe-pods 110]
- *                   [--upstream-pods 30,110]
- *                   [--only start,throughput,footprint,probes,api,upstream] [--out dist/bench.json]
+ *                   [--upstream-pods 30,110] [--traffic-pods 10,110] [--traffic-window 120]
+ *                   [--traffic-starts 3] [--traffic-packed true|false]
+ *                   [--only start,throughput,footprint,probes,api,upstream,traffic]
+ *                   [--out dist/bench.json]
  *                   [--v8-flags --lite-mode,...] [--agent-env MALLOC_ARENA_MAX=2,...]
  *                   [--agent source|bundle] [--containerd system|upstream]
  *
@@ -29,6 +31,11 @@
  * `upstream` (issue 14, `_upstream.ts`): the agent and the upstream kubelet one after the other
  * on a private containerd, `--upstream-pods` pause pods written at once (p50 pod, all started),
  * then RSS and CPU of each at 0 and the `--footprint` pod counts.
+ * `traffic` (issue 31, `_traffic.ts`): on one control plane and a private containerd, the upstream
+ * kubelet and then the agent in API mode, each alone behind a byte-counting TCP proxy: start to
+ * Ready Node, then KB per minute to and from the API server idle and at each `--traffic-pods`
+ * level over `--traffic-window` seconds, with where the bytes go; then `--traffic-starts` more
+ * starts of each for start-to-Ready medians, and the packed single file's first and later starts.
  * `--containerd upstream` runs everything on containerd v2 (tests/support/containerd.ts), whose
  * container events drive the agent's PLEG; the default is Debian's containerd 1.6, which relists.
  */
@@ -45,8 +52,10 @@ import { podNames, waitSandboxesGone } from "./_pods.ts";
 import { type ProbeLoad, probeLoad } from "./_probe_load.ts";
 import { apiModeBench } from "./_api_mode.ts";
 import { upstreamBench } from "./_upstream.ts";
+import { trafficBench } from "./_traffic.ts";
 import { buildAgentBundle, parseAgentForm } from "./_agent_bundle.ts";
 import { upstreamTargets } from "./_upstream_report.ts";
+import { trafficTargets } from "./_traffic_report.ts";
 import { formatReport, type Machine, type Report, Samples } from "./_report.ts";
 import {
   agentBurst,
@@ -58,7 +67,15 @@ import {
 } from "./_scenarios.ts";
 
 /** The parts `--only` selects; the steady-state windows at 0 pods go with `footprint`. */
-const SCENARIOS = ["start", "throughput", "footprint", "probes", "api", "upstream"] as const;
+const SCENARIOS = [
+  "start",
+  "throughput",
+  "footprint",
+  "probes",
+  "api",
+  "upstream",
+  "traffic",
+] as const;
 type Scenario = typeof SCENARIOS[number];
 
 const { values } = parseArgs({
@@ -73,6 +90,10 @@ const { values } = parseArgs({
     footprint: { type: "string" },
     "probe-pods": { type: "string" },
     "upstream-pods": { type: "string" },
+    "traffic-pods": { type: "string" },
+    "traffic-window": { type: "string" },
+    "traffic-starts": { type: "string" },
+    "traffic-packed": { type: "string", default: "true" },
     only: { type: "string", default: SCENARIOS.join(",") },
     // The flags the agent ships with; `--v8-flags=` (empty) measures V8's defaults instead.
     "v8-flags": { type: "string", default: AGENT_V8_FLAGS },
@@ -100,6 +121,13 @@ const settings = {
   only: parseOnly(values.only!),
   /** Upstream kubelet side by side: burst sizes (steady state at 0 and `footprint`). */
   upstreamPods: (values["upstream-pods"] ?? (quick ? "30" : "30,110")).split(",").map(Number),
+  /** API traffic side by side: pod levels after idle, window and start-only rounds. */
+  traffic: {
+    pods: (values["traffic-pods"] ?? (quick ? "10" : "10,110")).split(",").map(Number),
+    windowSeconds: Number(values["traffic-window"] ?? (quick ? 30 : 120)),
+    starts: Number(values["traffic-starts"] ?? (quick ? 1 : 3)),
+    packed: values["traffic-packed"] !== "false",
+  },
   /** Upstream defaults where the e2e harness differs (it polls files every 2 s, logs at -v 2). */
   agentArgs: ["--file-check-frequency", "20s", "-v", "0"],
   /** The agent's V8 flags only, to judge a flag's memory/CPU trade (e.g. --lite-mode). */
@@ -284,6 +312,21 @@ const upstream = runs("upstream")
     }))
   : undefined;
 
+const traffic = runs("traffic")
+  ? await scenario("traffic", () =>
+    trafficBench({
+      pods: settings.traffic.pods,
+      windowMs: settings.traffic.windowSeconds * 1000,
+      settleMs: 20_000,
+      starts: settings.traffic.starts,
+      packed: settings.traffic.packed,
+      image: rt.images.pause,
+      agentMain,
+      agentEnv: settings.agentEnv,
+      progress,
+    }))
+  : undefined;
+
 const latency = samples.rows();
 const report: Report = {
   when: new Date(realClock.now()).toISOString(),
@@ -296,7 +339,12 @@ const report: Report = {
   probeLoad: probes,
   apiMode,
   upstream,
-  targets: { ...targets(latency, steadyState), ...(upstream ? upstreamTargets(upstream) : {}) },
+  traffic,
+  targets: {
+    ...targets(latency, steadyState),
+    ...(upstream ? upstreamTargets(upstream) : {}),
+    ...(traffic ? trafficTargets(traffic) : {}),
+  },
   failures: failures.length ? failures : undefined,
 };
 await Deno.mkdir(new URL("../../dist", import.meta.url), { recursive: true });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   counterDelta,
   countersBy,
+  countersByLabels,
   histogram,
   histogramDelta,
   histogramQuantile,
@@ -75,4 +76,18 @@ Deno.test("histogramQuantile interpolates inside the bucket as Prometheus does",
   assert.ok(Number.isNaN(histogramQuantile({ buckets: [], sum: 0, count: 0 }, 0.5)));
   const tail = { buckets: [[1, 1], [Infinity, 10]] as [number, number][], sum: 0, count: 10 };
   assert.equal(histogramQuantile(tail, 0.99), 1);
+});
+
+Deno.test("countersByLabels keys a family by several labels, summing the rest", () => {
+  const text = [
+    'rest_client_requests_total{code="200",host="h:1",method="GET"} 4',
+    'rest_client_requests_total{code="200",host="h:2",method="GET"} 1',
+    'rest_client_requests_total{code="201",host="h:1",method="POST"} 2',
+    'rest_client_requests_total{host="h:1",method="PUT"} 9',
+    'rest_client_request_size_bytes_sum{host="h:1",verb="PUT"} 100',
+  ].join("\n");
+  assert.deepEqual(countersByLabels(text, "rest_client_requests_total", ["method", "code"]), {
+    "GET 200": 5,
+    "POST 201": 2,
+  });
 });

@@ -93,7 +93,8 @@ export function setup(opts: Partial<StatusWriterDeps> = {}) {
     logger: nullLogger,
     ...opts,
   });
-  // The API's answer to a status patch: the stored pod with the patch merged (enough here).
+  // The API's answer to a status patch: the stored pod with the patch merged (enough here),
+  // which the watch brings; the answer is its metadata alone when asked for it.
   api.answer = (req) => {
     if (req.method !== "PATCH") return req.body;
     const [, ns, name] = /namespaces\/([^/]+)\/pods\/([^/]+)\/status/.exec(req.path)!;
@@ -101,7 +102,8 @@ export function setup(opts: Partial<StatusWriterDeps> = {}) {
     const body = req.body as { status: Record<string, unknown> };
     held.status = { ...held.status, ...body.status } as V1PodStatus;
     held.metadata!.resourceVersion = String(Number(held.metadata!.resourceVersion) + 1);
-    return held;
+    queueMicrotask(() => driven.event("MODIFIED", held));
+    return req.metadataOnly ? { metadata: held.metadata } : held;
   };
   const ac = new AbortController();
   const done = writer.run(kubelet, { signal: ac.signal });

@@ -166,6 +166,26 @@ Deno.test({
         }, { timeoutMs: 30_000, intervalMs: 1_000, what: "a lease renewal" });
         const gap = time(renewed.spec?.renewTime) - time(first.spec?.renewTime);
         assert.ok(gap >= 9_000, `renewed ${gap} ms after the previous renewal, not before 10 s`);
+        // A renewal strips the managedFields, so the API server stops sending them back with
+        // every renewal; the renewals after it keep working on a Lease without them.
+        const withFields = JSON.parse(
+          await e2e.kubectl([
+            "get",
+            "lease",
+            name,
+            "-n",
+            "kube-node-lease",
+            "-o",
+            "json",
+            "--show-managed-fields",
+          ]),
+        ) as V1Lease;
+        assert.equal(withFields.metadata?.managedFields, undefined, "no managedFields");
+        const again = await waitFor(async () => {
+          const l = await lease();
+          return l && time(l.spec?.renewTime) > time(renewed.spec?.renewTime) ? l : undefined;
+        }, { timeoutMs: 30_000, intervalMs: 1_000, what: "a renewal of the stripped lease" });
+        assert.equal(again.metadata?.managedFields, undefined);
       });
 
       await t.step("the real scheduler places a pod on the Node", async () => {

@@ -158,3 +158,22 @@ Deno.test("the API recorder leaves no abort listener behind on its signal after 
   ac.abort();
   await done;
 });
+
+Deno.test("the API recorder asks for its writes' answers as metadata alone", async () => {
+  // The recorder reads nothing of an answer; the whole Event would come back with each write.
+  const clock = new FakeClock(Date.UTC(2026, 10, 23, 12, 0, 0));
+  const client = new RecordingClient();
+  const rec = createApiEventRecorder({ client, nodeName: "n1", clock, logger: nullLogger });
+  const ac = new AbortController();
+  const done = rec.run({ signal: ac.signal });
+  rec.event(ref, "Normal", "Pulled", 'Container image "busybox" already present on machine');
+  await clock.advance(1000);
+  rec.event(ref, "Normal", "Pulled", 'Container image "busybox" already present on machine');
+  await clock.advance(0);
+  assert.deepEqual(client.requests.map((r) => [r.method, r.metadataOnly]), [
+    ["POST", true],
+    ["PATCH", true],
+  ]);
+  ac.abort();
+  await done;
+});

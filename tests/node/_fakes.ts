@@ -2,7 +2,8 @@
  * A fake API server for the registrar and lease tests: Nodes and Leases in memory, the API's
  * answers for create/get/update (AlreadyExists, NotFound, Conflict on a stale resourceVersion),
  * a strategic merge of `nodes/<name>/status` as far as the registrar uses it, and an outage
- * switch.
+ * switch. Leases get managedFields as the API server keeps them: added on create, kept by an
+ * update without any, stripped by an update with one empty entry and not tracked again after.
  */
 import { decodeObject, encodeEnvelope } from "../../src/apiclient/protobuf.ts";
 import type { V1Node, V1NodeCondition } from "@kubernetes/client-node";
@@ -66,7 +67,12 @@ export class FakeApiServer implements ApiClient {
       return Promise.reject(new ApiUnavailableError(`${req.method} ${req.path}: refused`));
     }
     try {
-      return Promise.resolve(wire(structuredClone(this.#handle(sent))) as T);
+      const answer = this.#handle(sent);
+      // `as=PartialObjectMetadata`: the API server sends the metadata alone.
+      const shaped = req.metadataOnly
+        ? { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: answer.metadata }
+        : answer;
+      return Promise.resolve(wire(structuredClone(shaped)) as T);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -90,10 +96,12 @@ export class FakeApiServer implements ApiClient {
 
   #store(objects: Map<string, Json>, req: ApiRequest, name: string | undefined, status: boolean) {
     const body = structuredClone(req.body) as Json;
+    const tracked = objects === this.leases;
     if (req.method === "POST") {
       const key = body.metadata.name;
       if (objects.has(key)) throw new ApiError(409, "AlreadyExists", `${key} already exists`);
       const created = this.#stamp(body);
+      if (tracked) created.metadata.managedFields = [managedEntry(this.clock.now())];
       objects.set(key, created);
       return created;
     }
@@ -106,6 +114,15 @@ export class FakeApiServer implements ApiClient {
       }
       const updated = { ...body, metadata: { ...body.metadata, uid: existing.metadata.uid } };
       updated.metadata.resourceVersion = String(++this.#rv);
+      if (tracked) {
+        const sent = body.metadata?.managedFields as Json[] | undefined;
+        const reset = sent?.length === 1 && Object.keys(sent[0]).length === 0;
+        // skipNonAppliedManager: an object without managedFields gets none from an update.
+        const live = existing.metadata.managedFields as Json[] | undefined;
+        const kept = reset ? undefined : sent?.length ? sent : live;
+        if (kept) updated.metadata.managedFields = kept;
+        else delete updated.metadata.managedFields;
+      }
       objects.set(name!, updated);
       return updated;
     }
@@ -128,6 +145,18 @@ export class FakeApiServer implements ApiClient {
   }
 }
 
+/** A Lease's managedFields entry as the API server writes it for the agent's update. */
+function managedEntry(now: number): Json {
+  return {
+    manager: "denolet",
+    operation: "Update",
+    apiVersion: "coordination.k8s.io/v1",
+    time: new Date(Math.floor(now / 1000) * 1000).toISOString().replace(".000Z", "Z"),
+    fieldsType: "FieldsV1",
+    fieldsV1: { "f:spec": { "f:holderIdentity": {}, "f:renewTime": {} } },
+  };
+}
+
 /** The strategic merge of a Node status patch, for the fields and directives the agent sends. */
 function applyNodeStatusPatch(node: Json, patch: Json): void {
   for (const key of ["labels", "annotations"]) {
@@ -148,7 +177,8 @@ function applyNodeStatusPatch(node: Json, patch: Json): void {
     } else if (k === "addresses") {
       const list = v as unknown as Json[];
       node.status.addresses = list.filter((a) => a.$patch === undefined);
-    } else if (k === "capacity" || k === "allocatable") {
+    } else if (k === "capacity" || k === "allocatable" || k === "nodeInfo") {
+      // Maps merge by key, structs field by field.
       node.status[k] = mergeMap(node.status[k], v);
     } else {
       node.status[k] = v;

@@ -7,11 +7,25 @@ import { LEASE_JSON, LEASE_PROTOBUF_BASE64 } from "./_lease_fixture.ts";
 
 const bytes = Uint8Array.from(atob(LEASE_PROTOBUF_BASE64), (c) => c.charCodeAt(0));
 
-Deno.test("lease protobuf: the API server's bytes decode to its JSON, managedFields aside", () => {
+Deno.test("lease protobuf: the API server's bytes decode to its JSON, managedFields included", () => {
   const lease = decodeObject(LEASE_CODEC, bytes);
-  const { managedFields: _, ...meta } = LEASE_JSON.metadata;
-  assert.deepEqual(lease.metadata, meta);
+  assert.deepEqual(lease.metadata, LEASE_JSON.metadata);
   assert.deepEqual(lease.spec, LEASE_JSON.spec);
+});
+
+Deno.test("lease protobuf: managedFields round-trip; one empty entry is an empty message", () => {
+  const lease = decodeObject(LEASE_CODEC, bytes);
+  const back = decodeObject(LEASE_CODEC, encodeEnvelope(LEASE_CODEC, lease));
+  assert.deepEqual(back.metadata?.managedFields, LEASE_JSON.metadata.managedFields);
+  const reset: V1Lease = { metadata: { name: "n1", managedFields: [{}] }, spec: {} };
+  const wire = encodeEnvelope(LEASE_CODEC, reset);
+  // ObjectMeta field 17, length 0: what Go decodes as one ManagedFieldsEntry{}, the reset.
+  const meta = [0x0a, 0x02, 0x6e, 0x31, 0x8a, 0x01, 0x00];
+  assert.ok(
+    wire.join(",").includes(meta.join(",")),
+    `the metadata is name n1 then an empty field 17: ${wire.join(",")}`,
+  );
+  assert.deepEqual(decodeObject(LEASE_CODEC, wire).metadata?.managedFields, [{}]);
 });
 
 Deno.test("lease protobuf: encode then decode keeps what a renewal sends", () => {

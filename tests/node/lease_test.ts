@@ -74,6 +74,28 @@ Deno.test("the lease is created owned by the Node and renewed every quarter of i
   }
 });
 
+Deno.test("the first renewal strips the lease's managedFields; later ones send none and get none back", async () => {
+  const h = start(addNode);
+  try {
+    await h.clock.advance(0);
+    assert.ok(h.lease()?.metadata?.managedFields?.length, "the API server tracks a new lease");
+    await h.clock.advance(10_000);
+    const [first] = h.api.calls("PUT", LEASES);
+    // The documented reset: one empty entry (an empty list would keep the live ones).
+    assert.deepEqual((first.body as V1Lease).metadata?.managedFields, [{}]);
+    assert.equal(h.lease()?.metadata?.managedFields, undefined, "stripped");
+    await h.clock.advance(20_000);
+    const later = h.api.calls("PUT", LEASES).slice(1);
+    assert.equal(later.length, 2);
+    for (const p of later) {
+      assert.equal((p.body as V1Lease).metadata?.managedFields, undefined);
+    }
+    assert.equal(h.lease()?.metadata?.managedFields, undefined, "not tracked again");
+  } finally {
+    await h.stop();
+  }
+});
+
 Deno.test("the renew interval follows nodeLeaseDurationSeconds", async () => {
   const h = start(addNode, 20);
   try {

@@ -202,6 +202,8 @@ Deno.test("registrar posts Ready within 100 ms when a Node registered NotReady b
     assert.ok(patch, "patched before the 10 s period");
     assert.ok(patch.at - readyAt <= 100);
     assert.equal(condition(stored(h), "Ready")?.status, "True");
+    // The answer is asked for as metadata alone: the Ready just posted is known without it.
+    assert.equal(patch.metadataOnly, true);
     // Once the server shows Ready, the regular period applies again.
     await h.clock.advance(5_000);
     assert.equal(h.api.calls("GET", NODE_PATH).length, 2);

@@ -11,6 +11,7 @@ import {
   type SecureHandler,
 } from "../../src/server/secure_handler.ts";
 import { serveSecureNodeApi } from "../../src/server/secure_serve.ts";
+import { selfSignedKeyKind } from "../../src/server/node_api.ts";
 import { generateSelfSignedPair } from "../../src/server/tls/mod.ts";
 import { type Clock, FakeClock, realClock } from "../../src/util/clock.ts";
 import { createLogger } from "../../src/util/log.ts";
@@ -27,9 +28,14 @@ async function start(
     cipherSuites?: string[];
     maxConnections?: number;
     clock?: Clock;
+    keyKind?: "rsa" | "ecdsa";
   } = {},
 ) {
-  const pair = await generateSelfSignedPair("node-a", { ips: ["127.0.0.1"], nowMs: Date.now() });
+  const pair = await generateSelfSignedPair("node-a", {
+    ips: ["127.0.0.1"],
+    nowMs: Date.now(),
+    keyKind: opts.keyKind,
+  });
   const ac = new AbortController();
   const server = await serveSecureNodeApi(handler, {
     address: "127.0.0.1",
@@ -75,6 +81,36 @@ Deno.test("TLS: the generated serving certificate verifies against its own CA, f
   } finally {
     await s.stop();
   }
+});
+
+Deno.test("TLS: the generated serving pair has ECDSA P-256 keys, leaf and CA", async () => {
+  // As the kubelet's certificate manager makes its keys: RSA 2048 took 0.1-1.5 s of a fresh
+  // node's start here, before the node API listened and the Node could be registered (issue 31).
+  const { X509Certificate, createPrivateKey } = await import("node:crypto");
+  const pair = await generateSelfSignedPair("node-a", { ips: ["127.0.0.1"], nowMs: Date.now() });
+  const key = createPrivateKey(pair.keyPem);
+  assert.equal(key.asymmetricKeyType, "ec");
+  assert.equal(key.asymmetricKeyDetails?.namedCurve, "prime256v1");
+  const certs = pair.certPem.split(/(?<=-----END CERTIFICATE-----\n)/).filter((p) => p.trim());
+  assert.equal(certs.length, 2);
+  for (const pem of certs) {
+    assert.equal(new X509Certificate(pem).publicKey.asymmetricKeyType, "ec");
+  }
+  // RSA where the configured TLS 1.2 suites could serve nothing else.
+  const rsaOnly = ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_RSA_WITH_AES_128_GCM_SHA256"];
+  assert.equal(selfSignedKeyKind({ tlsMinVersion: "", tlsCipherSuites: [] }), "ecdsa");
+  assert.equal(selfSignedKeyKind({ tlsMinVersion: "", tlsCipherSuites: rsaOnly }), "rsa");
+  assert.equal(
+    selfSignedKeyKind({ tlsMinVersion: "VersionTLS13", tlsCipherSuites: rsaOnly }),
+    "ecdsa",
+  );
+  assert.equal(
+    selfSignedKeyKind({
+      tlsMinVersion: "VersionTLS12",
+      tlsCipherSuites: [...rsaOnly, "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"],
+    }),
+    "ecdsa",
+  );
 });
 
 Deno.test("TLS: client certificates are verified against the client CA; only trusted ones authenticate", async () => {
@@ -204,7 +240,11 @@ Deno.test("TLS: --tls-min-version still holds after the certificate is reloaded 
 });
 
 Deno.test("TLS: a TLS 1.2 suite not in --tls-cipher-suites gets no answer", async () => {
-  const s = await start(echoPeer, { cipherSuites: ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"] });
+  // RSA suites alone: the self-signed pair is then RSA (selfSignedKeyKind).
+  const s = await start(echoPeer, {
+    cipherSuites: ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"],
+    keyKind: "rsa",
+  });
   try {
     const listed = await opensslConnect(s.server.port, [
       "-tls1_2",

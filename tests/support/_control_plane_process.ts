@@ -2,6 +2,7 @@
  * One control-plane daemon (etcd, kube-apiserver, ...) run as a child process whose output goes
  * to a log file, so a failure can show what the daemon said. Private to tests/support.
  */
+import { realClock } from "../../src/util/clock.ts";
 import { DevSetupError } from "./_exec.ts";
 import { waitFor, WaitTimeoutError } from "./wait.ts";
 
@@ -11,6 +12,8 @@ export interface Daemon {
   readonly name: string;
   readonly pid: number;
   readonly logFile: string;
+  /** `realClock.monotonic()` just before the process was spawned (the bench's start-to-Ready). */
+  readonly startedAt: number;
   /** Resolves when the process has exited (and been reaped). */
   readonly exited: Promise<Deno.CommandStatus>;
   /** Aborted when the process exits: waits on a dead daemon fail at once. */
@@ -33,6 +36,7 @@ export function startDaemon(
 ): Daemon {
   // `exec` keeps the pid the daemon's own, so signals reach it directly; the shell only
   // redirects both streams into the log.
+  const startedAt = realClock.monotonic();
   const child = new Deno.Command("sh", {
     args: ["-c", 'exec "$0" "$@" >>"$DAEMON_LOG" 2>&1', binary, ...opts.args],
     env: { DAEMON_LOG: opts.logFile },
@@ -63,6 +67,7 @@ export function startDaemon(
     name,
     pid: child.pid,
     logFile: opts.logFile,
+    startedAt,
     exited,
     exitSignal: exitAbort.signal,
     running: () => status === undefined,

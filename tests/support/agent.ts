@@ -5,6 +5,7 @@
 import { AGENT_V8_FLAGS } from "../../src/build_info/mod.ts";
 import type { V1PodList } from "@kubernetes/client-node";
 import type { RuntimeService } from "../../src/cri/types.ts";
+import { realClock } from "../../src/util/clock.ts";
 import { NotFoundError } from "../../src/util/errors.ts";
 import { DevSetupError } from "./_exec.ts";
 import { DENO_DIR_NAME } from "./_package_header.ts";
@@ -32,6 +33,12 @@ export interface StartAgentOptions {
    * it as DENO_DIR, as the package's header runs the agent: Deno's caches of its own.
    */
   mainModule?: string;
+  /**
+   * A packed single file (`deno task package`) to execute instead of `deno run`: it gets the
+   * agent's arguments alone (its header holds the runtime flags); `mainModule`, `denoFlags` and
+   * `v8Flags` do not apply. Its unpack directory comes from `env` (DENOLET_UNPACK_DIR).
+   */
+  packedFile?: string;
   /** Extra `deno run` flags, before the program (e.g. `--inspect=127.0.0.1:9229` to profile it). */
   denoFlags?: string[];
   /**
@@ -66,6 +73,8 @@ export interface AgentProcess {
   /** The agent's combined stdout and stderr. */
   readonly logFile: string;
   readonly runtime: DevRuntime;
+  /** `realClock.monotonic()` just before the process was spawned (the bench's start-to-Ready). */
+  readonly startedAt: number;
   /** Resolves when the process exits. */
   readonly exited: Promise<Deno.CommandStatus>;
   /** Waits until /healthz answers 200; fails fast (with the log tail) if the agent exits. */
@@ -100,12 +109,16 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
   // Not upstream's 10248: agents run side by side here (a caller's own --healthz-port wins).
   const healthzPort = freePort([...named, readOnlyPort]);
   const logFile = `${tmp}/agent.log`;
-  const args = [
+  const runner = opts.packedFile ? [opts.packedFile] : [
+    Deno.execPath(),
     "run",
     "-A",
     ...((opts.v8Flags ?? AGENT_V8_FLAGS) ? [`--v8-flags=${opts.v8Flags ?? AGENT_V8_FLAGS}`] : []),
     ...(opts.denoFlags ?? []),
     opts.mainModule ?? MAIN_TS,
+  ];
+  const args = [
+    ...runner,
     "--container-runtime-endpoint",
     runtime.endpoint,
     "--pod-manifest-path",
@@ -133,8 +146,9 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
   ];
   // `exec` keeps the pid the agent's own, so signals reach it directly; the shell only
   // redirects both streams into one file that outlives a crashed test process.
+  const startedAt = realClock.monotonic();
   const child = new Deno.Command("sh", {
-    args: ["-c", 'exec "$0" "$@" >"$DENOLET_E2E_LOG" 2>&1', Deno.execPath(), ...args],
+    args: ["-c", 'exec "$0" "$@" >"$DENOLET_E2E_LOG" 2>&1', ...args],
     env: { ...ownDenoDir(opts.mainModule), ...opts.env, DENOLET_E2E_LOG: logFile, NO_COLOR: "1" },
     stdin: "null",
     stdout: "null",
@@ -176,6 +190,7 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
     rootDir,
     logFile,
     runtime,
+    startedAt,
     exited,
     async waitHealthy(w = {}) {
       try {

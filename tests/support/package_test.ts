@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { AGENT_V8_FLAGS, BUILD_INFO } from "../../src/build_info/mod.ts";
 import { LAYOUT } from "../../src/install/mod.ts";
-import { parseHeader, RUN_FLAGS } from "./_package_header.ts";
+import { parseHeader, RUN_FLAGS, STAMP_FILE } from "./_package_header.ts";
 import { elfInfo, npmIntegrity, PACK_TARGETS, tarballName } from "./_package_runtime.ts";
 import { sha256Hex } from "./_exec.ts";
 import { gunzip, gzip, readTar, writeTar } from "./_package_tar.ts";
@@ -158,8 +158,10 @@ Deno.test("header: execs the runtime with the V8 flags, exactly the permission f
     assert.equal((await Deno.stat(`${dir}/deno`)).mode! & 0o777, 0o555);
     assert.equal((await Deno.stat(`${dir}/denolet.js`)).mode! & 0o777, 0o444);
     assert.equal((await Deno.stat(dir)).mode! & 0o777, 0o755);
-    // Nothing is left beside the unpacked files, nothing written next to the download or in HOME.
+    // Nothing is left beside the unpacked files and the stamp of their check, nothing written
+    // next to the download or in HOME.
     assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), [
+      STAMP_FILE,
       "deno",
       "deno_dir",
       "denolet.js",
@@ -199,6 +201,29 @@ Deno.test("header: unpacks once; a later start verifies and reuses the files", a
     const run = `run ${RUN_FLAGS.join(" ")} --v8-flags=${AGENT_V8_FLAGS} ${FLAGS.join(" ")} ` +
       `${s.unpackDir}/${build}/denolet.js --version`;
     assert.deepEqual(calls.trimEnd().split("\n"), [run, run, run]);
+  });
+});
+
+Deno.test("header: a later start does not hash the unpacked files again", async () => {
+  // Hashing the ~100 MB runtime took a third of a second of every start (issue 31); it is
+  // checked once, when unpacked, and later starts check that the files are still those.
+  await withPacked({}, async (s) => {
+    const bin = `${s.dir}/bin`;
+    await Deno.mkdir(bin);
+    await Deno.writeTextFile(
+      `${bin}/sha256sum`,
+      `#!/bin/sh\necho called >>${s.dir}/hashed\nexec /usr/bin/sha256sum "$@"\n`,
+      { mode: 0o755 },
+    );
+    const env = { PATH: `${bin}:/usr/bin:/bin` };
+    const hashed = () => Deno.readTextFile(`${s.dir}/hashed`).then((t) => t.length, () => 0);
+    assert.equal((await s.run([], { env })).code, 0);
+    const afterFirst = await hashed();
+    assert.ok(afterFirst > 0, "the first start checks the payload and the files");
+    const later = await s.run([], { env });
+    assert.equal(later.code, 0, later.err);
+    assert.equal(later.err, "");
+    assert.equal(await hashed(), afterFirst, "a later start hashes nothing");
   });
 });
 
@@ -320,6 +345,8 @@ Deno.test({
         "ls",
         "tail",
         "sha256sum",
+        "stat",
+        "cat",
         "gzip",
         "tar",
         "mkdir",

@@ -49,6 +49,10 @@ export interface UpstreamKubelet {
   readonly hostname: string;
   readonly manifestDir: string;
   readonly logFile: string;
+  /** `realClock.monotonic()` just before the kubelet was spawned. */
+  readonly startedAt: number;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<Deno.CommandStatus>;
   /** Until /healthz answers 200; fails at once, with the log tail, if the kubelet exits. */
   waitHealthy(opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
   /**
@@ -128,6 +132,8 @@ export async function startUpstreamKubelet(o: UpstreamKubeletOptions): Promise<U
     hostname,
     manifestDir,
     logFile: daemon.logFile,
+    startedAt: daemon.startedAt,
+    exited: daemon.exited,
     async waitHealthy(w = {}) {
       await waitDaemon(daemon, async () => {
         const res = await fetch(`http://127.0.0.1:${healthzPort}/healthz`).catch(() => undefined);

@@ -1,15 +1,19 @@
 /**
  * The serving certificate when none is configured: as upstream's InitializeTLS, a pair is
  * generated once as `<certDir>/kubelet.crt` and `kubelet.key` and reused on every later start.
- * Like client-go's GenerateSelfSignedCertKey it is a one-year RSA 2048 certificate signed by its
- * own one-year CA (`<host>-ca@<unix time>`), the CA after the leaf in the certificate file, valid
- * from an hour ago against clock skew; the SANs are the host name and the node's IPs.
+ * Like client-go's GenerateSelfSignedCertKey it is a one-year certificate signed by its own
+ * one-year CA (`<host>-ca@<unix time>`), the CA after the leaf in the certificate file, valid
+ * from an hour ago against clock skew; the SANs are the host name and the node's IPs. The keys
+ * are ECDSA P-256, as the kubelet's certificate manager makes them, not client-go's RSA 2048:
+ * generating two RSA keys took 0.1-1.5 s of a fresh node's start, before the node API listened
+ * and the Node was registered (issue 31); P-256 takes milliseconds. `keyKind` "rsa" is for
+ * TLS 1.2 cipher suites that name RSA certificates alone.
  */
 import { posix } from "node:path";
 import { DenoletError } from "../../util/errors.ts";
 import { errorMessage } from "../../util/log.ts";
 import { pem } from "./_der.ts";
-import { createCertificate, generateKeyPair, privateKeyPem } from "./_x509.ts";
+import { createCertificate, generateKeyPair, type KeyKind, privateKeyPem } from "./_x509.ts";
 
 const HOUR_MS = 3_600_000;
 const YEAR_MS = 365 * 24 * HOUR_MS;
@@ -29,12 +33,13 @@ export interface SelfSignedPair {
 /** Builds a self-signed pair for `host` (the node name) with `ips` as extra SANs. */
 export async function generateSelfSignedPair(
   host: string,
-  opts: { ips?: readonly string[]; nowMs: number },
+  opts: { ips?: readonly string[]; nowMs: number; keyKind?: KeyKind },
 ): Promise<SelfSignedPair> {
   const from = opts.nowMs - HOUR_MS;
   const to = from + YEAR_MS;
   const stamp = Math.floor(opts.nowMs / 1000);
-  const [caKey, key] = await Promise.all([generateKeyPair("rsa"), generateKeyPair("rsa")]);
+  const kind = opts.keyKind ?? "ecdsa";
+  const [caKey, key] = await Promise.all([generateKeyPair(kind), generateKeyPair(kind)]);
   const caSubject = { commonName: `${host}-ca@${stamp}` };
   const ca = await createCertificate({
     subject: caSubject,
@@ -68,7 +73,7 @@ export async function generateSelfSignedPair(
  */
 export async function ensureSelfSignedFiles(
   certDir: string,
-  opts: { host: string; ips?: readonly string[]; nowMs: number },
+  opts: { host: string; ips?: readonly string[]; nowMs: number; keyKind?: KeyKind },
 ): Promise<ServingFiles & { generated: boolean }> {
   const certFile = posix.join(certDir, "kubelet.crt");
   const keyFile = posix.join(certDir, "kubelet.key");
