@@ -11,8 +11,8 @@ import { posix } from "node:path";
 import { ConfigError } from "../util/errors.ts";
 import { errorMessage } from "../util/log.ts";
 import { configDocument, mergePatch } from "./_document.ts";
-import { applyConfigDocument, parseConfigDocument } from "./_file.ts";
-import type { Given } from "./_upstream_check.ts";
+import { applyConfigDocument, parseConfigDocument, upstreamTableFor } from "./_file.ts";
+import type { Given } from "./_upstream_given.ts";
 import type { AgentConfig } from "./types.ts";
 
 export interface DropinFs {
@@ -98,7 +98,14 @@ export async function applyDropins(
   for (const file of files) {
     const doc = byFile.get(file);
     if (!doc) continue;
-    const out = applyConfigDocument(cfg, origin, { doc, file, dir: opts.cwd, defaulting: false });
+    const table = await upstreamTableFor(doc);
+    const out = applyConfigDocument(cfg, origin, {
+      doc,
+      file,
+      dir: opts.cwd,
+      defaulting: false,
+      table,
+    });
     warnings.push(...out.warnings);
     given.push(...out.given);
   }

@@ -12,7 +12,7 @@ import { errorMessage } from "../util/log.ts";
 import { DurationSyntaxError, parseDuration } from "./duration.ts";
 import { checkInt32, closest } from "./_values.ts";
 import { UPSTREAM_FIELDS } from "./_upstream_fields.ts";
-import { fileValue, FileValueError, type Given, settingOfField } from "./_upstream_check.ts";
+import { type Given, loadUpstreamTable, type UpstreamTable } from "./_upstream_given.ts";
 import { readLoggingField } from "./_logging_field.ts";
 import { parseByteQuantity } from "./_gc_flags.ts";
 import { defaultImageFileFields } from "./_image_flags.ts";
@@ -36,6 +36,8 @@ interface Ctx {
   warnings: string[];
   /** Values of the upstream fields denolet does not implement, for the table's decision. */
   given: Given[];
+  /** Loaded when the document sets an upstream field (`upstreamTableFor`). */
+  table?: UpstreamTable;
 }
 
 type Reader = (value: unknown, ctx: Ctx, path: string) => void;
@@ -358,14 +360,29 @@ export const IMPLEMENTED_FIELDS: readonly string[] = Object.keys(FIELDS);
  * once the flags are in (`checkUpstream`).
  */
 function readUpstream(name: string, value: unknown, ctx: Ctx): void {
-  const setting = settingOfField(name);
+  const table = ctx.table;
+  if (table === undefined) throw new Error(`the upstream-settings table is not loaded for ${name}`);
   const where = `${ctx.file}: ${name}`;
   try {
-    ctx.given.push({ setting, where, value: fileValue(setting.type, value), fromFile: true });
+    const decoded = table.fileValue(table.settingOfField(name).type, value);
+    ctx.given.push({ field: name, where, value: decoded, fromFile: true });
   } catch (e) {
-    if (!(e instanceof FileValueError)) throw e;
+    if (!(e instanceof table.FileValueError)) throw e;
     fail(ctx, `${name}${e.at}`, e.message, e);
   }
+}
+
+/**
+ * The upstream-settings table when `doc` sets an upstream field denolet does not implement
+ * (one applyConfigDocument then decodes), else undefined: most files set none.
+ */
+export async function upstreamTableFor(
+  doc: Record<string, unknown>,
+): Promise<UpstreamTable | undefined> {
+  const sets = Object.entries(doc).some(([name, value]) =>
+    value !== null && !FIELDS[name] && UPSTREAM_FIELDS.has(name)
+  );
+  return sets ? await loadUpstreamTable() : undefined;
 }
 
 /**
@@ -373,13 +390,14 @@ function readUpstream(name: string, value: unknown, ctx: Ctx): void {
  * warnings (logging settings) and the values of the upstream fields
  * the table decides. Throws ConfigError naming `file` and the field.
  */
-export function applyConfigFile(
+export async function applyConfigFile(
   cfg: AgentConfig,
   origin: Map<keyof AgentConfig, string>,
   src: { text: string; file: string; dir: string },
-): { warnings: string[]; given: Given[] } {
+): Promise<{ warnings: string[]; given: Given[] }> {
   const doc = parseConfigDocument(src.text, src.file);
-  return applyConfigDocument(cfg, origin, { ...src, doc, defaulting: true });
+  const table = await upstreamTableFor(doc);
+  return applyConfigDocument(cfg, origin, { ...src, doc, defaulting: true, table });
 }
 
 /**
@@ -412,13 +430,28 @@ export function parseConfigDocument(text: string, file: string): Record<string, 
  * Applies a parsed document's fields onto `cfg` (see applyConfigFile). `defaulting`: the file's
  * own v1beta1 defaulting (the report frequency from the update frequency, the merged eviction
  * defaults), which drop-ins, merged into an already defaulted document, do not get again.
+ * `table`: `upstreamTableFor(doc)`, needed when the document sets an upstream field.
  */
 export function applyConfigDocument(
   cfg: AgentConfig,
   origin: Map<keyof AgentConfig, string>,
-  src: { doc: Record<string, unknown>; file: string; dir: string; defaulting: boolean },
+  src: {
+    doc: Record<string, unknown>;
+    file: string;
+    dir: string;
+    defaulting: boolean;
+    table?: UpstreamTable;
+  },
 ): { warnings: string[]; given: Given[] } {
-  const ctx: Ctx = { cfg, origin, file: src.file, dir: src.dir, warnings: [], given: [] };
+  const ctx: Ctx = {
+    cfg,
+    origin,
+    file: src.file,
+    dir: src.dir,
+    warnings: [],
+    given: [],
+    table: src.table,
+  };
   for (const [name, value] of Object.entries(src.doc)) {
     const read = FIELDS[name];
     if (read) {

@@ -7,7 +7,7 @@ import { ConfigError } from "../util/errors.ts";
 import { errorMessage } from "../util/log.ts";
 import { type FlagDef, FLAGS } from "./_flag_table.ts";
 import { UPSTREAM_FLAGS } from "./_upstream_flags.ts";
-import { type Given, settingOfFlag } from "./_upstream_check.ts";
+import type { Given } from "./_upstream_given.ts";
 import { closest } from "./_values.ts";
 import type { AgentConfig } from "./types.ts";
 
@@ -48,9 +48,7 @@ export function parseArgv(argv: readonly string[]): ParsedArgs {
       );
     }
     if (UPSTREAM_FLAGS.get(def.name) === def) {
-      const setting = settingOfFlag(def.name);
-      const v = setting.flagValue ? setting.flagValue(value) : value;
-      out.upstream.push({ setting, where: spelled, value: v, fromFile: false });
+      out.upstream.push({ flag: def.name, where: spelled, value, fromFile: false });
     } else if (def.name === "config") out.configPath = value as string;
     else if (def.name === "config-dir") out.configDir = value as string;
     else if (def.name === "help") out.help = value as boolean;

@@ -8,6 +8,7 @@ import { errorMessage } from "../util/log.ts";
 import { parseDuration } from "./duration.ts";
 import { checkInt32 } from "./_values.ts";
 import { decide, type FileType, type NodeFacts, type Setting } from "./_upstream_rules.ts";
+import type { Given } from "./_upstream_given.ts";
 import { NODE_SETTINGS } from "./_upstream_table_node.ts";
 import { AGENT_SETTINGS } from "./_upstream_table_agent.ts";
 import { FLAG_SETTINGS } from "./_upstream_table_flags.ts";
@@ -17,15 +18,6 @@ export const SETTINGS: readonly Setting[] = [...NODE_SETTINGS, ...AGENT_SETTINGS
 
 const BY_FIELD = new Map(SETTINGS.filter((s) => s.field).map((s) => [s.field!, s]));
 const BY_FLAG = new Map(SETTINGS.filter((s) => s.flag).map((s) => [s.flag!, s]));
-
-/** A value given for a setting, by the file or a flag. */
-export interface Given {
-  setting: Setting;
-  /** `--flag` as written, or `file: field`. */
-  where: string;
-  value: unknown;
-  fromFile: boolean;
-}
 
 /** The decision for an upstream field; every one has one (the table's tests check). */
 export function settingOfField(name: string): Setting {
@@ -111,7 +103,11 @@ export function fileValue(type: FileType, v: unknown, at = ""): unknown {
  */
 export function checkUpstream(given: readonly Given[], node: () => NodeFacts): string[] {
   const bySetting = new Map<Setting, Given[]>();
-  for (const g of given) bySetting.set(g.setting, [...(bySetting.get(g.setting) ?? []), g]);
+  for (const g of given) {
+    const setting = g.fromFile ? settingOfField(g.field) : settingOfFlag(g.flag);
+    const value = !g.fromFile && setting.flagValue ? setting.flagValue(g.value) : g.value;
+    bySetting.set(setting, [...(bySetting.get(setting) ?? []), { ...g, value }]);
+  }
   const warnings: string[] = [];
   for (const [setting, all] of bySetting) {
     const flags = all.filter((g) => !g.fromFile);

@@ -5,7 +5,7 @@ import { defaultConfig } from "./_defaults.ts";
 import { applyConfigFile } from "./_file.ts";
 import { applyDropins, type DropinFs } from "./_dropins.ts";
 import { applyFlags, parseArgv } from "./_flags.ts";
-import { checkUpstream, type Given } from "./_upstream_check.ts";
+import { type Given, loadUpstreamTable } from "./_upstream_given.ts";
 import type { NodeFacts } from "./_upstream_rules.ts";
 import { validateConfig } from "./_validate.ts";
 import { helpText, versionText } from "./help.ts";
@@ -71,7 +71,7 @@ export async function loadConfig(
       throw new ConfigError("--config", `cannot read ${file}: ${errorMessage(e)}`, { cause: e });
     }
     const dir = posix.dirname(posix.resolve(cwd, file));
-    const read = applyConfigFile(cfg, origin, { text, file, dir });
+    const read = await applyConfigFile(cfg, origin, { text, file, dir });
     warnings.push(...read.warnings);
     given.push(...read.given);
   }
@@ -91,7 +91,12 @@ export async function loadConfig(
 
   applyFlags(cfg, args.flags, origin);
   // Upstream settings denolet does not implement: accepted at upstream's default, else refused.
-  warnings.push(...checkUpstream([...given, ...args.upstream], nodeFacts(deps)));
+  // Their table is loaded only when one is given.
+  const upstream = [...given, ...args.upstream];
+  if (upstream.length > 0) {
+    const { checkUpstream } = await loadUpstreamTable();
+    warnings.push(...checkUpstream(upstream, nodeFacts(deps)));
+  }
   if (Object.keys(cfg.featureGates).length > 0) {
     // The gate table is large and gates are rare: loaded only when one is set.
     const { checkGates } = await import("./_gate_check.ts");
