@@ -4,8 +4,8 @@
  * bounded queue, so a slow or absent API server costs events, never the caller's time.
  */
 import type { CoreV1Event } from "@kubernetes/client-node";
-import type { ApiClient } from "../apiclient/mod.ts";
-import { isApiStatus } from "../apiclient/mod.ts";
+import type { ApiClient } from "../apiclient/types.ts";
+import { isApiStatus } from "../apiclient/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";

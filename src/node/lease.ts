@@ -9,8 +9,8 @@
 import { LEASE_CODEC } from "./_lease_proto.ts";
 import type { ProtobufCodec } from "../apiclient/protobuf.ts";
 import type { V1Lease, V1Node, V1ObjectMeta } from "@kubernetes/client-node";
-import type { ApiClient } from "../apiclient/mod.ts";
-import { isApiStatus } from "../apiclient/mod.ts";
+import type { ApiClient } from "../apiclient/types.ts";
+import { isApiStatus } from "../apiclient/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { errorMessage } from "../util/log.ts";

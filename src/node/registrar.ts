@@ -13,8 +13,8 @@
  * in the cluster.
  */
 import type { V1Node } from "@kubernetes/client-node";
-import type { ApiClient } from "../apiclient/mod.ts";
-import { isApiStatus } from "../apiclient/mod.ts";
+import type { ApiClient } from "../apiclient/types.ts";
+import { isApiStatus } from "../apiclient/types.ts";
 import type { EventRecorder } from "../events/types.ts";
 import { type Clock, processUptimeMs } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";

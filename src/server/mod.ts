@@ -10,15 +10,21 @@ export {
   serveNodeApi,
   type ServeNodeApiOptions,
 } from "./serve.ts";
-export { type AuthenticatedApiDeps, serveAuthenticatedNodeApi } from "./node_api.ts";
-export {
-  type ConnectionInfo,
-  createSecureNodeApiHandler,
-  type SecureApiDeps,
-  type SecureHandler,
-} from "./secure_handler.ts";
-// secure_serve.ts (node:https) is imported by serveAuthenticatedNodeApi only when --port is on.
+import type { AuthenticatedApiDeps } from "./node_api.ts";
+import type { SecureServer } from "./secure_serve.ts";
+export type { AuthenticatedApiDeps } from "./node_api.ts";
+export type { ConnectionInfo, SecureApiDeps, SecureHandler } from "./secure_handler.ts";
 export type { SecureServer, ServingCertificate } from "./secure_serve.ts";
+
+/**
+ * Serves the authenticated node API on --port (see node_api.ts). Its TLS, authenticators,
+ * authorizer and handler (and node:https) are loaded only when --port is on: an agent without
+ * it keeps none of them in memory.
+ */
+export async function serveAuthenticatedNodeApi(deps: AuthenticatedApiDeps): Promise<SecureServer> {
+  const { serveAuthenticatedNodeApi: serve } = await import("./node_api.ts");
+  return await serve(deps);
+}
 export type {
   HealthCheckResult,
   NodeApiDeps,

@@ -4,7 +4,8 @@ import {
   createAuthenticator,
   x509Authenticator,
 } from "../../src/server/auth/mod.ts";
-import { createNodeApiHandler, createSecureNodeApiHandler } from "../../src/server/mod.ts";
+import { createNodeApiHandler } from "../../src/server/mod.ts";
+import { createSecureNodeApiHandler } from "../../src/server/secure_handler.ts";
 import type { CadvisorMetrics } from "../../src/stats/mod.ts";
 import { fakeDeps } from "./_fakes.ts";
 
