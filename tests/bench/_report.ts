@@ -4,6 +4,7 @@ import type { ProbeLoad } from "./_probe_load.ts";
 import { ratio, summarize, type Summary } from "./_stats.ts";
 import type { ApiModeResult } from "./_api_mode.ts";
 import { formatUpstream, type UpstreamResult } from "./_upstream_report.ts";
+import { formatPulls, type PullsResult } from "./_pulls.ts";
 
 export interface Row {
   agent: Summary;
@@ -43,6 +44,8 @@ export interface Report {
   apiMode?: ApiModeResult;
   /** The upstream kubelet side by side on a private runtime (issue 14), when run. */
   upstream?: UpstreamResult;
+  /** Serialized against parallel image pulls from a local registry (issue 28), when run. */
+  pulls?: PullsResult;
   targets: Record<string, { value: number; target: string; met: boolean }>;
   /** Scenarios that failed: the rest of the run is still reported. */
   failures?: string[];
@@ -155,6 +158,7 @@ export function formatReport(r: Report): string {
   if (r.probeLoad) lines.push("", ...formatProbeLoad(r.probeLoad, r.steadyState));
   if (r.apiMode) lines.push("", ...formatApiMode(r.apiMode, r.steadyState["0 pods (fresh)"]));
   if (r.upstream) lines.push("", ...formatUpstream(r.upstream));
+  if (r.pulls) lines.push("", ...formatPulls(r.pulls));
   lines.push("", "CRI calls per pod the agent makes beyond the baseline's:");
   for (const [k, c] of Object.entries(r.criCallsPerPod)) {
     const extra = Object.entries(c.agent)

@@ -17,7 +17,8 @@
  *   deno task bench [--quick] [--rounds 4] [--pods 1,10,30] [--throughput 100] [--rate 5]
  *                   [--sample 60] [--footprint 30,110] [--probe-pods 110]
  *                   [--upstream-pods 30,110]
- *                   [--only start,throughput,footprint,probes,api,upstream] [--out dist/bench.json]
+ *                   [--only start,throughput,footprint,probes,api,upstream,pulls]
+ *                   [--out dist/bench.json]
  *                   [--v8-flags --lite-mode,...] [--agent-env MALLOC_ARENA_MAX=2,...]
  *                   [--agent source|bundle] [--containerd system|upstream]
  *
@@ -29,6 +30,8 @@
  * `upstream` (issue 14, `_upstream.ts`): the agent and the upstream kubelet one after the other
  * on a private containerd, `--upstream-pods` pause pods written at once (p50 pod, all started),
  * then RSS and CPU of each at 0 and the `--footprint` pod counts.
+ * `pulls` (issue 28, `_pulls.ts`): 6 pods at once, each its own never-pulled 6 MiB image from a
+ * local registry, with serializeImagePulls true and then false; both times and their ratio.
  * `--containerd upstream` runs everything on containerd v2 (tests/support/containerd.ts), whose
  * container events drive the agent's PLEG; the default is Debian's containerd 1.6, which relists.
  */
@@ -45,6 +48,7 @@ import { podNames, waitSandboxesGone } from "./_pods.ts";
 import { type ProbeLoad, probeLoad } from "./_probe_load.ts";
 import { apiModeBench } from "./_api_mode.ts";
 import { upstreamBench } from "./_upstream.ts";
+import { pullsBench } from "./_pulls.ts";
 import { buildAgentBundle, parseAgentForm } from "./_agent_bundle.ts";
 import { upstreamTargets } from "./_upstream_report.ts";
 import { formatReport, type Machine, type Report, Samples } from "./_report.ts";
@@ -58,7 +62,15 @@ import {
 } from "./_scenarios.ts";
 
 /** The parts `--only` selects; the steady-state windows at 0 pods go with `footprint`. */
-const SCENARIOS = ["start", "throughput", "footprint", "probes", "api", "upstream"] as const;
+const SCENARIOS = [
+  "start",
+  "throughput",
+  "footprint",
+  "probes",
+  "api",
+  "upstream",
+  "pulls",
+] as const;
 type Scenario = typeof SCENARIOS[number];
 
 const { values } = parseArgs({
@@ -284,6 +296,10 @@ const upstream = runs("upstream")
     }))
   : undefined;
 
+const pulls = runs("pulls")
+  ? await scenario("pulls", () => pullsBench({ runtime: rt, cri, agentMain, progress }))
+  : undefined;
+
 const latency = samples.rows();
 const report: Report = {
   when: new Date(realClock.now()).toISOString(),
@@ -296,6 +312,7 @@ const report: Report = {
   probeLoad: probes,
   apiMode,
   upstream,
+  pulls,
   targets: { ...targets(latency, steadyState), ...(upstream ? upstreamTargets(upstream) : {}) },
   failures: failures.length ? failures : undefined,
 };
