@@ -172,8 +172,8 @@ function freePort(): number {
 /**
  * A serving certificate for `host`'s address from a fresh CA under `dir`, and the hosts.toml
  * that makes containerd use HTTPS with that CA for `host` (a loopback registry is otherwise
- * plain HTTP). The CA goes in a `[host]` table: containerd 1.6 refuses a file without one
- * ("invalid `host` tree").
+ * plain HTTP). The CA goes in a `[host]` table (containerd 1.6 refuses a file without one:
+ * "invalid `host` tree") and on the `server` fallback, which containerd tries after a 401.
  */
 async function serveTls(dir: string, host: string, trustDir: string) {
   const pki = await Pki.create(`${dir}/pki`, { caName: "denolet-registry-test-ca" });
@@ -189,6 +189,7 @@ async function serveTls(dir: string, host: string, trustDir: string) {
     `${hostsDir}/hosts.toml`,
     [
       `server = "https://${host}"`,
+      `ca = ${JSON.stringify(pki.ca.cert)}`,
       `[host."https://${host}"]`,
       `  capabilities = ["pull", "resolve"]`,
       `  ca = ${JSON.stringify(pki.ca.cert)}`,
