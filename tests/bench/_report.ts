@@ -5,6 +5,7 @@ import { ratio, summarize, type Summary } from "./_stats.ts";
 import type { ApiModeResult } from "./_api_mode.ts";
 import { formatUpstream, type UpstreamResult } from "./_upstream_report.ts";
 import { formatTraffic, type TrafficResult } from "./_traffic_report.ts";
+import { formatPulls, type PullsResult } from "./_pulls.ts";
 
 export interface Row {
   agent: Summary;
@@ -46,6 +47,8 @@ export interface Report {
   upstream?: UpstreamResult;
   /** API traffic and start to Ready beside the upstream kubelet (issue 31), when run. */
   traffic?: TrafficResult;
+  /** Serialized against parallel image pulls from a local registry (issue 28), when run. */
+  pulls?: PullsResult;
   targets: Record<string, { value: number; target: string; met: boolean }>;
   /** Scenarios that failed: the rest of the run is still reported. */
   failures?: string[];
@@ -159,6 +162,7 @@ export function formatReport(r: Report): string {
   if (r.apiMode) lines.push("", ...formatApiMode(r.apiMode, r.steadyState["0 pods (fresh)"]));
   if (r.upstream) lines.push("", ...formatUpstream(r.upstream));
   if (r.traffic) lines.push("", ...formatTraffic(r.traffic));
+  if (r.pulls) lines.push("", ...formatPulls(r.pulls));
   lines.push("", "CRI calls per pod the agent makes beyond the baseline's:");
   for (const [k, c] of Object.entries(r.criCallsPerPod)) {
     const extra = Object.entries(c.agent)

@@ -18,7 +18,7 @@
  *                   [--sample 60] [--footprint 30,110] [--probe-pods 110]
  *                   [--upstream-pods 30,110] [--traffic-pods 10,110] [--traffic-window 120]
  *                   [--traffic-starts 3] [--traffic-packed true|false]
- *                   [--only start,throughput,footprint,probes,api,upstream,traffic]
+ *                   [--only start,throughput,footprint,probes,api,upstream,traffic,pulls]
  *                   [--out dist/bench.json]
  *                   [--v8-flags --lite-mode,...] [--agent-env MALLOC_ARENA_MAX=2,...]
  *                   [--agent source|bundle] [--containerd system|upstream]
@@ -36,6 +36,8 @@
  * Ready Node, then KB per minute to and from the API server idle and at each `--traffic-pods`
  * level over `--traffic-window` seconds, with where the bytes go; then `--traffic-starts` more
  * starts of each for start-to-Ready medians, and the packed single file's first and later starts.
+ * `pulls` (issue 28, `_pulls.ts`): 6 pods at once, each its own never-pulled 6 MiB image from a
+ * local registry, with serializeImagePulls true and then false; both times and their ratio.
  * `--containerd upstream` runs everything on containerd v2 (tests/support/containerd.ts), whose
  * container events drive the agent's PLEG; the default is Debian's containerd 1.6, which relists.
  */
@@ -53,6 +55,7 @@ import { type ProbeLoad, probeLoad } from "./_probe_load.ts";
 import { apiModeBench } from "./_api_mode.ts";
 import { upstreamBench } from "./_upstream.ts";
 import { trafficBench } from "./_traffic.ts";
+import { pullsBench } from "./_pulls.ts";
 import { buildAgentBundle, parseAgentForm } from "./_agent_bundle.ts";
 import { upstreamTargets } from "./_upstream_report.ts";
 import { trafficTargets } from "./_traffic_report.ts";
@@ -75,6 +78,7 @@ const SCENARIOS = [
   "api",
   "upstream",
   "traffic",
+  "pulls",
 ] as const;
 type Scenario = typeof SCENARIOS[number];
 
@@ -327,6 +331,10 @@ const traffic = runs("traffic")
     }))
   : undefined;
 
+const pulls = runs("pulls")
+  ? await scenario("pulls", () => pullsBench({ runtime: rt, cri, agentMain, progress }))
+  : undefined;
+
 const latency = samples.rows();
 const report: Report = {
   when: new Date(realClock.now()).toISOString(),
@@ -340,6 +348,7 @@ const report: Report = {
   apiMode,
   upstream,
   traffic,
+  pulls,
   targets: {
     ...targets(latency, steadyState),
     ...(upstream ? upstreamTargets(upstream) : {}),

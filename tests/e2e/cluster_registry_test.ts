@@ -1,6 +1,7 @@
 /**
  * Pulls from a private registry in API mode, against the real control plane, containerd and a
- * real registry (distribution, htpasswd authentication, on loopback): a pod with the right
+ * real registry (distribution, HTTPS with a certificate from a test CA that containerd trusts
+ * through its registry `config_path`, htpasswd authentication, on loopback): a pod with the right
  * image pull secret runs; one without credentials and one with a wrong password get
  * ErrImagePull / ImagePullBackOff with the runtime's message as upstream shows it. Verified
  * reuse: once pulled with credentials, the image is not handed to a pod without them (another
@@ -13,11 +14,20 @@ import assert from "node:assert/strict";
 import type { CoreV1Event, CoreV1EventList, V1Pod } from "@kubernetes/client-node";
 import { createCriClient } from "../../src/cri/mod.ts";
 import { waitFor } from "../support/agent.ts";
-import { ensureContainerd } from "../support/containerd.ts";
+import { type DevOptions, ensureContainerd, stopContainerd } from "../support/containerd.ts";
 import { type Registry, startRegistry } from "../support/registry.ts";
 import { busyboxPod, type ClusterE2E, E2E_TEST, setupCluster } from "./_cluster.ts";
 
 const TIMEOUT = 120_000;
+/**
+ * A private containerd: the shared dev one may have been started before its config had a
+ * registry `config_path`, and is never restarted for a test. Its own bridge and subnet (the
+ * bench's are denolet1/3, conformance's denolet5/6).
+ */
+const RUNTIME: DevOptions = {
+  dir: "/var/lib/denolet-registry-e2e",
+  network: { bridge: "denolet7", subnet: "10.94.0.0/16" },
+};
 const USER = "alice";
 const PASSWORD = "right-horse-battery";
 
@@ -95,8 +105,12 @@ Deno.test({
     let c: ClusterE2E | undefined;
     const pulled: string[] = [];
     try {
-      registry = await startRegistry({ users: { [USER]: PASSWORD } });
-      c = await setupCluster();
+      const runtime = await ensureContainerd(RUNTIME);
+      registry = await startRegistry({
+        users: { [USER]: PASSWORD },
+        tls: { trustDir: runtime.registryConfigDir },
+      });
+      c = await setupCluster({ runtime: RUNTIME });
       const cluster = c;
       const reg = registry;
       const marker = crypto.randomUUID();
@@ -107,6 +121,16 @@ Deno.test({
         dockerSecret("regcred", reg.host, PASSWORD),
         dockerSecret("wrongcred", reg.host, "not-the-password"),
       );
+
+      await t.step("the registry serves HTTPS only, with the test CA's certificate", async () => {
+        assert.ok(reg.url.startsWith("https://"));
+        // Plain HTTP gets Go's "HTTP request to an HTTPS server" 400, not the API's 401: the
+        // pulls below can only go over TLS.
+        const plain = await fetch(`http://${reg.host}/v2/`);
+        assert.equal(plain.status, 400, await plain.text());
+        // Without the test CA the certificate is not trusted (the pushes above trusted it).
+        await assert.rejects(fetch(`${reg.url}/v2/`).then((r) => r.text()));
+      });
 
       await t.step("the right secret pulls and the pod runs", async () => {
         await cluster.apply(privatePod(cluster, "private-ok", app.image, { secret: "regcred" }));
@@ -285,13 +309,14 @@ Deno.test({
       await c?.close();
       await removeImages(pulled);
       await registry?.stop();
+      await stopContainerd(RUNTIME);
     }
   },
 });
 
-/** The shared containerd keeps nothing of this run (the agent's containers are gone by now). */
+/** The private containerd keeps nothing of this run (the agent's containers are gone by now). */
 async function removeImages(images: string[]): Promise<void> {
-  const cri = createCriClient((await ensureContainerd()).endpoint, { timeoutMs: 30_000 });
+  const cri = createCriClient((await ensureContainerd(RUNTIME)).endpoint, { timeoutMs: 30_000 });
   try {
     for (const image of images) {
       await cri.image.removeImage({ image }).catch((err) =>

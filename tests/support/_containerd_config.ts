@@ -20,6 +20,8 @@ export interface DevLayout {
   cniConfDir: string;
   cniDataDir: string;
   imagesDir: string;
+  /** The CRI plugin's registry `config_path`: `<host:port>/hosts.toml` per registry. */
+  registryConfigDir: string;
 }
 
 export function layoutFor(dir: string): DevLayout {
@@ -39,6 +41,7 @@ export function layoutFor(dir: string): DevLayout {
     cniConfDir: `${dir}/cni/net.d`,
     cniDataDir: `${dir}/cni/networks`,
     imagesDir: `${dir}/images`,
+    registryConfigDir: `${dir}/certs.d`,
   };
 }
 
@@ -96,6 +99,11 @@ oom_score = 0
   SystemdCgroup = false
   # Own runc state dir so container ids never meet another containerd's.
   Root = ${q(`${l.runDir}/runc`)}
+
+[${cri}.registry]
+  # Read on every pull: a test trusts its registry's CA by adding a hosts.toml here, without
+  # restarting the daemon (tests/support/registry.ts).
+  config_path = ${q(l.registryConfigDir)}
 
 [${cri}.cni]
   bin_dir = ${q(CNI_BIN_DIR)}

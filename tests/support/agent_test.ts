@@ -10,6 +10,7 @@ const runtime: DevRuntime = {
   dir: "/nonexistent",
   sandboxImage: "denolet.test/pause:1.0",
   images: { busybox: "denolet.test/busybox:1.35", pause: "denolet.test/pause:1.0" },
+  registryConfigDir: "/nonexistent/certs.d",
 };
 
 function start(extraArgs: string[] = []): Promise<AgentProcess> {

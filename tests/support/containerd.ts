@@ -36,6 +36,11 @@ export interface DevRuntime {
   /** The pause image the CRI plugin uses for sandboxes. */
   sandboxImage: string;
   images: { busybox: string; pause: string };
+  /**
+   * The registry `config_path` of the daemon's config (hosts.toml per `host:port`, read on
+   * every pull). A daemon started before the option existed ignores it until restarted.
+   */
+  registryConfigDir: string;
 }
 
 export interface DevOptions {
@@ -125,6 +130,7 @@ export function devRuntime(dir = runtimeDir()): DevRuntime {
     dir,
     sandboxImage: PAUSE_IMAGE,
     images: { busybox: BUSYBOX_IMAGE, pause: PAUSE_IMAGE },
+    registryConfigDir: l.registryConfigDir,
   };
 }
 
@@ -214,7 +220,8 @@ async function startLocked(
   // 1.6 shim and runc 1.1 are on it too).
   const binDirs = upstream ? await buildContainerd(devDir(), { log, signal }) : undefined;
   const network = runtimeNetwork(opts);
-  for (const d of [l.root, l.state, l.runDir, l.cniConfDir, l.cniDataDir, `${l.dir}/log`]) {
+  const dirs = [l.root, l.state, l.runDir, l.cniConfDir, l.cniDataDir, l.registryConfigDir];
+  for (const d of [...dirs, `${l.dir}/log`]) {
     await Deno.mkdir(d, { recursive: true });
   }
   await Deno.writeTextFile(l.config, renderContainerdConfig(l, PAUSE_IMAGE));

@@ -19,6 +19,7 @@ Deno.test("containerd config keeps every path under the dev directory", () => {
   assert.match(toml, /\[debug\]\n\s+address = "\/srv\/dev\/run\/debug\.sock"/);
   assert.match(toml, /conf_dir = "\/srv\/dev\/cni\/net\.d"/);
   assert.match(toml, /bin_dir = "\/usr\/lib\/cni"/);
+  assert.match(toml, /\.registry\]\n(\s+#.*\n)*\s+config_path = "\/srv\/dev\/certs\.d"/);
 });
 
 Deno.test("containerd config sets the CRI options this environment needs", () => {
