@@ -29,8 +29,7 @@ const CONTAINER_RULES = {
   name: "ok",
   ports: "ok",
   readinessProbe: { type: "Probe" },
-  // Read only when resources change in place, which the API server refuses for this node: it
-  // declares no in-place resize support.
+  // In-place resize: NotRequired resizes the running container, RestartContainer restarts it.
   resizePolicy: "ok",
   resources: { type: "ResourceRequirements" },
   // Always on an init container makes it a sidecar; any other value, with the rules, is

@@ -43,7 +43,7 @@ export const POD_SPEC = {
   // false: a user namespace (src/userns), or the sandbox fails where the runtime has none.
   hostUsers: "ok",
   hostname: "ok",
-  hostnameOverride: { refuse: "a hostname override" },
+  hostnameOverride: "ok",
   // Read from the API mode's Secret cache; static pods cannot name Secrets (validation).
   imagePullSecrets: "ok",
   initContainers: { type: "Container" },

@@ -14,10 +14,18 @@ import { processCollector } from "../util/process_metrics.ts";
 import { createCriClient } from "../cri/mod.ts";
 import {
   CONTAINER_LOGS_DIR,
+  containerSwapBehavior,
   createLogLinks,
   createRuntimeManager,
   downwardAPIValues,
+  LEGACY_HASHES_FILE,
+  LegacyHashes,
 } from "../runtime/mod.ts";
+import {
+  ACTUATED_PODS_STATE_FILE,
+  ALLOCATED_PODS_STATE_FILE,
+  PodResourceState,
+} from "../allocation/mod.ts";
 import { createVolumeManager, downwardAPIPlugin } from "../volumes/mod.ts";
 import {
   type CgroupDriver,
@@ -191,6 +199,22 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     nodeEvents: cluster?.events && { events: cluster.events, nodeName: config.nodeName },
   });
 
+  // In-place resize: what each pod was allocated and what its containers were last told, in
+  // upstream's checkpoints under the root dir; a corrupt one stops the start, as upstream.
+  const allocatedState = await PodResourceState.open({
+    path: `${config.rootDir}/${ALLOCATED_PODS_STATE_FILE}`,
+    logger,
+  });
+  const actuatedState = await PodResourceState.open({
+    path: `${config.rootDir}/${ACTUATED_PODS_STATE_FILE}`,
+    logger,
+  });
+  const legacyHashes = await LegacyHashes.open({
+    path: `${config.rootDir}/${LEGACY_HASHES_FILE}`,
+    logger,
+  });
+  const podLevelResize = featureEnabled(config, "InPlacePodLevelResourcesVerticalScaling");
+
   // Parts that need each other (the prober reads the kubelet's statuses and reports to it; the
   // kubelet admits through the eviction manager, which needs the kubelet's pods) meet here.
   const late: { kubelet?: Kubelet; admit?: Admit; shutdown?: ShutdownManager } = {};
@@ -269,6 +293,9 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       }),
     userns,
     runtimeHandlers: () => runtimeState.capabilities.handlers,
+    actuated: actuatedState,
+    legacyHashes,
+    podLevelResize,
     sandboxOptions: {
       podLogsDir: config.podLogsDir,
       clusterDNS: config.clusterDNS,
@@ -340,6 +367,13 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     },
     syncFrequencyMs: config.syncFrequencyMs,
     maxPods: config.maxPods,
+    allocated: allocatedState,
+    resize: {
+      podLevel: podLevelResize,
+      cgroupVersion,
+      swapBehavior: (pod, c) => containerSwapBehavior(pod, c, { swap, cgroupVersion }),
+    },
+    nodeAllocatable: allocatable.nodeAllocatable,
     nodeIP: nodeIP || undefined,
     nodeIPs,
     podCgroups,
@@ -477,6 +511,8 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     await kubelet.run(signal);
   } finally {
     await background;
+    // What a resize changed last is on disk before the process goes (failures were logged).
+    await Promise.allSettled([allocatedState.flush(), actuatedState.flush(), legacyHashes.flush()]);
     prober.stop();
     await Promise.allSettled(servers.map((s) => s.finished));
     cri.close();

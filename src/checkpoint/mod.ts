@@ -24,6 +24,12 @@ export {
 } from "./store.ts";
 export { type CheckpointFs, denoFs } from "./_fs.ts";
 export { sweepTempFiles, TEMP_MARK, writeFileAtomic } from "./_atomic.ts";
+export {
+  CorruptCheckpointError,
+  KubeletCheckpointFile,
+  kubeletChecksum,
+  WriteBehind,
+} from "./kubelet_file.ts";
 export { DebouncedSlot, type SlotDeps } from "./_slot.ts";
 export type { KindData } from "./_kinds.ts";
 

@@ -30,6 +30,8 @@ const CONTAINER_LISTS = [
   "ephemeralContainerStatuses",
 ] as const;
 const IP_LISTS = ["podIPs", "hostIPs"] as const;
+/** Maps merged key by key (pod-level resources): a key the kubelet no longer shows is nulled. */
+const MAPS = ["resources", "allocatedResources"] as const;
 
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
@@ -108,6 +110,11 @@ export function statusPatch(
     if (v === undefined || same(v, held[field])) continue;
     patch[field] = toWire(v);
   }
+  for (const field of MAPS) {
+    const v = mine[field];
+    if (v === undefined || same(v, held[field])) continue;
+    patch[field] = mapPatch(toWire(v), held[field]);
+  }
   for (const field of IP_LISTS) {
     const v = mine[field] as V1PodIP[] | undefined;
     if (!v || v.length === 0 || same(v, held[field])) continue;
@@ -125,8 +132,31 @@ export function statusPatch(
     if (theirs && !KUBELET_CONDITIONS.has(c.type)) return false;
     return !same(c, theirs);
   });
-  if (changed.length > 0) patch.conditions = toWire(changed);
+  // A condition the kubelet owns and no longer shows (a resize no longer pending) goes.
+  const gone = apiConditions.filter((a) =>
+    KUBELET_CONDITIONS.has(a.type) && !(ours.conditions ?? []).some((c) => c.type === a.type)
+  );
+  if (changed.length > 0 || gone.length > 0) {
+    patch.conditions = [
+      ...(toWire(changed) as unknown[]),
+      ...gone.map((a) => ({ type: a.type, $patch: "delete" })),
+    ];
+  }
   return Object.keys(patch).length === 0 ? undefined : patch;
+}
+
+/** `ours`, with null for what `theirs` has and `ours` has not (a merge patch's deletion). */
+function mapPatch(ours: unknown, theirs: unknown): unknown {
+  if (!isMap(ours) || !isMap(theirs)) return ours;
+  const out: Record<string, unknown> = { ...ours };
+  for (const [k, t] of Object.entries(theirs)) {
+    out[k] = k in ours ? mapPatch(ours[k], t) : null;
+  }
+  return out;
+}
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
 /**

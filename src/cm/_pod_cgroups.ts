@@ -27,6 +27,7 @@ import {
   podCPURequestMilli,
   podHugePageLimits,
   type PodResourceOptions,
+  type ResourceConfig,
   resourceConfigForPod,
 } from "./_resource_config.ts";
 import { systemdCgroupPath } from "./_systemd_names.ts";
@@ -54,6 +55,14 @@ export interface PodCgroups {
    * whose cgroups were removed.
    */
   cleanupOrphans(desired: Set<string>): Promise<string[]>;
+  /** What the pod's cgroup is to hold for its spec: cpu and memory of resourceConfigForPod. */
+  desired?(pod: V1Pod): ResourceConfig;
+  /** What the pod's cgroup holds now (GetPodCgroupConfig); undefined when it does not exist. */
+  current?(pod: V1Pod): Promise<ResourceConfig | undefined>;
+  /** Writes cpu and memory values to the pod's cgroup (SetPodCgroupConfig, in-place resize). */
+  update?(pod: V1Pod, config: ResourceConfig): Promise<void>;
+  /** The memory the pod's cgroup uses now, in bytes. */
+  memoryUsage?(pod: V1Pod): Promise<number | undefined>;
 }
 
 export interface PodCgroupsDeps {
@@ -174,7 +183,11 @@ class PodCgroupManager implements PodCgroups {
     // An existing cgroup of a pod this agent runs is its own too (created before a restart).
     await this.#owned.claim(uid);
     this.#pods.set(uid, pod);
-    if (await this.#tree.exists(name)) return literal;
+    if (await this.#tree.exists(name)) {
+      // A resize changes what a Burstable pod asked for (written only when the shares change).
+      await this.#updateBurstable();
+      return literal;
+    }
     const config = resourceConfigForPod(pod, this.#deps.resources);
     config.hugePageLimits = podHugePageLimits(pod);
     const pids = this.#deps.podPidsLimit ?? -1;
@@ -243,6 +256,32 @@ class PodCgroupManager implements PodCgroups {
 
   async remove(uid: string): Promise<void> {
     await this.#removeAll(uid);
+  }
+
+  desired(pod: V1Pod): ResourceConfig {
+    const { cpuShares, cpuQuota, cpuPeriod, memoryLimitBytes } = resourceConfigForPod(
+      pod,
+      this.#deps.resources,
+    );
+    return { cpuShares, cpuQuota, cpuPeriod, memoryLimitBytes };
+  }
+
+  current(pod: V1Pod): Promise<ResourceConfig | undefined> {
+    return this.#tree.read(podCgroupName(pod, this.#root));
+  }
+
+  async update(pod: V1Pod, config: ResourceConfig): Promise<void> {
+    const name = podCgroupName(pod, this.#root);
+    await this.#tree.update(name, config);
+    this.#deps.logger.info("Resized pod cgroup", {
+      uid: pod.metadata?.uid,
+      cgroup: name,
+      ...config,
+    });
+  }
+
+  memoryUsage(pod: V1Pod): Promise<number | undefined> {
+    return this.#tree.memoryUsage(podCgroupName(pod, this.#root));
   }
 
   /** Removes the pod's cgroup at every QoS level; true when one existed. */

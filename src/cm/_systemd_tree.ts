@@ -132,6 +132,8 @@ export function systemdCgroupTree(
       await inner.update(path, await applyResources(path, config));
     },
     exists: (name) => inner.exists(systemdCgroupPath(name)),
+    read: (name) => inner.read(systemdCgroupPath(name)),
+    memoryUsage: (name) => inner.memoryUsage(systemdCgroupPath(name)),
     children: (name) => inner.children(systemdCgroupPath(name)),
     async remove(name) {
       const path = systemdCgroupPath(name);

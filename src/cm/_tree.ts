@@ -22,6 +22,14 @@ export interface CgroupTree {
   /** Writes `config` to an existing cgroup. */
   update(name: string, config: ResourceConfig): Promise<void>;
   exists(name: string): Promise<boolean>;
+  /**
+   * The cgroup's cpu and memory values (GetCgroupConfig): v1 shares, or v2 weight converted
+   * back to shares; quota -1 when unlimited; no memory limit when unlimited. Undefined when the
+   * cgroup does not exist; throws CgroupError for a file that does not parse.
+   */
+  read(name: string): Promise<ResourceConfig | undefined>;
+  /** memory.usage_in_bytes (v1) or memory.current (v2); undefined when missing. */
+  memoryUsage(name: string): Promise<number | undefined>;
   /** Child cgroup names (last path element) of `name`, across hierarchies; [] when missing. */
   children(name: string): Promise<string[]>;
   /**
@@ -105,6 +113,22 @@ async function writeHugetlb(
   }
 }
 
+/** Memory limits at or above this are the kernel's "unlimited" (v1's PAGE_COUNTER_MAX pages). */
+const V1_UNLIMITED_MEMORY = 2 ** 62;
+
+async function readNumber(fs: CgroupFs, file: string): Promise<number | undefined> {
+  const text = (await fs.readFile(file))?.trim();
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n)) throw new CgroupError(`Cannot parse ${JSON.stringify(text)} in ${file}`);
+  return n;
+}
+
+/** cpuWeightToCPUShares: the kubelet's inverse of the v1 → v2 weight map. */
+export function weightToShares(weight: number): number {
+  return Math.floor(((weight - 1) * 262142) / 9999) + 2;
+}
+
 function join(...parts: string[]): string {
   return parts.join("/").replace(/\/+/g, "/").replace(/\/$/, "");
 }
@@ -180,6 +204,24 @@ class V1Tree implements CgroupTree {
 
   exists(name: string): Promise<boolean> {
     return this.fs.exists(this.dir(name));
+  }
+
+  async read(name: string): Promise<ResourceConfig | undefined> {
+    const cpu = this.dir(name, "cpu");
+    const shares = await readNumber(this.fs, `${cpu}/cpu.shares`);
+    if (shares === undefined) return undefined;
+    const out: ResourceConfig = {
+      cpuShares: shares,
+      cpuQuota: await readNumber(this.fs, `${cpu}/cpu.cfs_quota_us`) ?? -1,
+      cpuPeriod: await readNumber(this.fs, `${cpu}/cpu.cfs_period_us`),
+    };
+    const memory = await readNumber(this.fs, `${this.dir(name)}/memory.limit_in_bytes`);
+    if (memory !== undefined && memory < V1_UNLIMITED_MEMORY) out.memoryLimitBytes = memory;
+    return out;
+  }
+
+  memoryUsage(name: string): Promise<number | undefined> {
+    return readNumber(this.fs, `${this.dir(name)}/memory.usage_in_bytes`);
   }
 
   async validate(name: string): Promise<void> {
@@ -289,6 +331,25 @@ class V2Tree implements CgroupTree {
 
   exists(name: string): Promise<boolean> {
     return this.fs.exists(this.dir(name));
+  }
+
+  async read(name: string): Promise<ResourceConfig | undefined> {
+    const dir = this.dir(name);
+    const weight = await readNumber(this.fs, `${dir}/cpu.weight`);
+    if (weight === undefined) return undefined;
+    const out: ResourceConfig = { cpuShares: weightToShares(weight), cpuQuota: -1 };
+    const max = (await this.fs.readFile(`${dir}/cpu.max`))?.trim().split(/\s+/);
+    if (max?.length === 2) {
+      out.cpuQuota = max[0] === "max" ? -1 : Number(max[0]);
+      out.cpuPeriod = Number(max[1]);
+    }
+    const memory = (await this.fs.readFile(`${dir}/memory.max`))?.trim();
+    if (memory !== undefined && memory !== "max") out.memoryLimitBytes = Number(memory);
+    return out;
+  }
+
+  memoryUsage(name: string): Promise<number | undefined> {
+    return readNumber(this.fs, `${this.dir(name)}/memory.current`);
   }
 
   async validate(name: string): Promise<void> {

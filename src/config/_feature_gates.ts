@@ -46,6 +46,11 @@ export const GATES = {
     default: true,
     help: "shutdownGracePeriodByPodPriority (beta upstream)",
   },
+  InPlacePodLevelResourcesVerticalScaling: {
+    default: true,
+    help: "resize pods' pod-level resources (spec.resources) in place, and report " +
+      "status.resources and status.allocatedResources (beta upstream)",
+  },
 } as const satisfies Record<string, Gate>;
 
 type GateName = keyof typeof GATES;

@@ -22,7 +22,6 @@ import { UPSTREAM_GATES } from "./_feature_gate_table.ts";
 export const DENOLET_OFF: Readonly<Record<string, string>> = {
   ContainerCheckpoint: "the container checkpoint API (/checkpoint)",
   RestartAllContainersOnContainerExits: "restarting all containers on a container's exit",
-  InPlacePodLevelResourcesVerticalScaling: "in-place resize of pod-level resources",
   ClusterTrustBundleProjection: "clusterTrustBundle projected volumes",
   PodCertificateRequest: "podCertificate projected volumes",
 };

@@ -88,6 +88,16 @@ export interface RuntimeService {
     linux: LinuxContainerResources,
     opts?: CallOptions,
   ): Promise<void>;
+  /**
+   * Tells the runtime a pod's new resources after an in-place resize (CRI 1.33+), before the
+   * pod cgroup changes. Runtimes without it (containerd 1.6, 2.0) reject it with an error for
+   * which `isUnimplemented` is true; containerd 2.2 answers "not implemented yet" instead.
+   */
+  updatePodSandboxResources(
+    podSandboxId: string,
+    update: { overhead?: LinuxContainerResources; resources?: LinuxContainerResources },
+    opts?: CallOptions,
+  ): Promise<void>;
   /** Asks the runtime to reopen the container's log file (after rotation). Errors if not running. */
   reopenContainerLog(containerId: string, opts?: CallOptions): Promise<void>;
   /** Stats of one container; NotFoundError if it does not exist. */

@@ -141,6 +141,9 @@ export function runtimeService(deps: ServiceDeps): RuntimeService {
     updateContainerResources: async (containerId, linux, o) => {
       await call("UpdateContainerResources", { containerId, linux, annotations: {} }, o);
     },
+    updatePodSandboxResources: async (podSandboxId, update, o) => {
+      await call("UpdatePodSandboxResources", { podSandboxId, ...update }, o);
+    },
     reopenContainerLog: async (containerId, o) => {
       await call("ReopenContainerLog", { containerId }, o);
     },

@@ -4,7 +4,7 @@
  * (component-helpers `PodRequests`), then pods, cpu, memory, ephemeral-storage and the scalar
  * resources against allocatable minus what the other active pods request.
  */
-import type { V1Container, V1Node, V1Pod } from "@kubernetes/client-node";
+import type { V1Container, V1ContainerStatus, V1Node, V1Pod } from "@kubernetes/client-node";
 import { quantityMilliValue, quantityValue } from "../util/quantity.ts";
 import { isPodLevelResource, podLevelRequestsSet } from "../util/pod_level.ts";
 
@@ -48,9 +48,9 @@ function max(into: Amounts, other: Amounts): void {
   for (const [k, v] of other) if (v > (into.get(k) ?? 0)) into.set(k, v);
 }
 
-function containerRequests(c: V1Container): Amounts {
-  return toAmounts(c.resources?.requests as Record<string, unknown> | undefined);
-}
+type List = Record<string, unknown> | undefined;
+/** What one container counts for: its spec, or a view of its status (UseStatusResources). */
+type ContainerList = (c: V1Container, status: V1ContainerStatus | undefined) => List;
 
 /**
  * The pod's effective requests: app containers and sidecars summed; each regular init container
@@ -58,13 +58,70 @@ function containerRequests(c: V1Container): Amounts {
  * pod-level requests replace the container sum for the resources they name; overhead is added.
  */
 export function podRequests(pod: V1Pod): Amounts {
+  const total = aggregate(pod, (c) => c.resources?.requests as List);
+  addPodLevel(total, pod, pod.spec?.resources?.requests as List);
+  add(total, toAmounts(pod.spec?.overhead as Record<string, unknown> | undefined));
+  return total;
+}
+
+/**
+ * What an admitted pod holds of the node while a resize of it may be under way (PodRequests
+ * with UseStatusResources, as the scheduler's NodeInfo counts it): the largest of its spec,
+ * what it was allocated and what it has, by the status the kubelet last computed for it.
+ */
+export function podUsage(pod: V1Pod): Amounts {
+  const status = pod.status;
+  if (!status) return podRequests(pod);
+  const infeasible = (status.conditions ?? []).some((c) =>
+    c.type === "PodResizePending" && c.reason === "Infeasible"
+  );
+  const statusOf = (name: string) =>
+    [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])]
+      .find((s) => s.name === name);
+  const fallback = (c: V1Container) => infeasible ? undefined : c.resources?.requests as List;
+  const allocated: ContainerList = (c, s) => (s?.allocatedResources as List) ?? fallback(c);
+  const actual: ContainerList = (c, s) =>
+    (s?.resources?.requests as List) ?? (s?.allocatedResources as List) ?? fallback(c);
+  const spec = aggregate(pod, (c) => c.resources?.requests as List);
+  const podLevel = status as { resources?: { requests?: List }; allocatedResources?: List };
+  const usePodLevel = podLevel.allocatedResources !== undefined &&
+    podLevel.resources?.requests !== undefined;
+  const allocatedTotal = usePodLevel
+    ? toAmounts(podLevel.allocatedResources)
+    : aggregate(pod, allocated, statusOf);
+  const actualTotal = usePodLevel
+    ? toAmounts(podLevel.resources!.requests)
+    : aggregate(pod, actual, statusOf);
+  const total: Amounts = new Map(spec);
+  max(total, allocatedTotal);
+  max(total, actualTotal);
+  addPodLevel(total, pod, pod.spec?.resources?.requests as List);
+  add(total, toAmounts(pod.spec?.overhead as Record<string, unknown> | undefined));
+  return total;
+}
+
+/** Pod-level requests replace the container sum for the resources they name. */
+function addPodLevel(total: Amounts, pod: V1Pod, podLevel: List): void {
+  if (!podLevelRequestsSet(pod)) return;
+  for (const [name, q] of Object.entries(podLevel ?? {})) {
+    if (isPodLevelResource(name)) total.set(name, amount(name, q));
+  }
+}
+
+/** The containers' amounts as the pod needs them (sidecars beside the init containers). */
+function aggregate(
+  pod: V1Pod,
+  of: ContainerList,
+  statusOf: (name: string) => V1ContainerStatus | undefined = () => undefined,
+): Amounts {
   const spec = pod.spec;
+  const listOf = (c: V1Container) => toAmounts(of(c, statusOf(c.name)));
   const total: Amounts = new Map();
-  for (const c of spec?.containers ?? []) add(total, containerRequests(c));
+  for (const c of spec?.containers ?? []) add(total, listOf(c));
   const sidecars: Amounts = new Map();
   const initPeak: Amounts = new Map();
   for (const c of spec?.initContainers ?? []) {
-    const own = containerRequests(c);
+    const own = listOf(c);
     if (c.restartPolicy === "Always") {
       add(total, own);
       add(sidecars, own);
@@ -76,13 +133,6 @@ export function podRequests(pod: V1Pod): Amounts {
     }
   }
   max(total, initPeak);
-  if (podLevelRequestsSet(pod)) {
-    const podLevel = spec?.resources?.requests as Record<string, unknown> | undefined;
-    for (const [name, q] of Object.entries(podLevel ?? {})) {
-      if (isPodLevelResource(name)) total.set(name, amount(name, q));
-    }
-  }
-  add(total, toAmounts(spec?.overhead as Record<string, unknown> | undefined));
   return total;
 }
 
@@ -116,7 +166,7 @@ export function resourceShortages(
   }
   if ([...want.values()].every((v) => v === 0)) return out;
   const used: Amounts = new Map();
-  for (const other of ctx.others) add(used, podRequests(other));
+  for (const other of ctx.others) add(used, podUsage(other));
   const scalars = [...want.keys()].filter((n) => n !== CPU && n !== MEMORY && n !== EPHEMERAL)
     .sort();
   for (const name of [CPU, MEMORY, EPHEMERAL, ...scalars]) {

@@ -6,12 +6,14 @@ import type {
   V1Container,
   V1ContainerStatus,
   V1Pod,
+  V1ResourceRequirements,
   V1VolumeMountStatus,
 } from "@kubernetes/client-node";
 import type { RuntimeContainerStatus, RuntimePodStatus } from "../runtime/types.ts";
 import type { ProbeView } from "../prober/mod.ts";
 import { isRestartableInit } from "../util/sidecar.ts";
 import { resolveRecursiveReadOnly } from "../volumes/mod.ts";
+import { quantityMilliValue } from "../util/quantity.ts";
 
 export interface ContainerStatusInputs {
   /** Why a container is not running, by container name (ErrImagePull, CrashLoopBackOff, ...). */
@@ -130,6 +132,64 @@ function volumeMountStatuses(
   });
 }
 
+/** cm.MinMilliCPULimit and cm.MinShares, below which actual and allocated are not told apart. */
+const MIN_MILLI_CPU_LIMIT = 10;
+const MIN_SHARES = 2;
+
+function milli(q: unknown): number {
+  if (typeof q !== "string" && typeof q !== "number") return 0;
+  try {
+    return quantityMilliValue(q);
+  } catch {
+    // Validation keeps unparsable quantities out; such a value counts as none.
+    return 0;
+  }
+}
+
+/**
+ * convertContainerStatusResources: a running container's cpu and memory as the runtime reports
+ * them (limits and requests its spec names), the previous status's where the runtime says
+ * nothing; any other container shows what it was allocated.
+ */
+function statusResources(
+  spec: V1Container,
+  cs: RuntimeContainerStatus,
+  ctx: { status: V1ContainerStatus; old: V1ContainerStatus | undefined },
+): V1ResourceRequirements {
+  const out = structuredClone(spec.resources ?? {}) as V1ResourceRequirements;
+  if (cs.state !== "running") return out;
+  const seen = cs.resources;
+  const old = ctx.old;
+  const keepOld = (name: string, from: unknown, into: Record<string, unknown>) => {
+    const list = from as Record<string, unknown> | undefined;
+    if (
+      old?.state?.running && old.containerID === ctx.status.containerID && list &&
+      list[name] !== undefined
+    ) into[name] = list[name];
+  };
+  const limits = out.limits as Record<string, unknown> | undefined;
+  if (limits) {
+    if (seen?.cpuLimit !== undefined) {
+      if (milli(seen.cpuLimit) > MIN_MILLI_CPU_LIMIT || milli(limits.cpu) > MIN_MILLI_CPU_LIMIT) {
+        limits.cpu = seen.cpuLimit;
+      }
+    } else keepOld("cpu", old?.resources?.limits, limits);
+    if (seen?.memoryLimit !== undefined) limits.memory = seen.memoryLimit;
+    else keepOld("memory", old?.resources?.limits, limits);
+  }
+  const requests = out.requests as Record<string, unknown> | undefined;
+  if (requests) {
+    if (seen?.cpuRequest !== undefined) {
+      if (milli(seen.cpuRequest) > MIN_SHARES || milli(requests.cpu) > MIN_SHARES) {
+        requests.cpu = seen.cpuRequest;
+      }
+    } else keepOld("cpu", old?.resources?.requests, requests);
+    if (seen?.memoryRequest !== undefined) requests.memory = seen.memoryRequest;
+    else keepOld("memory", old?.resources?.requests, requests);
+  }
+  return out;
+}
+
 /** Started and ready, as the prober manager would set them. */
 function applyProbes(
   status: V1ContainerStatus,
@@ -219,8 +279,17 @@ export function convertContainerStatuses(
     const count = seen.get(cs.name) ?? 0;
     if (count >= 2) continue;
     const converted = convertInstance(cs, oldStatuses.get(cs.name), opts.runtimeName);
-    if (count === 0) statuses.set(cs.name, converted);
-    else statuses.get(cs.name)!.lastState = converted.state;
+    if (count === 0) {
+      // In-place resize (GA): what the container has, and what it was allocated.
+      const spec = containers.find((c) => c.name === cs.name)!;
+      converted.resources = statusResources(spec, cs, {
+        status: converted,
+        old: oldStatuses.get(cs.name),
+      });
+      const requests = spec.resources?.requests;
+      if (requests) converted.allocatedResources = { ...requests };
+      statuses.set(cs.name, converted);
+    } else statuses.get(cs.name)!.lastState = converted.state;
     seen.set(cs.name, count + 1);
   }
 

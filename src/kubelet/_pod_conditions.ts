@@ -14,6 +14,9 @@ export const KUBELET_CONDITIONS = new Set([
   "Initialized",
   "Ready",
   "ContainersReady",
+  // Set by the allocation and the pod's sync (src/allocation ResizeConditions).
+  "PodResizePending",
+  "PodResizeInProgress",
 ]);
 
 /** Go's `%s` of a []string, which upstream messages use: `[a b]`. */

@@ -26,6 +26,12 @@ import {
   readyToStartContainersCondition,
 } from "./_pod_conditions.ts";
 import { qosClass } from "../util/qos.ts";
+import type { CgroupValues } from "../runtime/mod.ts";
+import {
+  podAllocatedResources,
+  podStatusResources,
+  type PodStatusWithResources,
+} from "./_pod_resources_status.ts";
 import {
   DEADLINE_EXCEEDED_MESSAGE,
   DEADLINE_EXCEEDED_REASON,
@@ -58,6 +64,13 @@ export interface PodStatusOptions {
   startup?: ProbeView;
   /** Whether the pod's runtime handler makes mounts recursively read-only; default not. */
   recursiveReadOnlyMounts?: () => boolean;
+  /** PodResizePending and PodResizeInProgress, as the allocation and the syncs set them. */
+  resizeConditions?: V1PodCondition[];
+  /**
+   * status.resources and status.allocatedResources (InPlacePodLevelResourcesVerticalScaling),
+   * with what the pod's cgroup holds when it is running; left out when unset.
+   */
+  podResources?: { cgroup?: CgroupValues };
 }
 
 const isV6 = (ip: string) => ip.includes(":");
@@ -100,7 +113,13 @@ function mergePhase(phase: PodPhase, old: V1PodStatus, api: V1PodStatus): string
 function conditions(
   pod: V1Pod,
   rs: RuntimePodStatus,
-  opts: { statuses: V1ContainerStatus[]; phase: PodPhase; old: V1PodStatus; now: Date },
+  opts: {
+    statuses: V1ContainerStatus[];
+    phase: PodPhase;
+    old: V1PodStatus;
+    now: Date;
+    resize: V1PodCondition[];
+  },
 ): V1PodCondition[] {
   const { statuses, phase } = opts;
   const api = pod.status ?? {};
@@ -120,6 +139,8 @@ function conditions(
   const generation = pod.metadata?.generation;
   return [
     ...kept,
+    // Right after the conditions others own, as upstream; their times are the allocation's.
+    ...opts.resize,
     ...generated.map((c) =>
       withTransitionTime(
         generation ? { ...c, observedGeneration: generation } : c,
@@ -214,6 +235,7 @@ export function computePodStatus(
     phase: s.phase as PodPhase,
     old,
     now,
+    resize: opts.resizeConditions ?? [],
   });
 
   if (opts.hostIP) {
@@ -229,5 +251,15 @@ export function computePodStatus(
     }
   }
   s.startTime = old.startTime ?? now;
+  if (opts.podResources) {
+    const out = s as PodStatusWithResources;
+    const running = old.phase === "Running";
+    out.resources = podStatusResources(pod, {
+      running,
+      cgroup: opts.podResources.cgroup,
+      old: running ? (old as PodStatusWithResources).resources : undefined,
+    });
+    out.allocatedResources = podAllocatedResources(pod);
+  }
   return s;
 }

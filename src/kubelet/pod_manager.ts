@@ -10,6 +10,8 @@ export interface PodChanges {
   added: V1Pod[];
   updated: V1Pod[];
   removed: V1Pod[];
+  /** The versions the updated pods replaced, by UID. */
+  replaced: Map<string, V1Pod>;
 }
 
 export class PodManager {
@@ -24,7 +26,7 @@ export class PodManager {
       // Why the source cannot be read yet, for /sources; its pods (none yet) and its unseen
       // state stay as they are.
       this.#problems.set(u.source, [...u.problems]);
-      return { added: [], updated: [], removed: [] };
+      return { added: [], updated: [], removed: [], replaced: new Map() };
     }
     this.#seen.add(u.source);
     const prev = this.#bySource.get(u.source) ?? new Map<string, V1Pod>();
@@ -45,11 +47,14 @@ export class PodManager {
       }
       next.set(uid, pod);
     }
-    const changes: PodChanges = { added: [], updated: [], removed: [] };
+    const changes: PodChanges = { added: [], updated: [], removed: [], replaced: new Map() };
     for (const [uid, pod] of next) {
       const old = prev.get(uid);
       if (!old) changes.added.push(pod);
-      else if (JSON.stringify(old) !== JSON.stringify(pod)) changes.updated.push(pod);
+      else if (JSON.stringify(old) !== JSON.stringify(pod)) {
+        changes.updated.push(pod);
+        changes.replaced.set(uid, old);
+      }
       this.#byUid.set(uid, pod);
     }
     for (const [uid, pod] of prev) {

@@ -5,7 +5,7 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
-import type { PodRuntime, RuntimePodStatus } from "../runtime/types.ts";
+import type { CgroupValues, PodRuntime, RuntimePodStatus } from "../runtime/mod.ts";
 import { toRunningPod } from "../runtime/mod.ts";
 import type { ProbeManager } from "../prober/types.ts";
 import { DenoletError } from "../util/errors.ts";
@@ -14,6 +14,8 @@ import type { PodSyncer, PodTarget, SyncOutcome } from "./pod_workers.ts";
 import type { StatusManager, WaitingReason } from "./status_manager.ts";
 import { podRef } from "./_pod_ref.ts";
 import { activeDeadlineLeftMs } from "./_active_deadline.ts";
+import { type EventRecorder, podObjectRef } from "../events/mod.ts";
+import { REASON_ERROR, type ResizeConditions, resizeEventMessage } from "../allocation/mod.ts";
 
 export interface PodSyncerDeps {
   runtime: PodRuntime;
@@ -30,15 +32,49 @@ export interface PodSyncerDeps {
   prober?: ProbeManager;
   /** Called when a sync changed something in the runtime (the PLEG relists early). */
   onRuntimeChanged?: () => void;
+  /**
+   * InPlacePodLevelResourcesVerticalScaling: the status shows the pod's resources (its cgroup's
+   * while it runs) and what it was allocated.
+   */
+  podLevelStatus?: boolean;
+  /** In-place resize: the pods' resize conditions, their events, and a fresh look after one. */
+  resize?: {
+    conditions: ResizeConditions;
+    events?: EventRecorder;
+    /** Reads the pod's status again soon and syncs it (a resize changed its resources). */
+    reinspect?: (uid: string) => void;
+    /** A resize was applied to every running container (its status now says so). */
+    completed?: () => void;
+  };
 }
 
 export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
   const { runtime, statuses, clock } = deps;
 
   /** `terminal`: the pod was stopped for good (upstream's podIsTerminal after termination). */
-  const updateStatus = (pod: V1Pod, rs: RuntimePodStatus, terminal = false) => {
+  /** What the pod's cgroup holds, for status.resources of a running pod. */
+  const podCgroup = async (pod: V1Pod): Promise<CgroupValues | undefined> => {
     const uid = pod.metadata!.uid!;
+    if (!deps.podLevelStatus || statuses.get(uid)?.phase !== "Running") return undefined;
+    return await runtime.podCgroupValues?.(pod);
+  };
+
+  const updateStatus = (
+    pod: V1Pod,
+    rs: RuntimePodStatus,
+    terminal = false,
+    cgroup?: CgroupValues,
+  ) => {
+    const uid = pod.metadata!.uid!;
+    const conditions = deps.resize?.conditions;
+    if (terminal) {
+      // determinePodResizeStatus: a finished pod has no resize to speak of.
+      conditions?.clearPending(uid);
+      conditions?.clearInProgress(uid);
+    }
     const status = computePodStatus(pod, rs, {
+      resizeConditions: conditions?.list(uid),
+      podResources: deps.podLevelStatus ? { cgroup } : undefined,
       terminal,
       reasons: statuses.reasons(uid),
       previous: statuses.get(uid),
@@ -59,10 +95,66 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
     return runtime.getPodStatus(t.uid, name, ns, { signal });
   };
 
+  /**
+   * Before the status: PodResizeInProgress while an allocated resize is not applied to every
+   * running container, cleared (with ResizeCompleted) once it is.
+   */
+  const trackResize = (pod: V1Pod, rs: RuntimePodStatus): boolean => {
+    const r = deps.resize;
+    if (!r || !runtime.resizeInProgress) return false;
+    const uid = pod.metadata!.uid!;
+    if (runtime.resizeInProgress(pod, rs)) {
+      r.conditions.setInProgress(uid, "", "", pod.metadata?.generation ?? 0);
+      return false;
+    }
+    const { generation, cleared } = r.conditions.clearInProgress(uid);
+    if (cleared) {
+      resizeEvent(pod, "Normal", "ResizeCompleted", "Pod resize completed", { generation });
+    }
+    return cleared;
+  };
+
+  /** A resize step failed: PodResizeInProgress says why (once per error, with an event). */
+  const resizeError = (pod: V1Pod, message: string): boolean => {
+    const r = deps.resize;
+    if (!r) return false;
+    const { generation, changed } = r.conditions.setInProgress(
+      pod.metadata!.uid!,
+      REASON_ERROR,
+      message,
+      pod.metadata?.generation ?? 0,
+    );
+    if (changed) {
+      resizeEvent(pod, "Warning", "ResizeError", "Pod resize error", {
+        generation,
+        error: message,
+      });
+    }
+    return changed;
+  };
+
+  const resizeEvent = (
+    pod: V1Pod,
+    type: "Normal" | "Warning",
+    reason: string,
+    prefix: string,
+    opts: { generation: number; error?: string },
+  ) => {
+    deps.resize?.events?.event(
+      podObjectRef(pod),
+      type,
+      reason,
+      resizeEventMessage(prefix, pod, opts),
+    );
+  };
+
   return {
     async syncPod(pod, rs, { signal }): Promise<SyncOutcome> {
       const uid = pod.metadata!.uid!;
-      const before = updateStatus(pod, rs);
+      const completed = trackResize(pod, rs);
+      const cgroup = await podCgroup(pod);
+      const before = updateStatus(pod, rs, false, cgroup);
+      if (completed) deps.resize?.completed?.();
       if (before.phase === "Succeeded" || before.phase === "Failed") return { terminal: true };
       deps.prober?.addPod(pod);
       const result = await runtime.syncPod(pod, rs, { hostIP: deps.hostIP(), signal });
@@ -81,7 +173,9 @@ export function createPodSyncer(deps: PodSyncerDeps): PodSyncer {
       }
       const changed = !sameReasons(statuses.reasons(uid), reasons);
       statuses.setReasons(uid, reasons);
-      if (changed) updateStatus(pod, rs);
+      const resizeFailed = result.resizeError !== undefined && resizeError(pod, result.resizeError);
+      if (result.resized) deps.resize?.reinspect?.(uid);
+      if (changed || resizeFailed) updateStatus(pod, rs, false, cgroup);
       // A pod with an active deadline is looked at again when it falls due, to end it then.
       const deadline = activeDeadlineLeftMs(pod, { startTime: before.startTime, now: clock.now() });
       const retry = result.errors.length > 0 ? (deps.errorRequeueMs ?? 2000) : undefined;

@@ -2,8 +2,6 @@
  * The sync loop: one loop that takes source updates, PLEG events, a 1 s tick for pods due a
  * resync, and housekeeping every 2 s, and hands work to the pod workers (kubelet syncLoop).
  */
-import { qosClass } from "./_pod_status.ts";
-import { podObjectRef } from "../events/mod.ts";
 import type { V1Pod, V1PodCondition } from "@kubernetes/client-node";
 import { stopwatch } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
@@ -18,11 +16,13 @@ import { WorkQueue } from "./_work_queue.ts";
 import { createPodSyncer } from "./pod_syncer.ts";
 import { podRef } from "./_pod_ref.ts";
 import { checkRuntime, cleanupOrphans } from "./_housekeeping.ts";
-import { admitPod } from "./_admission.ts";
 import { keepRunning } from "./_keep_running.ts";
 import { otherInstances, runningCounts } from "./_runtime_view.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
 import type { RuntimeContainerState } from "../runtime/types.ts";
+import { type AllocationManager, ResizeConditions } from "../allocation/mod.ts";
+import { createAllocation } from "./_allocation.ts";
+import { rejectPod } from "./_reject.ts";
 import type { HealthCheck, KubeletDeps } from "./types.ts";
 
 export type { HealthCheck, KubeletDeps, PodStatusSink } from "./types.ts";
@@ -58,6 +58,9 @@ export class Kubelet {
   readonly #housekeepingFailures: RepeatedFailures;
   /** The running housekeeping round, if any; awaited on shutdown. */
   #housekeeping?: Promise<void>;
+  /** What each admitted pod was given; resizes wait here until they fit. */
+  readonly #allocation: AllocationManager;
+  readonly #resizeConditions: ResizeConditions;
 
   constructor(deps: KubeletDeps) {
     this.#deps = deps;
@@ -72,9 +75,38 @@ export class Kubelet {
           if (pod) sink.statusChanged(pod, status);
         }),
     });
+    this.#resizeConditions = new ResizeConditions(deps.clock);
+    this.#allocation = createAllocation({
+      state: deps.allocated,
+      conditions: this.#resizeConditions,
+      settings: deps.resize,
+      before: deps.admit,
+      maxPods: deps.maxPods ?? Infinity,
+      node: () => deps.admissionNode?.(),
+      nodeAllocatable: deps.nodeAllocatable,
+      activePods: () => this.#admittedPods(),
+      podByUid: (uid) => this.podManager.get(uid),
+      sourcesReady: () => this.sourcesReady(),
+      syncPod: (pod) => this.#workers.updatePod({ type: "sync", pod: this.#allocated(pod) }),
+      events: deps.events,
+      clock: deps.clock,
+      logger: deps.logger,
+    });
     const syncer = createPodSyncer({
       runtime: deps.runtime,
       statuses: this.statuses,
+      podLevelStatus: deps.resize?.podLevel ?? true,
+      resize: {
+        conditions: this.#resizeConditions,
+        events: deps.events,
+        reinspect: (uid) => deps.pleg.requestReinspect?.(uid),
+        // What it has may have shrunk: room for a pending resize (HandlePodReconcile).
+        completed: () => {
+          if (this.#allocation.hasPendingResizes()) {
+            this.#allocation.retryPendingResizes("pod_resized");
+          }
+        },
+      },
       clock: deps.clock,
       logger: deps.logger,
       hostIP: () => deps.nodeIP,
@@ -94,6 +126,8 @@ export class Kubelet {
       onTerminated: (uid, pod) => {
         const current = this.podManager.get(uid) ?? pod;
         if (current) deps.statusSink?.podTerminated(current);
+        // What it was given is free again: a deferred resize may fit now.
+        this.#allocation.podTerminated();
       },
     });
   }
@@ -192,7 +226,11 @@ export class Kubelet {
       message: opts.message,
     });
     this.#workQueue.delete(uid);
-    this.#workers.updatePod({ type: "kill", pod, gracePeriodSeconds: opts.gracePeriodSeconds });
+    this.#workers.updatePod({
+      type: "kill",
+      pod: this.#allocated(pod),
+      gracePeriodSeconds: opts.gracePeriodSeconds,
+    });
     await this.#workers.whenTerminated(uid, { signal: opts.signal });
   }
 
@@ -270,14 +308,15 @@ export class Kubelet {
           ? ev.update.uid
           : ev.uid;
         const pod = this.podManager.get(uid);
-        if (pod) this.#workers.updatePod({ type: "sync", pod });
+        if (pod) this.#workers.updatePod({ type: "sync", pod: this.#allocated(pod) });
         return;
       }
       case "tick": {
         for (const uid of this.#workQueue.takeDue(this.#deps.clock.monotonic())) {
           const pod = this.podManager.get(uid);
-          if (pod) this.#workers.updatePod({ type: "sync", pod });
+          if (pod) this.#workers.updatePod({ type: "sync", pod: this.#allocated(pod) });
         }
+        this.#allocation.tick();
         return;
       }
       case "housekeeping":
@@ -300,46 +339,58 @@ export class Kubelet {
     for (const pod of changes.removed) {
       this.#log.info("Pod removed from its source; stopping it", this.#fields(pod));
       this.#workQueue.delete(pod.metadata!.uid!);
-      this.#workers.updatePod({ type: "kill", pod, removed: true });
+      this.#workers.updatePod({ type: "kill", pod: this.#allocated(pod), removed: true });
+      this.#allocation.removePod(pod.metadata!.uid!);
     }
+    const admitted: V1Pod[] = [];
     for (const pod of changes.added) {
       if (this.#killIfDeleted(pod)) continue;
-      const verdict = admitPod(pod, {
-        activePods: this.podManager.pods().filter((p) => this.#workers.isActive(p.metadata!.uid!)),
-        maxPods: this.#deps.maxPods ?? Infinity,
-        node: this.#deps.admissionNode?.(),
-        before: this.#deps.admit,
-      });
+      // Admitted beside what the others were allocated; a pod known before a restart keeps
+      // what it was given.
+      const verdict = this.#allocation.addPod(
+        pod,
+        this.podManager.pods().filter((p) => this.#workers.isActive(p.metadata!.uid!))
+          .map((p) => this.#withStatus(p)),
+      );
       if (!verdict.admit) {
-        this.#log.warn("Pod not admitted", {
-          ...this.#fields(pod),
-          reason: verdict.reason,
-          message: verdict.message,
-        });
-        this.#deps.events?.event(
-          podObjectRef(pod),
-          "Warning",
-          verdict.reason ?? "",
-          verdict.message ?? "",
-        );
-        // upstream rejectPod: the event has the bare message, the status says it was a refusal.
-        this.statuses.set(pod.metadata!.uid!, {
-          phase: "Failed",
-          reason: verdict.reason,
-          message: `Pod was rejected: ${verdict.message}`,
-          qosClass: qosClass(pod),
-          startTime: new Date(Math.floor(this.#deps.clock.now() / 1000) * 1000),
-        });
+        rejectPod(pod, verdict, { ...this.#deps, statuses: this.statuses });
         continue;
       }
       this.#log.info("Pod added", this.#fields(pod));
-      this.#workers.updatePod({ type: "create", pod });
+      admitted.push(pod);
+      this.#workers.updatePod({ type: "create", pod: this.#allocated(pod) });
     }
+    // Resize conditions the API shows, and resizes a restart left pending.
+    if (admitted.length > 0) this.#allocation.podsAdded(admitted);
     for (const pod of changes.updated) {
       if (this.#killIfDeleted(pod)) continue;
       this.#log.info("Pod updated", this.#fields(pod));
-      this.#workers.updatePod({ type: "update", pod });
+      this.#allocation.podUpdated(changes.replaced.get(pod.metadata!.uid!), pod);
+      this.#workers.updatePod({ type: "update", pod: this.#allocated(pod) });
     }
+  }
+
+  /** The pod the workers run: its spec with the resources it was allocated. */
+  #allocated(pod: V1Pod): V1Pod {
+    return this.#allocation.fromAllocation(pod).pod;
+  }
+
+  /** Desired pods whose workers run them and that have not finished, with their status. */
+  #admittedPods(): V1Pod[] {
+    return this.podManager.pods().filter((p) => {
+      const uid = p.metadata!.uid!;
+      const phase = this.statuses.get(uid)?.phase;
+      return this.#workers.isActive(uid) && phase !== "Succeeded" && phase !== "Failed";
+    }).map((p) => this.#withStatus(p));
+  }
+
+  /**
+   * The pod with the status last computed for it: admission counts a pod being resized at
+   * the most of what it asks, was allocated and has.
+   */
+  #withStatus(pod: V1Pod): V1Pod {
+    const status = this.statuses.get(pod.metadata!.uid!);
+    return status ? { ...pod, status } : pod;
   }
 
   /**
@@ -359,7 +410,7 @@ export class Kubelet {
     this.#workQueue.delete(uid);
     this.#workers.updatePod({
       type: "kill",
-      pod,
+      pod: this.#allocated(pod),
       gracePeriodSeconds: pod.metadata.deletionGracePeriodSeconds,
     });
     return true;
@@ -378,7 +429,10 @@ export class Kubelet {
     this.#deps.prober?.cleanupPods(desired);
     this.#runtimeHealth = await checkRuntime(this.#deps, this.#runtimeHealth, signal);
     // Until every source has spoken, an unknown pod may just be one not read yet.
-    if (!this.#runtimeHealth.ok || !this.sourcesReady()) return;
+    if (!this.sourcesReady()) return;
+    // Read now: pods may have been added while the runtime was asked.
+    this.#allocation.removeOrphans(this.podManager.uids());
+    if (!this.#runtimeHealth.ok) return;
     await cleanupOrphans(this.#deps, { desired, workers: this.#workers, signal });
   }
 

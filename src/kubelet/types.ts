@@ -7,6 +7,8 @@ import type { Pleg, PodStatusCache } from "../pleg/types.ts";
 import type { PodRuntime } from "../runtime/types.ts";
 import type { PodSource } from "../sources/types.ts";
 import type { ProbeManager } from "../prober/types.ts";
+import type { PodResourceState } from "../allocation/mod.ts";
+import type { ResizeSettings } from "./_allocation.ts";
 
 export interface HealthCheck {
   name: string;
@@ -72,6 +74,18 @@ export interface KubeletDeps {
   };
   /** Pod cgroups; housekeeping removes those of pods that are gone. */
   podCgroups?: { cleanupOrphans(keep: Set<string>): Promise<unknown> };
+  /**
+   * What each admitted pod was allocated (`<root-dir>/allocated_pods_state`), against which new
+   * pods and resizes are admitted; in memory by default.
+   */
+  allocated?: PodResourceState;
+  /** In-place resize settings (pod-level resize, swap behaviour, cgroup version). */
+  resize?: ResizeSettings;
+  /**
+   * The node's allocatable cpu (millicores) and memory (bytes): with no Node to read it from
+   * (standalone), a resize beyond it is Infeasible.
+   */
+  nodeAllocatable?: { cpuMilli: number; memoryBytes: number };
   /** Hooks for metrics. */
   observe?: {
     loopIteration?: (ms: number) => void;

@@ -28,9 +28,11 @@ export const DECLARABLE_FEATURES: readonly DeclarableFeature[] = [
   // the node, which denolet passes to the runtime's streaming server unchanged; containerd 1.6's
   // speaks v4 only, so it is not declared.
   { name: "ExtendWebSocketsToKubelet", gateDefault: true, implemented: false },
-  // In-place resize is not implemented yet (the API server then refuses resizes, as it should).
-  { name: "InPlacePodLevelResourcesVerticalScaling", gateDefault: false, implemented: false },
-  { name: "InPlacePodVerticalScalingInitContainers", gateDefault: false, implemented: false },
+  // In-place resize (src/allocation, the runtime manager's resize): pod-level resources (beta,
+  // on) and init containers (GA) resize as upstream's do; memory-backed emptyDir sizes (alpha)
+  // do not, and resizes of them are Infeasible.
+  { name: "InPlacePodLevelResourcesVerticalScaling", gateDefault: true, implemented: true },
+  { name: "InPlacePodVerticalScalingInitContainers", gateDefault: true, implemented: true },
   { name: "InPlacePodVerticalScalingMemoryBackedVolumes", gateDefault: false, implemented: false },
   // restartPolicyRules with RestartAllContainers are refused at admission.
   { name: "RestartAllContainersOnContainerExits", gateDefault: false, implemented: false },

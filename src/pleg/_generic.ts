@@ -211,6 +211,11 @@ class GenericPlegImpl implements GenericPleg {
     this.#wake?.abort();
   }
 
+  requestReinspect(uid: string): void {
+    this.#reinspect.add(uid);
+    this.requestRelist();
+  }
+
   relist(onEvent: (e: PodLifecycleEvent) => void, opts?: { signal?: AbortSignal }) {
     this.#relisting++;
     const next = this.#chain
@@ -255,16 +260,20 @@ class GenericPlegImpl implements GenericPleg {
     this.#relistTime = timestamp;
 
     const current = new Map(pods.map((p) => [p.uid, p]));
-    const uids = new Set([...this.#records.keys(), ...current.keys(), ...this.#reinspect]);
+    // Taken now: a reinspection asked for while this relist runs is the next one's (the status
+    // read here may predate what it was asked for).
+    const reinspect = this.#reinspect;
+    this.#reinspect = new Set();
+    const uids = new Set([...this.#records.keys(), ...current.keys(), ...reinspect]);
     const needsReinspection = new Set<string>();
     const toEmit: PodLifecycleEvent[] = [];
     const changed: { uid: string; newPod?: RunningPod; events: PodLifecycleEvent[] }[] = [];
     for (const uid of uids) {
       const oldPod = this.#records.get(uid);
       const newPod = current.get(uid);
-      if (oldPod && newPod && !this.#reinspect.has(uid) && sameEntries(oldPod, newPod)) continue;
+      if (oldPod && newPod && !reinspect.has(uid) && sameEntries(oldPod, newPod)) continue;
       const events = computePodEvents(uid, { old: oldPod, new: newPod });
-      if (events.length === 0 && !this.#reinspect.has(uid)) continue;
+      if (events.length === 0 && !reinspect.has(uid)) continue;
       for (const e of events) logger.debug(4, "PLEG: container changed", { ...e });
       changed.push({ uid, newPod: current.get(uid), events });
     }
@@ -287,11 +296,13 @@ class GenericPlegImpl implements GenericPleg {
       // ContainerChanged (a container seen only as created/unknown) is not reliable enough to
       // act on; upstream drops it too. The cache has the new state regardless.
       toEmit.push(...events.filter((e) => e.type !== "ContainerChanged"));
+      // As upstream: a full reinspection always ends in a sync of the pod.
+      if (events.length === 0) toEmit.push({ uid, type: "PodSync" });
     });
 
     // Only after every changed pod is in the cache: waiters may now trust the whole cache.
     cache.updateTime(timestamp);
-    this.#reinspect = needsReinspection;
+    for (const uid of needsReinspection) this.#reinspect.add(uid);
     for (const e of toEmit) {
       try {
         onEvent(e);

@@ -49,6 +49,12 @@ export interface Pleg {
    * requests before that relist runs fold into one.
    */
   requestRelist(): void;
+  /**
+   * Asks for the pod's status to be read again at the next (early) relist even when none of its
+   * containers changed state, followed by a PodSync event (RequestPodReinspect: a resize
+   * changed its resources). Cheap.
+   */
+  requestReinspect?(uid: string): void;
   /** False when the last successful relist is older than the threshold (upstream: 3 min). */
   healthy(): { ok: boolean; message?: string };
 }

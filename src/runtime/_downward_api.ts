@@ -124,14 +124,16 @@ export function resourceFieldValue(
     ctx.nodeAllocatable ?? { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem() },
   );
   const divisor = src.divisor ?? "1";
+  // The Go field is a Quantity, not a pointer: unset, it reaches the node as "0", which the
+  // kubelet (ExtractContainerResourceValue) reads as 1.
   const cpu = (milli: number) => {
-    const d = quantityMilliValue(divisor, { field: `${field}.divisor` });
-    if (d <= 0) throw new ConfigError(`${field}.divisor`, "must be positive");
+    const d = quantityMilliValue(divisor, { field: `${field}.divisor` }) || 1000;
+    if (d < 0) throw new ConfigError(`${field}.divisor`, "must be positive");
     return String(Math.ceil(milli / d));
   };
   const mem = (bytes: number) => {
-    const d = quantityValue(divisor, { field: `${field}.divisor` });
-    if (d <= 0) throw new ConfigError(`${field}.divisor`, "must be positive");
+    const d = quantityValue(divisor, { field: `${field}.divisor` }) || 1;
+    if (d < 0) throw new ConfigError(`${field}.divisor`, "must be positive");
     return String(Math.ceil(bytes / d));
   };
   switch (src.resource) {

@@ -97,13 +97,39 @@ function containerType(pod: V1Pod, name: string): string | undefined {
 
 /**
  * Hash of the container spec, lowercase hex of FNV-1a 32 over sorted-key JSON, so it is the same
- * in every process. Upstream now hashes only name and image because the API server allows no
- * other in-place change; denolet has no in-place update at all (a changed manifest keeps its
- * pod UID only if the source says so), so every field counts and any change restarts the
- * container. Unset, null and empty values are dropped so defaulting noise does not count.
+ * in every process. A changed hash restarts the container. Upstream now hashes only name and
+ * image because the API server allows no other change; denolet hashes every field because a
+ * static pod's manifest may change any of them under the same UID (when the manifest sets it).
+ * Left out is what changes in place: cpu and memory requests and limits, and the resize policy
+ * (an in-place resize is no spec change). Unset, null and empty values are dropped so
+ * defaulting noise does not count; a container without cpu or memory resources and without a
+ * resize policy hashes as `legacyContainerHash` does.
  */
 export function containerHash(container: V1Container): string {
+  return fnv1a32(canonicalJSON(withoutResizable(container))).toString(16);
+}
+
+/**
+ * The hash denolet gave containers before in-place resize: every field, resources included.
+ * Containers started then still carry it (`_legacy_hashes.ts` recognises them).
+ */
+export function legacyContainerHash(container: V1Container): string {
   return fnv1a32(canonicalJSON(container)).toString(16);
+}
+
+/** What a resize changes in place. */
+const RESIZABLE_RESOURCES = new Set(["cpu", "memory"]);
+
+function withoutResizable(c: V1Container): V1Container {
+  const { resizePolicy: _policy, resources, ...rest } = c;
+  if (!resources) return rest;
+  const keep = (list: Record<string, unknown> | undefined) =>
+    list &&
+    Object.fromEntries(Object.entries(list).filter(([name]) => !RESIZABLE_RESOURCES.has(name)));
+  return {
+    ...rest,
+    resources: { ...resources, requests: keep(resources.requests), limits: keep(resources.limits) },
+  } as V1Container;
 }
 
 /** JSON with object keys sorted and null/undefined/empty arrays/empty objects dropped. */

@@ -14,6 +14,14 @@ import type { RuntimeContainerStatus, RuntimePodStatus } from "./types.ts";
 import { containerHash } from "./_labels.ts";
 import { isRestartableInit } from "../util/sidecar.ts";
 import { containerShouldRestart } from "../util/restart_policy.ts";
+import {
+  computeResizeAction,
+  noResize,
+  podLevelResized,
+  type ResizeActions,
+  type ResizeView,
+  startingResized,
+} from "./_resize_actions.ts";
 
 /** Why a running container is killed (upstream `containerKillReason`; "" for spec changes). */
 export type KillReason = "" | "Unknown" | "LivenessProbe" | "StartupProbe";
@@ -48,6 +56,8 @@ export interface PodActions {
   ephemeralContainersToStart: string[];
   /** Running container instances to stop, by container id. */
   containersToKill: Map<string, ContainerToKill>;
+  /** In-place resize: containers to update and whether the pod cgroup follows. */
+  resize: ResizeActions;
 }
 
 /** Result of a liveness or startup probe that decided the container must be restarted. */
@@ -62,6 +72,11 @@ export interface ComputePodActionsOptions {
    * (no prober) a startup probe never holds anything up.
    */
   startupSucceeded?: (containerId: string) => boolean;
+  /**
+   * What the runtime was last told of each container's resources (the actuated state); without
+   * it no resize is computed.
+   */
+  resize?: ResizeView;
 }
 
 export function computePodActions(
@@ -79,6 +94,7 @@ export function computePodActions(
     containersToStart: [],
     ephemeralContainersToStart: [],
     containersToKill: new Map(),
+    resize: noResize(),
   };
   const spec = pod.spec;
   const containers = spec?.containers ?? [];
@@ -158,6 +174,9 @@ export function computePodActions(
     } else if (probe === "StartupProbe") {
       reason = probe;
       message = `Container ${container.name} failed startup probe`;
+    } else if (!resizeKeeps(pod, container, current, actions, opts)) {
+      // Restarted for its resize policy: killed and queued to start with the new resources.
+      continue;
     } else {
       keepCount++;
       continue;
@@ -177,7 +196,36 @@ export function computePodActions(
     actions.initContainersToStart = [];
     actions.ephemeralContainersToStart = [];
   }
+  if (opts.resize) {
+    const r = actions.resize;
+    r.updatePodLevelResources = podLevelResized(pod, opts.resize);
+    // A container that starts with resources changed while it was down: the pod cgroup first.
+    if (!r.updatePodLevelResources && !r.updatePodResources) {
+      r.updatePodResources = startingResized(pod, actions.containersToStart, opts.resize);
+    }
+  }
   return actions;
+}
+
+/** computePodResizeAction for a running container; false when it restarts for its policy. */
+function resizeKeeps(
+  pod: V1Pod,
+  container: V1Container,
+  current: RuntimeContainerStatus,
+  actions: PodActions,
+  opts: ComputePodActionsOptions,
+  init = false,
+): boolean {
+  if (!opts.resize) return true;
+  return computeResizeAction(pod, container, current, {
+    view: opts.resize,
+    actions: actions.resize,
+    kill: (message) =>
+      actions.containersToKill.set(current.id, { name: container.name, reason: "", message }),
+    restart: () =>
+      (init ? actions.initContainersToStart : actions.containersToStart)
+        .push(container.name),
+  });
 }
 
 /**
@@ -231,8 +279,11 @@ function computeInitContainerActions(
     } else if (s.state === "running") {
       if (sidecar) {
         runningSidecar(c, s, { last, reached, next: inits[i + 1]?.name });
+      } else {
+        // A regular init container still running: wait for it to finish. It resizes in place
+        // (InPlacePodVerticalScalingInitContainers); validation keeps RestartContainer off it.
+        resizeKeeps(pod, c, s, actions, opts, true);
       }
-      // A regular init container still running: wait for it to finish.
     } else if (s.state === "exited") {
       if (sidecar) toStart.push(c.name);
       else if (isInitContainerFailed(s)) {
@@ -281,6 +332,13 @@ function computeInitContainerActions(
     } else if (probe === "LivenessProbe") {
       kill(s, "LivenessProbe", `Init container ${c.name} failed liveness probe`);
       toStart.push(c.name);
+    } else if (opts.resize) {
+      computeResizeAction(pod, c, s, {
+        view: opts.resize,
+        actions: actions.resize,
+        kill: (message) => kill(s, "", message),
+        restart: () => toStart.push(c.name),
+      });
     }
   }
 }

@@ -261,6 +261,22 @@ function configureSwap(
 }
 
 /**
+ * GetContainerSwapBehavior: LimitedSwap where the node gives containers swap (LimitedSwap, a
+ * swap controller, cgroup v2) and this container is one that gets some; NoSwap otherwise.
+ */
+export function containerSwapBehavior(
+  pod: V1Pod,
+  container: V1Container,
+  opts: { swap?: SwapSettings; cgroupVersion?: 1 | 2 },
+): "NoSwap" | "LimitedSwap" {
+  const swap = opts.swap;
+  if (swap?.behavior !== "LimitedSwap" || !swap.controller || opts.cgroupVersion !== 2) {
+    return "NoSwap";
+  }
+  return limitedSwapApplies(pod, container) ? "LimitedSwap" : "NoSwap";
+}
+
+/**
  * GetContainerSwapBehavior's LimitedSwap conditions: a Burstable pod that is not critical, and
  * a container that asks for memory with a request below its limit.
  */

@@ -29,6 +29,9 @@ import { syncPod } from "./_sync_pod.ts";
 import type { PodUserNamespaces } from "./_userns.ts";
 import { TerminationMessages } from "./_termination_message.ts";
 import type { LogLinks } from "./log_links.ts";
+import type { PodResourceState } from "../allocation/mod.ts";
+import type { LegacyHashes } from "./_legacy_hashes.ts";
+import { PodResizer } from "./_pod_resizer.ts";
 import { SANDBOX_CREATION_CONCURRENCY, StartGate } from "./_start_gate.ts";
 import type {
   PodRuntime,
@@ -131,12 +134,40 @@ export interface RuntimeManagerDeps {
    * lists none (containerd 1.6): no mount is then recursively read-only.
    */
   runtimeHandlers?: () => ReadonlyMap<string, RuntimeHandlerFeatures>;
+  /**
+   * What each container was last told of its cpu and memory (`<root-dir>/actuated_pods_state`),
+   * against which resizes are computed; in memory by default.
+   */
+  actuated?: PodResourceState;
+  /** Containers started by a denolet from before in-place resize; in memory by default. */
+  legacyHashes?: LegacyHashes;
+  /** InPlacePodLevelResourcesVerticalScaling: spec.resources resize too (default true). */
+  podLevelResize?: boolean;
+}
+
+/**
+ * A pod cgroup's cpu and memory values (src/cm ResourceConfig's part): cpuQuota -1 is no limit,
+ * an unset memoryLimitBytes is none.
+ */
+export interface CgroupValues {
+  cpuShares?: number;
+  cpuQuota?: number;
+  cpuPeriod?: number;
+  memoryLimitBytes?: number;
 }
 
 /** The part of src/cm's PodCgroups the runtime manager calls (structural, to avoid a cycle). */
 export interface PodCgroupHooks {
   ensure(pod: V1Pod): Promise<string>;
   remove(uid: string): Promise<void>;
+  /** What the pod's cgroup is to hold for its spec (ResourceConfigForPod), cpu and memory. */
+  desired?(pod: V1Pod): CgroupValues;
+  /** What the pod's cgroup holds (GetPodCgroupConfig); undefined when it does not exist. */
+  current?(pod: V1Pod): Promise<CgroupValues | undefined>;
+  /** Writes `values` to the pod's existing cgroup (SetPodCgroupConfig). */
+  update?(pod: V1Pod, values: CgroupValues): Promise<void>;
+  /** The memory the pod's cgroup uses, in bytes; undefined when unknown. */
+  memoryUsage?(pod: V1Pod): Promise<number | undefined>;
 }
 
 export function createRuntimeManager(deps: RuntimeManagerDeps): RuntimeManager {
@@ -155,6 +186,7 @@ export class RuntimeManager implements PodRuntime {
   readonly #terminationMessages = new TerminationMessages();
   readonly #statusDeps: StatusDeps;
   readonly #seccompProfileRoot: string | undefined;
+  readonly #resizer: PodResizer;
 
   constructor(deps: RuntimeManagerDeps) {
     this.#deps = deps;
@@ -162,7 +194,20 @@ export class RuntimeManager implements PodRuntime {
       ? undefined
       : seccompProfileRoot(deps.rootDir);
     this.#requestTimeoutMs = deps.runtimeRequestTimeoutMs ?? DEFAULT_RUNTIME_REQUEST_TIMEOUT_MS;
-    this.#statusDeps = { ...deps, terminationMessages: this.#terminationMessages };
+    this.#resizer = new PodResizer({
+      runtime: deps.runtime,
+      podCgroups: deps.podCgroups,
+      actuated: deps.actuated,
+      legacyHashes: deps.legacyHashes,
+      podLevel: deps.podLevelResize,
+      node: deps.node,
+      logger: deps.logger,
+    });
+    this.#statusDeps = {
+      ...deps,
+      terminationMessages: this.#terminationMessages,
+      actuated: this.#resizer.actuated,
+    };
     this.imagePuller = new ImagePuller({
       image: deps.image,
       clock: deps.clock,
@@ -214,6 +259,8 @@ export class RuntimeManager implements PodRuntime {
         return { errors: [{ reason: "FailedToCreatePodContainer", message }] };
       }
     }
+    const log = this.#podLogger(pod);
+    const resolved = await this.#resizer.prepare(pod, status, log);
     return await syncPod({
       clock: d.clock,
       runtime: d.runtime,
@@ -242,7 +289,22 @@ export class RuntimeManager implements PodRuntime {
       logLinks: d.logLinks,
       userns: d.userns,
       recursiveReadOnlyMounts: (p) => this.recursiveReadOnlyMounts(p),
-    }, { pod, status, log: this.#podLogger(pod), hostIP: ctx.hostIP, signal: ctx.signal });
+      ...this.#resizer.syncDeps(pod, log),
+    }, {
+      pod,
+      status: resolved,
+      log,
+      hostIP: ctx.hostIP,
+      signal: ctx.signal,
+    });
+  }
+
+  podCgroupValues(pod: V1Pod): Promise<CgroupValues | undefined> {
+    return this.#resizer.podCgroupValues(pod, this.#podLogger(pod));
+  }
+
+  resizeInProgress(pod: V1Pod, status: RuntimePodStatus): boolean {
+    return this.#resizer.inProgress(pod, status);
   }
 
   recursiveReadOnlyMounts(pod: V1Pod): boolean {
@@ -309,6 +371,7 @@ export class RuntimeManager implements PodRuntime {
   }
 
   forgetPod(uid: string): void {
+    this.#resizer.forgetPod(uid);
     this.crashBackoff.resetWhere((key) => key.includes(`_${uid}_`));
     this.imagePuller.forgetPod(uid);
     this.#terminationMessages.forgetPod(uid);

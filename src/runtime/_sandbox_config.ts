@@ -47,6 +47,8 @@ const MAX_SEARCH_DOMAIN_LEN = 253;
 const HOSTNAME_MAX_LEN = 63;
 const FQDN_MAX_LEN = 64;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1123_SUBDOMAIN_MAX_LEN = 253;
 
 /**
  * <podLogsDir>/<namespace>_<name>_<uid>, as BuildPodLogsDirectory. Throws ConfigError when a
@@ -76,14 +78,26 @@ export function podNamespaces(pod: V1Pod, userns?: UserNamespace): NamespaceOpti
 }
 
 /**
- * The pod's hostname (spec.hostname or the pod name, cut to 63 characters without a trailing
- * "-" or ".") and domain (<subdomain>.<ns>.svc.<clusterDomain> when spec.subdomain is set).
+ * The pod's hostname (spec.hostnameOverride, else spec.hostname or the pod name, cut to 63
+ * characters without a trailing "-" or ".") and domain (<subdomain>.<ns>.svc.<clusterDomain>
+ * when spec.subdomain is set; none with hostnameOverride, as upstream
+ * GeneratePodHostNameAndDomain).
  */
 export function podHostnameAndDomain(
   pod: V1Pod,
   clusterDomain: string,
 ): { hostname: string; domain: string } {
   const name = pod.metadata?.name ?? "";
+  const override = pod.spec?.hostnameOverride;
+  if (override) {
+    if (!isDNS1123Subdomain(override)) {
+      throw new ConfigError(
+        "spec.hostnameOverride",
+        `pod hostnameOverride ${JSON.stringify(override)} is not a valid DNS subdomain`,
+      );
+    }
+    return { hostname: truncateHostname(name, override), domain: "" };
+  }
   let hostname = name;
   const specHost = pod.spec?.hostname;
   if (specHost) {
@@ -95,12 +109,7 @@ export function podHostnameAndDomain(
     }
     hostname = specHost;
   }
-  if (hostname.length > HOSTNAME_MAX_LEN) {
-    hostname = hostname.slice(0, HOSTNAME_MAX_LEN).replace(/[-.]+$/, "");
-    if (!hostname) {
-      throw new ConfigError("metadata.name", `hostname for pod ${JSON.stringify(name)} is invalid`);
-    }
-  }
+  hostname = truncateHostname(name, hostname);
   let domain = "";
   const sub = pod.spec?.subdomain;
   if (sub) {
@@ -117,6 +126,23 @@ export function podHostnameAndDomain(
 
 function isDNS1123Label(s: string): boolean {
   return s.length <= HOSTNAME_MAX_LEN && DNS1123_LABEL.test(s);
+}
+
+function isDNS1123Subdomain(s: string): boolean {
+  return s.length <= DNS1123_SUBDOMAIN_MAX_LEN && DNS1123_SUBDOMAIN.test(s);
+}
+
+/** Cut to 63 characters without a trailing "-" or "." (truncatePodHostnameIfNeeded). */
+function truncateHostname(podName: string, hostname: string): string {
+  if (hostname.length <= HOSTNAME_MAX_LEN) return hostname;
+  const cut = hostname.slice(0, HOSTNAME_MAX_LEN).replace(/[-.]+$/, "");
+  if (!cut) {
+    throw new ConfigError(
+      "metadata.name",
+      `hostname for pod ${JSON.stringify(podName)} is invalid`,
+    );
+  }
+  return cut;
 }
 
 /** The kernel nodename: the FQDN when setHostnameAsFQDN and a domain exist (max 64 chars). */

@@ -58,6 +58,11 @@ export interface StartDeps extends HookDeps {
   runtimeRequestTimeoutMs?: number;
   /** The /var/log/containers links log shippers tail; none when unset. */
   logLinks?: LogLinks;
+  /**
+   * Records the resources a container is created with as actuated (in-place resize); none
+   * when unset. Throws when the record cannot be kept (the container is then not created).
+   */
+  actuate?: (pod: V1Pod, container: V1Container) => Promise<void>;
 }
 
 export interface StartTarget {
@@ -160,6 +165,14 @@ export async function startContainer(
     });
   } catch (err) {
     return fail("CreateContainerConfigError", err);
+  }
+  // upstream: "When creating a container, mark the resources as actuated."
+  if (deps.actuate && !ephemeral) {
+    try {
+      await deps.actuate(pod, container);
+    } catch (err) {
+      return fail("CreateContainerConfigError", err);
+    }
   }
 
   let id: string;

@@ -27,6 +27,8 @@ import type {
   RuntimeSandboxStatus,
 } from "./types.ts";
 import type { TerminationMessages } from "./_termination_message.ts";
+import type { PodResourceState } from "../allocation/mod.ts";
+import { resourcesSeen } from "./_resources_seen.ts";
 
 export interface StatusDeps {
   runtime: RuntimeService;
@@ -36,6 +38,8 @@ export interface StatusDeps {
   logger: Logger;
   /** Termination messages of exited containers, read once each; none read without it. */
   terminationMessages?: TerminationMessages;
+  /** What each container was last told of its resources, where the runtime does not say. */
+  actuated?: PodResourceState;
 }
 
 /** CRI timestamps are nanoseconds; ours are milliseconds. */
@@ -187,6 +191,17 @@ export async function readPodStatus(
       s && { s, listed: containerList[i], converted: toContainerStatus(containerList[i], s) }
     )
     .filter((x) => x?.converted !== undefined)
+    .map((x) => {
+      const seen = resourcesSeen(
+        x!.s.resources?.linux,
+        deps.actuated?.container(
+          pod.uid,
+          x!.converted!.name,
+        ),
+      );
+      if (seen) x!.converted!.resources = seen;
+      return x;
+    })
     .sort((a, b) =>
       b!.s.createdAt - a!.s.createdAt || b!.converted!.restartCount - a!.converted!.restartCount
     );

@@ -35,6 +35,8 @@ import { toRunningPod } from "./_status.ts";
 import type { StartGate } from "./_start_gate.ts";
 import type { LogLinks } from "./log_links.ts";
 import type { RuntimePodStatus, SyncPodResult, SyncStepError } from "./types.ts";
+import type { ResizeActions, ResizeView } from "./_resize_actions.ts";
+import type { ResizeInput } from "./_resize.ts";
 
 export interface SyncDeps {
   runtime: RuntimeService;
@@ -69,6 +71,10 @@ export interface SyncDeps {
   userns?: PodUserNamespaces;
   /** Whether the pod's runtime handler makes mounts recursively read-only; default not. */
   recursiveReadOnlyMounts?: (pod: V1Pod) => boolean;
+  /** Records a container's resources as actuated when it is created (in-place resize). */
+  actuate?: (pod: V1Pod, container: V1Container) => Promise<void>;
+  /** In-place resize: what was actuated, and carrying a resize out. None: nothing resizes. */
+  resize?: { view: ResizeView; run: (input: ResizeInput) => Promise<void> };
 }
 
 /** The events of pod-level step failures (container-level ones are recorded where they happen). */
@@ -103,12 +109,13 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   const actions = computePodActions(pod, status, {
     probeFailure: deps.probeFailure,
     startupSucceeded: deps.startupSucceeded,
+    resize: deps.resize?.view,
   });
   log.debug(3, "Computed pod actions", { actions: describe(actions) });
   // Whether this sync asks the runtime for any change (the PLEG then looks again soon).
   const acted = actions.killPod || actions.createSandbox || actions.containersToKill.size > 0 ||
     actions.initContainersToStart.length > 0 || actions.containersToStart.length > 0 ||
-    actions.ephemeralContainersToStart.length > 0;
+    actions.ephemeralContainersToStart.length > 0 || resizing(actions.resize);
   const errors: SyncStepError[] = [];
   // Container-level failures become status; an unreachable runtime or an abort ends the sync.
   const stepFailed = (err: unknown, step: Omit<SyncStepError, "message">, message?: string) => {
@@ -190,10 +197,30 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     return { errors, acted };
   }
 
+  // Step 6 upstream: resize the pod and its running containers, before anything starts.
+  let resizeError: string | undefined;
+  const resized = deps.resize !== undefined && resizing(actions.resize);
+  if (resized) {
+    try {
+      await deps.resize!.run({ pod, sandboxId, actions: actions.resize, signal });
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      if (isKind(err, RuntimeUnavailableError)) throw err;
+      resizeError = errorMessage(err);
+      log.warn("Pod resize failed", { err: resizeError });
+    }
+  }
+  const done = (): SyncPodResult => {
+    if (!resized) return { errors, acted };
+    return resizeError === undefined
+      ? { errors, acted, resized }
+      : { errors, acted, resized, resizeError };
+  };
+
   const inits = actions.initContainersToStart;
   const ephemerals = actions.ephemeralContainersToStart;
   if (inits.length === 0 && actions.containersToStart.length === 0 && ephemerals.length === 0) {
-    return { errors, acted };
+    return done();
   }
 
   const startDeps: StartDeps = {
@@ -209,6 +236,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
     runtimeRequestTimeoutMs: deps.runtimeRequestTimeoutMs,
     events: deps.events,
     logLinks: deps.logLinks,
+    actuate: deps.actuate,
   };
   const pullSecrets = new PodPullSecrets(pod, { reader: deps.pullSecrets, log });
   const target = {
@@ -228,7 +256,7 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   await startEphemerals(deps, startDeps, { ...target, ephemerals }, errors);
   await startContainers(startDeps, { ...target, inits, apps: actions.containersToStart }, errors);
   pullSecrets.reportMissing(errors, deps.events);
-  return { errors, acted };
+  return done();
 }
 
 /**
@@ -439,6 +467,12 @@ interface StepContext {
   stepFailed: (err: unknown, step: Omit<SyncStepError, "message">, message?: string) => void;
 }
 
+/** Whether the actions resize anything. */
+function resizing(r: ResizeActions): boolean {
+  return r.containersToUpdate.memory.length > 0 || r.containersToUpdate.cpu.length > 0 ||
+    r.updatePodResources || r.updatePodLevelResources;
+}
+
 function describe(a: PodActions) {
   return {
     killPod: a.killPod,
@@ -449,5 +483,11 @@ function describe(a: PodActions) {
     start: a.containersToStart,
     ephemeral: a.ephemeralContainersToStart,
     kill: [...a.containersToKill.values()].map((k) => k.name),
+    update: {
+      memory: a.resize.containersToUpdate.memory.map((u) => u.name),
+      cpu: a.resize.containersToUpdate.cpu.map((u) => u.name),
+    },
+    updatePodResources: a.resize.updatePodResources,
+    updatePodLevelResources: a.resize.updatePodLevelResources,
   };
 }

@@ -6,6 +6,7 @@
  */
 export type * from "./types.ts";
 export {
+  type CgroupValues,
   createRuntimeManager,
   type PodCgroupHooks,
   RuntimeManager,
@@ -29,11 +30,13 @@ export {
   LABEL_POD_NAME,
   LABEL_POD_NAMESPACE,
   LABEL_POD_UID,
+  legacyContainerHash,
   parseContainerLabels,
   parseSandboxLabels,
 } from "./_labels.ts";
 export {
   containerOOMScoreAdj,
+  containerSwapBehavior,
   cpuLimitMilli,
   cpuRequestMilli,
   memoryLimitBytes,
@@ -61,3 +64,4 @@ export {
 } from "./log_links.ts";
 export { appArmorProfileOf, appArmorRequired, containerAppArmor } from "./_apparmor.ts";
 export { idmapMounts, type PodUserNamespaces } from "./_userns.ts";
+export { LEGACY_HASHES_FILE, LegacyHashes } from "./_legacy_hashes.ts";

@@ -26,6 +26,19 @@ export interface RuntimeContainerStatus {
   restartCount: number;
   /** From the `io.kubernetes.container.hash` annotation: hash of the container spec. */
   hash: string;
+  /**
+   * The cpu and memory the container has (quantities as the API prints them): what the runtime
+   * reports (CRI ContainerStatus.resources), the rest as last applied (the actuated state).
+   */
+  resources?: ContainerResourcesSeen;
+}
+
+/** A container's cpu and memory as seen (kubecontainer.ContainerResources). */
+export interface ContainerResourcesSeen {
+  cpuRequest?: string;
+  cpuLimit?: string;
+  memoryRequest?: string;
+  memoryLimit?: string;
 }
 
 export interface RuntimeSandboxStatus {
@@ -82,8 +95,12 @@ export interface SyncStepError {
 export interface SyncPodResult {
   /** Errors per step; empty when everything asked for was done. */
   errors: SyncStepError[];
-  /** The sync asked the runtime for changes (kills, a sandbox, container starts). */
+  /** The sync asked the runtime for changes (kills, a sandbox, container starts, a resize). */
   acted?: boolean;
+  /** The sync resized the pod (or tried to): its status is to be read again. */
+  resized?: boolean;
+  /** Why the pod's in-place resize failed this time (PodResizeInProgress reason Error). */
+  resizeError?: string;
 }
 
 /** Extra per-pod inputs for syncPod that do not live in the PodSpec. */
@@ -142,4 +159,17 @@ export interface PodRuntime {
    * CRI Status); false when unknown. For status.containerStatuses[].volumeMounts. Cheap.
    */
   recursiveReadOnlyMounts?(pod: V1Pod): boolean;
+  /**
+   * IsPodResizeInProgress: a running container of `pod` (its allocated spec) has cpu or memory
+   * not applied yet. Cheap, no I/O.
+   */
+  resizeInProgress?(pod: V1Pod, status: RuntimePodStatus): boolean;
+  /**
+   * What the pod's cgroup holds (cpu and memory), for status.resources; undefined without pod
+   * cgroups or when it cannot be read (logged). Reads a few cgroup files.
+   */
+  podCgroupValues?(pod: V1Pod): Promise<
+    | { cpuShares?: number; cpuQuota?: number; cpuPeriod?: number; memoryLimitBytes?: number }
+    | undefined
+  >;
 }

@@ -237,9 +237,17 @@ function validateResizePolicy(
   errs: FieldErrors,
 ) {
   const list = c.resizePolicy ?? [];
-  if (list.length > 0 && ctx.kind === "initContainers") {
-    errs.invalid(`${path}.resizePolicy`, list, "must not be set for init containers");
-    return;
+  // In-place resize (GA) lets init containers set it; only sidecars restart for a resize.
+  if (ctx.kind === "initContainers" && c.restartPolicy !== "Always") {
+    list.forEach((p, j) => {
+      if (p.restartPolicy === "RestartContainer") {
+        errs.invalid(
+          `${path}.resizePolicy[${j}].restartPolicy`,
+          p.restartPolicy,
+          "must not be set to 'RestartContainer' for non-sidecar initContainers",
+        );
+      }
+    });
   }
   const seen = new Set<string>();
   list.forEach((p, i) => {

@@ -45,6 +45,8 @@ export const KUBELET_CONDITIONS: ReadonlySet<string> = new Set([
   "Initialized",
   "Ready",
   "ContainersReady",
+  "PodResizePending",
+  "PodResizeInProgress",
 ]);
 
 export function isMirrorPod(pod: V1Pod): boolean {

@@ -22,7 +22,7 @@ import {
   stopContainerd,
 } from "../support/containerd.ts";
 import { ensureControlPlaneBinaries } from "../support/control_plane.ts";
-import { startUpstreamKubelet } from "../support/upstream_kubelet.ts";
+import { removeEverySandbox, startUpstreamKubelet } from "../support/upstream_kubelet.ts";
 import { waitFor } from "../support/wait.ts";
 import { manifest, podNames, waitContainersRunning } from "./_pods.ts";
 import { sampleFootprint } from "./_proc.ts";
@@ -233,11 +233,4 @@ async function waitNoneReady(rs: RuntimeService, node: string, names: string[]):
     const sbs = await rs.listPodSandbox({ state: { state: "SANDBOX_READY" } });
     return !sbs.some((s) => wanted.has(s.metadata.name));
   }, { timeoutMs: 300_000, intervalMs: 50, what: `${wanted.size} sandboxes of ${node} stopped` });
-}
-
-async function removeEverySandbox(rs: RuntimeService): Promise<void> {
-  for (const s of await rs.listPodSandbox()) {
-    await rs.stopPodSandbox(s.id);
-    await rs.removePodSandbox(s.id);
-  }
 }

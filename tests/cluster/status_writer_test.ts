@@ -236,3 +236,27 @@ Deno.test("status writer: a changed pod IP replaces the old one in the merge-by-
   assert.equal(body.status.containerStatuses, undefined);
   await t.stop();
 });
+
+Deno.test("status writer: a resize condition the kubelet no longer shows is deleted", async () => {
+  const t = setup();
+  const pending = {
+    type: "PodResizePending",
+    status: "True",
+    reason: "Deferred",
+    message: "Node didn't have enough resource: cpu",
+    lastTransitionTime: T0 as unknown as Date,
+  };
+  const pod = apiPod(
+    "web",
+    asApi({ ...running(), conditions: [...running().conditions!, pending] }),
+  );
+  t.driven.list([pod]);
+  t.kubelet.add(pod);
+  t.writer.statusChanged(pod, running());
+  await settle();
+  const [patch, ...more] = t.api.calls("PATCH");
+  assert.equal(more.length, 0);
+  const body = patch.body as { status: Record<string, unknown> };
+  assert.deepEqual(body.status.conditions, [{ type: "PodResizePending", $patch: "delete" }]);
+  await t.stop();
+});

@@ -251,8 +251,9 @@ Deno.test({
           const after = await running();
           assert.deepEqual(after.map((x) => x.id).sort(), ids);
           assert.deepEqual(after.map((x) => x.metadata.attempt), [0, 0], "none restarted");
-          const log = await e2e.agent.logTail(5_000);
-          assert.match(log, /Unable to update node status/);
+          // The lease notices the outage; the node status need not (an unchanged status is read
+          // from the watch's copy and not posted, as upstream's node lister makes it).
+          const log = await e2e.agent.logTail(20_000);
           assert.match(log, /Failed to update lease|Failed to ensure lease exists/);
 
           // Stopped by the agent, the pod's cgroups go with it rather than outlive the suite.

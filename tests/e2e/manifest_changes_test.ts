@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
 import { realClock } from "../../src/util/clock.ts";
-import { waitFor } from "../support/agent.ts";
+import { freePort, waitFor } from "../support/agent.ts";
+import { nodeApiArgs, nodeApiGet } from "./_node_api.ts";
 import {
   containerStatus,
   E2E_TEST,
@@ -33,9 +34,11 @@ Deno.test({
   name: "manifest changes: removal stops the pod, an edit replaces it, broken files are reported",
   ...E2E_TEST,
   async fn(t) {
-    const e2e = await setupE2E();
+    // /sources is denolet's own path, on the authenticated port only.
+    const apiPort = freePort();
+    const e2e = await setupE2E({ extraArgs: nodeApiArgs(apiPort) });
     const problems = async (): Promise<Problem[]> => {
-      const res = await e2e.agent.get("/sources");
+      const res = await nodeApiGet(e2e.agent, apiPort, "/sources");
       assert.equal(res.status, 200, "/sources answers 200");
       return ((await res.json()) as { problems: Problem[] }).problems;
     };

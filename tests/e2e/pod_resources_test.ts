@@ -6,9 +6,10 @@
 import assert from "node:assert/strict";
 import { cpus, totalmem } from "node:os";
 import type { V1Node } from "@kubernetes/client-node";
-import { startAgent, waitFor } from "../support/agent.ts";
+import { freePort, startAgent, waitFor } from "../support/agent.ts";
 import { quantityValue } from "../../src/util/quantity.ts";
 import { E2E_TEST, isRunning, pathExists, setupE2E, shellPod } from "./_helpers.ts";
+import { nodeApiArgs, nodeApiGet } from "./_node_api.ts";
 
 const CG = "/sys/fs/cgroup";
 const V2 = await pathExists(`${CG}/cgroup.controllers`);
@@ -197,9 +198,11 @@ Deno.test({
     await Deno.writeTextFile(NR_HUGEPAGES, `${Number(before) + 2}`);
     try {
       const pages = Number(await read(`/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages`));
-      const e2e = await setupE2E();
+      // /node is on the authenticated port only.
+      const apiPort = freePort();
+      const e2e = await setupE2E({ extraArgs: nodeApiArgs(apiPort) });
       try {
-        const node = await (await e2e.agent.get("/node")).json() as V1Node;
+        const node = await (await nodeApiGet(e2e.agent, apiPort, "/node")).json() as V1Node;
         assert.equal(node.status?.capacity?.["hugepages-2Mi"], `${pages * 2}Mi`);
         assert.equal(node.status?.allocatable?.["hugepages-2Mi"], `${pages * 2}Mi`);
         assert.equal(node.status?.capacity?.["hugepages-1Gi"], "0");

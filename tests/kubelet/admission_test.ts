@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { V1Container, V1Node, V1Pod, V1PodSpec, V1Taint } from "@kubernetes/client-node";
 import { type AdmissionInput, admitPod } from "../../src/kubelet/_admission.ts";
-import { podRequests } from "../../src/kubelet/_admission_fit.ts";
+import { podRequests, podUsage } from "../../src/kubelet/_admission_fit.ts";
 
 const NODE = "node1";
 
@@ -360,4 +360,41 @@ Deno.test("admission: resources are checked before node affinity, affinity befor
     containers: [container("app", undefined, { ports: [{ containerPort: 1, hostPort: 80 }] })],
   });
   assert.equal(admit(affinityAndPort, { node: n, activePods: [user] }).reason, "NodeAffinity");
+});
+
+Deno.test("a pod being resized holds the most of what it asks, was allocated and has (UseStatusResources)", () => {
+  const shrinking = pod("shrinking", { containers: [container("app", { cpu: "100m" })] });
+  shrinking.status = {
+    containerStatuses: [{
+      name: "app",
+      image: "busybox",
+      imageID: "",
+      ready: true,
+      restartCount: 0,
+      allocatedResources: { cpu: "100m" },
+      // Not applied yet: it still has the CPU it had.
+      resources: { requests: { cpu: "1500m" } },
+    }],
+  };
+  assert.deepEqual(podUsage(shrinking).get("cpu"), 1500);
+  assert.deepEqual(podRequests(shrinking).get("cpu"), 100);
+  const verdict = admitPod(pod("new", { containers: [container("app", { cpu: "1" })] }), {
+    activePods: [shrinking],
+    maxPods: 110,
+    node: node(),
+  });
+  assert.equal(verdict.reason, "OutOfcpu");
+  assert.equal(
+    verdict.message,
+    "Node didn't have enough resource: cpu, requested: 1000, used: 1500, capacity: 2000",
+  );
+  // An infeasible resize's desired resources count for nothing.
+  shrinking.status.containerStatuses![0].resources = undefined;
+  shrinking.status.containerStatuses![0].allocatedResources = undefined;
+  shrinking.status.conditions = [{
+    type: "PodResizePending",
+    status: "True",
+    reason: "Infeasible",
+  }];
+  assert.deepEqual(podUsage(shrinking).get("cpu"), 100);
 });

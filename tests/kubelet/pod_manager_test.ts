@@ -46,7 +46,7 @@ Deno.test("podManager records why an unread source cannot be read, leaving it un
     seenAt: 1,
   };
   const ch = pm.apply({ source: "http", pods: [], problems: [why], unread: true }, 1);
-  assertEquals(ch, { added: [], updated: [], removed: [] });
+  assertEquals(ch, { added: [], updated: [], removed: [], replaced: new Map() });
   assertEquals(pm.problems(), [why]);
   assertEquals(pm.allSourcesSeen(["http"]), false, "clean-up still waits for it");
   pm.apply({ source: "http", pods: [pod("1", "a")], problems: [] }, 2);

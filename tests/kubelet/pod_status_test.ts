@@ -363,6 +363,8 @@ Deno.test("a running container is ready and started, with runtime-prefixed id an
     started: true,
     restartCount: 0,
     state: { running: { startedAt: date(2) } },
+    // In-place resize (GA): a container the runtime has shows its resources, here none.
+    resources: {},
   });
   assertEquals(
     JSON.stringify(cs(s, "app").state?.running?.startedAt),

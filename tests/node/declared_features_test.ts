@@ -10,26 +10,37 @@ const RUNTIME = {
   mountOptions: true,
 };
 
-Deno.test("declared features: nothing denolet does not implement, whatever the gates and runtime", () => {
+const RESIZE = [
+  "InPlacePodLevelResourcesVerticalScaling",
+  "InPlacePodVerticalScalingInitContainers",
+];
+
+Deno.test("declared features: in-place resize, and nothing denolet does not implement, whatever the gates and runtime", () => {
   const all = Object.fromEntries(DECLARABLE_FEATURES.map((f) => [f.name, true]));
-  assert.deepEqual(declaredFeatures({}, RUNTIME), []);
-  assert.deepEqual(declaredFeatures(all, RUNTIME), []);
+  // Both on by default in v1.37 (beta and GA): the API server then accepts pod-level and init
+  // container resizes for this node.
+  assert.deepEqual(declaredFeatures({}, RUNTIME), RESIZE);
+  assert.deepEqual(declaredFeatures(all, RUNTIME), RESIZE);
+  assert.deepEqual(
+    declaredFeatures({ InPlacePodLevelResourcesVerticalScaling: false }, RUNTIME),
+    ["InPlacePodVerticalScalingInitContainers"],
+  );
 });
 
 Deno.test("declared features: an implemented feature is declared with its gate on and the runtime's support", () => {
   const registry = DECLARABLE_FEATURES.map((f) =>
-    f.name === "VolumeBindMountOptions" || f.name === "InPlacePodLevelResourcesVerticalScaling"
+    f.name === "VolumeBindMountOptions" || f.name === "InPlacePodVerticalScalingMemoryBackedVolumes"
       ? { ...f, implemented: true }
       : f
   );
   // VolumeBindMountOptions is on by default upstream and needs the runtime's mount options.
-  assert.deepEqual(declaredFeatures({}, RUNTIME, registry), ["VolumeBindMountOptions"]);
-  assert.deepEqual(declaredFeatures({}, { ...RUNTIME, mountOptions: false }, registry), []);
-  assert.deepEqual(declaredFeatures({ VolumeBindMountOptions: false }, RUNTIME, registry), []);
+  assert.deepEqual(declaredFeatures({}, RUNTIME, registry), [...RESIZE, "VolumeBindMountOptions"]);
+  assert.deepEqual(declaredFeatures({}, { ...RUNTIME, mountOptions: false }, registry), RESIZE);
+  assert.deepEqual(declaredFeatures({ VolumeBindMountOptions: false }, RUNTIME, registry), RESIZE);
   // An alpha one only with its gate set.
   assert.deepEqual(
-    declaredFeatures({ InPlacePodLevelResourcesVerticalScaling: true }, RUNTIME, registry),
-    ["InPlacePodLevelResourcesVerticalScaling", "VolumeBindMountOptions"],
+    declaredFeatures({ InPlacePodVerticalScalingMemoryBackedVolumes: true }, RUNTIME, registry),
+    [...RESIZE, "InPlacePodVerticalScalingMemoryBackedVolumes", "VolumeBindMountOptions"],
   );
 });
 

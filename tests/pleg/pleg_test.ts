@@ -120,6 +120,33 @@ Deno.test("pleg reinspects a failed pod even when no further container changes h
   assertEquals(types(events), ["ContainerDied:s1"]);
 });
 
+Deno.test("pleg reinspects a pod on request, with a PodSync, also when asked during a relist", async () => {
+  const { runtime, pleg, events, onEvent } = setup();
+  runtime.pods = [
+    runningPod("u1", { sandboxes: [["s1", "ready"]], containers: [["c1", "running"]] }),
+    runningPod("u2", { sandboxes: [["s2", "ready"]], containers: [["c2", "running"]] }),
+  ];
+  await pleg.relist(onEvent);
+  events.length = 0;
+  runtime.statusCalls = [];
+  pleg.requestReinspect!("u1");
+  // While this relist reads u1's status, a sync asks to look at u2 again (it just resized it):
+  // that read must come after, in the next relist.
+  const read = runtime.getPodStatus.bind(runtime);
+  runtime.getPodStatus = (uid, name, ns) => {
+    if (uid === "u1") pleg.requestReinspect!("u2");
+    return read(uid, name, ns);
+  };
+  await pleg.relist(onEvent);
+  assertEquals(runtime.statusCalls, ["u1"]);
+  assertEquals(events, [{ uid: "u1", type: "PodSync" }]);
+  events.length = 0;
+  runtime.statusCalls = [];
+  await pleg.relist(onEvent);
+  assertEquals(runtime.statusCalls, ["u2"]);
+  assertEquals(events, [{ uid: "u2", type: "PodSync" }]);
+});
+
 Deno.test("pleg stamps cached statuses with the time before the fetch", async () => {
   const { clock, runtime, pleg, onEvent, cache } = setup();
   runtime.pods = [runningPod("u1", { sandboxes: [["s1", "ready"]] })];

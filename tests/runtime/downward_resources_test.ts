@@ -67,3 +67,17 @@ Deno.test("resourceFieldRef refuses a negative ephemeral-storage or hugepages qu
     }
   }
 });
+
+Deno.test("resourceFieldRef reads a divisor of 0 (the API server's unset divisor) as 1", () => {
+  // A Quantity is not a pointer in the Go type: an unset divisor is serialized as "0", and the
+  // kubelet (ExtractContainerResourceValue) divides by 1 then.
+  const c: V1Container = {
+    name: "a",
+    resources: { limits: { cpu: "1250m", memory: "64Mi" }, requests: { cpu: "250m" } },
+  };
+  assert.equal(value(c, "limits.cpu", "0"), "2", "1250m rounded up to whole cores");
+  assert.equal(value(c, "requests.cpu", "0"), "1");
+  assert.equal(value(c, "limits.memory", "0"), String(64 * 2 ** 20));
+  assert.equal(value(c, "limits.memory", "0Mi"), String(64 * 2 ** 20));
+  assert.throws(() => value(c, "limits.memory", "-1"), ConfigError);
+});

@@ -5,6 +5,7 @@ import {
   containerAnnotations,
   containerHash,
   containerLabels,
+  legacyContainerHash,
   parseContainerLabels,
   parseSandboxLabels,
   sandboxAnnotations,
@@ -117,7 +118,29 @@ Deno.test("containerHash is stable across key order and process restarts", () =>
   assert.equal(containerHash({ ...container, args: [], env: undefined, workingDir: undefined }), h);
   assert.notEqual(containerHash({ ...container, image: "busybox:1.37" }), h);
   assert.notEqual(containerHash({ ...container, command: ["sh"] }), h);
-  assert.notEqual(containerHash({ ...container, resources: { limits: { cpu: "1" } } }), h);
+  // What a resize changes is no spec change; other resources still are.
+  assert.equal(containerHash({ ...container, resources: { limits: { cpu: "1" } } }), h);
+  assert.equal(
+    containerHash({
+      ...container,
+      resources: { requests: { memory: "1Gi" } },
+      resizePolicy: [{ resourceName: "cpu", restartPolicy: "RestartContainer" }],
+    }),
+    h,
+  );
+  assert.notEqual(
+    containerHash({ ...container, resources: { limits: { "ephemeral-storage": "1Gi" } } }),
+    h,
+  );
+});
+
+Deno.test("legacyContainerHash is the hash of every field, as denolet wrote it before resize", () => {
+  // A container without cpu, memory or a resize policy hashes alike both ways, so containers
+  // without resources started before the change need nothing to be recognised.
+  assert.equal(legacyContainerHash(container), containerHash(container));
+  const sized = { ...container, resources: { limits: { cpu: "1" } } };
+  assert.equal(legacyContainerHash(sized), fnv(canonicalJSON(sized)));
+  assert.notEqual(legacyContainerHash(sized), containerHash(sized));
 });
 
 Deno.test("canonicalJSON sorts keys deeply and drops empties", () => {

@@ -145,6 +145,32 @@ Deno.test("hostname rules: spec.hostname, truncation, subdomain FQDN", () => {
   assert.throws(() => podHostnameAndDomain(pod({ subdomain: "x.y" }), "c"), ConfigError);
 });
 
+Deno.test("hostnameOverride wins over hostname and subdomain, with no domain", () => {
+  // The e2e "Override hostname of Pod" specs: `hostname` and `hostname -f` both print it.
+  assert.deepEqual(
+    podHostnameAndDomain(pod({ hostnameOverride: "override.example.host" }), "cluster.local"),
+    { hostname: "override.example.host", domain: "" },
+  );
+  assert.deepEqual(
+    podHostnameAndDomain(
+      pod({ hostname: "custom-host", subdomain: "t", hostnameOverride: "override-host" }),
+      "cluster.local",
+    ),
+    { hostname: "override-host", domain: "" },
+  );
+  // A DNS subdomain, cut to 63 characters as a pod-name hostname is.
+  const long = `${"a".repeat(62)}.b`;
+  assert.equal(podHostnameAndDomain(pod({ hostnameOverride: long }), "c").hostname, "a".repeat(62));
+  assert.throws(
+    () => podHostnameAndDomain(pod({ hostnameOverride: "Invalid-Hostname-!" }), "c"),
+    /not a valid DNS subdomain/,
+  );
+  assert.equal(
+    buildSandboxConfig(pod({ hostnameOverride: "override-host" }), 0, opts).hostname,
+    "override-host",
+  );
+});
+
 Deno.test("buildSandboxConfig sets hostname (FQDN when asked) unless hostNetwork", () => {
   assert.equal(buildSandboxConfig(pod(), 0, opts).hostname, "web");
   assert.equal(buildSandboxConfig(pod({ hostNetwork: true }), 0, opts).hostname, undefined);

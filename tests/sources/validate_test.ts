@@ -640,6 +640,15 @@ const MALFORMED: Array<[string, (p: Json) => void, string]> = [
     (p) => set(p, "spec.preemptionPolicy", "Sometimes"),
     'spec.preemptionPolicy: Unsupported value: "Sometimes"',
   ],
+  [
+    "a regular init container restarted for a resize",
+    (p) =>
+      set(p, "spec.initContainers[0].resizePolicy", [
+        { resourceName: "cpu", restartPolicy: "RestartContainer" },
+      ]),
+    'spec.initContainers[0].resizePolicy[0].restartPolicy: Invalid value: "RestartContainer": ' +
+    "must not be set to 'RestartContainer' for non-sidecar initContainers",
+  ],
 ];
 
 Deno.test("validation refuses each malformed spec with its field path", () => {
@@ -657,6 +666,20 @@ Deno.test("validation refuses each malformed spec with its field path", () => {
 
 Deno.test("the base pod of the malformed cases is itself valid", () => {
   assert.deepEqual(validatePod(basePod()), []);
+});
+
+Deno.test("init containers may have a resize policy (in-place resize is GA)", () => {
+  const pod = basePod();
+  set(pod, "spec.initContainers[0].resizePolicy", [
+    { resourceName: "memory", restartPolicy: "NotRequired" },
+  ]);
+  set(pod, "spec.initContainers[1]", {
+    name: "sidecar",
+    image: "busybox:1.36",
+    restartPolicy: "Always",
+    resizePolicy: [{ resourceName: "cpu", restartPolicy: "RestartContainer" }],
+  });
+  assert.deepEqual(validatePod(pod), []);
 });
 
 Deno.test("a wrong JSON type is reported alone, as the decoder fails before validation", () => {

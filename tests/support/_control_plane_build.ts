@@ -53,17 +53,6 @@ export async function buildControlPlane(
 }
 
 function kubernetesBuild(l: BuildLayout): GoBuild {
-  const pkg = "k8s.io/component-base/version";
-  const clientPkg = "k8s.io/client-go/pkg/version";
-  const [major, minor] = KUBERNETES_VERSION.slice(1).split(".");
-  // What hack/lib/version.sh stamps, so `kubectl version` and the API server's /version say
-  // v1.37.2 instead of v0.0.0-master.
-  const stamps = [pkg, clientPkg].flatMap((p) => [
-    `-X ${p}.gitVersion=${KUBERNETES_VERSION}`,
-    `-X ${p}.gitMajor=${major}`,
-    `-X ${p}.gitMinor=${minor}`,
-    `-X ${p}.gitTreeState=clean`,
-  ]);
   return {
     what: `kubernetes ${KUBERNETES_VERSION}`,
     module: "k8s.io/kubernetes",
@@ -72,9 +61,23 @@ function kubernetesBuild(l: BuildLayout): GoBuild {
     commands: Object.fromEntries(
       KUBERNETES_COMMANDS.map((c) => [c, `k8s.io/kubernetes/cmd/${c}`]),
     ),
-    ldflags: ["-s", "-w", ...stamps].join(" "),
+    ldflags: ["-s", "-w", ...kubernetesVersionStamps()].join(" "),
     goMod: (upstream) => kubernetesGoMod(upstream, KUBERNETES_VERSION),
   };
+}
+
+/**
+ * What hack/lib/version.sh stamps, so `kubectl version` and the API server's /version say
+ * v1.37.2 instead of v0.0.0-master: `-X` linker flags.
+ */
+export function kubernetesVersionStamps(): string[] {
+  const [major, minor] = KUBERNETES_VERSION.slice(1).split(".");
+  return ["k8s.io/component-base/version", "k8s.io/client-go/pkg/version"].flatMap((p) => [
+    `-X ${p}.gitVersion=${KUBERNETES_VERSION}`,
+    `-X ${p}.gitMajor=${major}`,
+    `-X ${p}.gitMinor=${minor}`,
+    `-X ${p}.gitTreeState=clean`,
+  ]);
 }
 
 function etcdBuild(l: BuildLayout): GoBuild {
@@ -106,8 +109,15 @@ export function stagingModules(upstreamGoMod: string, version: string): Map<stri
   return out;
 }
 
-/** go.mod of the throwaway module that builds kubernetes' commands at `version`. */
-export function kubernetesGoMod(upstreamGoMod: string, version: string): string {
+/**
+ * go.mod of the throwaway module that builds kubernetes' commands at `version`; `name` names the
+ * module (each build of other kubernetes packages has a module of its own, see conformance).
+ */
+export function kubernetesGoMod(
+  upstreamGoMod: string,
+  version: string,
+  opts: { name?: string } = {},
+): string {
   const staging = stagingModules(upstreamGoMod, version);
   if (staging.size === 0) {
     throw new DevSetupError(
@@ -115,7 +125,7 @@ export function kubernetesGoMod(upstreamGoMod: string, version: string): string 
     );
   }
   const replaces = [...staging].map(([mod, v]) => `\t${mod} => ${mod} ${v}`);
-  return throwawayGoMod("denolet.test/kubernetes-build", upstreamGoMod, [
+  return throwawayGoMod(opts.name ?? "denolet.test/kubernetes-build", upstreamGoMod, [
     `require k8s.io/kubernetes ${version}`,
     `replace (\n${replaces.join("\n")}\n)`,
   ]);

@@ -21,6 +21,11 @@ export interface GoBuild {
   tags?: string[];
   /** Needs cgo (runc's nsenter is C); the default builds static binaries without it. */
   cgo?: boolean;
+  /**
+   * `go test -c` of the one package in `commands` instead of `go build` (the e2e suite is a test
+   * binary). go test has no -v for the build, so the log counts no packages.
+   */
+  testBinary?: boolean;
   goMod(upstreamGoMod: string): string;
 }
 
@@ -126,7 +131,11 @@ async function goBuild(
   // several go into the dir under their own names (`cmd/kubectl` → kubectl).
   const out = names.length === 1 ? `${tmpBin}/${names[0]}` : `${tmpBin}/`;
   const tags = b.tags?.length ? ["-tags", b.tags.join(",")] : [];
-  const args = ["build", "-mod=mod", "-v", ...tags, "-ldflags", b.ldflags, "-o", out];
+  if (b.testBinary && names.length !== 1) {
+    throw new DevSetupError(`Cannot build ${b.what}: go test -c builds one package at a time`);
+  }
+  const verb = b.testBinary ? ["test", "-c"] : ["build", "-v"];
+  const args = [...verb, "-mod=mod", ...tags, "-ldflags", b.ldflags, "-o", out];
   const child = new Deno.Command("sh", {
     args: ["-c", 'exec "$0" "$@" >"$BUILD_LOG" 2>&1', "go", ...args, ...Object.values(b.commands)],
     cwd: moduleDir,
@@ -138,7 +147,12 @@ async function goBuild(
   }).spawn();
   const stopTicker = realClock.every(30_000, () => {
     countLines(logFile).then(
-      (n) => opts.log(`  still building ${b.what}: ${n} packages compiled, ${since(started)}`),
+      (n) =>
+        opts.log(
+          b.testBinary
+            ? `  still building ${b.what}: ${since(started)}`
+            : `  still building ${b.what}: ${n} packages compiled, ${since(started)}`,
+        ),
       (err) => opts.log(`  still building ${b.what} (cannot read ${logFile}: ${err})`),
     );
   }, { signal: opts.signal });

@@ -9,6 +9,9 @@ export interface ImageConfig {
   Cmd?: string[];
   Env?: string[];
   WorkingDir?: string;
+  /** `uid`, `uid:gid` or a name from the image's /etc/passwd. */
+  User?: string;
+  Labels?: Record<string, string>;
 }
 
 export interface OciArchiveOptions {

@@ -1,8 +1,9 @@
 /**
  * The upstream kubelet's configuration for a standalone run beside the agent (the bench's
- * `upstream` part): no API server, static pods only, and nothing shared with any other user of
- * the machine — its own runtime, cgroup root, root dir, pod log dir and ports. Pure, so a test
- * can check every field that keeps it away from the shared runtime.
+ * `upstream` part: no API server, static pods only) or joined to the test control plane (the
+ * conformance run), and nothing shared with any other user of the machine — its own runtime,
+ * cgroup root, root dir, pod log dir and ports. Pure, so a test can check every field that keeps
+ * it away from the shared runtime.
  */
 
 export interface UpstreamKubeletConfigOptions {
@@ -20,6 +21,11 @@ export interface UpstreamKubeletConfigOptions {
   healthzPort: number;
   /** The host uses cgroup v1, which the kubelet refuses since v1.35 unless told otherwise. */
   cgroupV1: boolean;
+  /**
+   * Joined to an API server: the node API listens on every interface (the API server dials the
+   * node's InternalIP) and authenticates clients as a kubelet set up by kubeadm does.
+   */
+  cluster?: { clientCAFile: string };
 }
 
 /** KubeletConfiguration (kubelet.config.k8s.io/v1beta1) as JSON, which the kubelet reads as YAML. */
@@ -38,14 +44,27 @@ export function renderKubeletConfig(o: UpstreamKubeletConfigOptions): string {
     ...(o.cgroupV1 ? { failCgroupV1: false } : {}),
     podLogsDir: o.podLogsDir,
     failSwapOn: false,
-    address: "127.0.0.1",
+    address: o.cluster ? "0.0.0.0" : "127.0.0.1",
     port: o.port,
     healthzBindAddress: "127.0.0.1",
     healthzPort: o.healthzPort,
     readOnlyPort: 0,
-    // Standalone: no API server to ask for webhook authn/authz.
-    authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
-    authorization: { mode: "AlwaysAllow" },
+    ...(o.cluster
+      ? {
+        // Client certificates from the cluster CA (the API server's), tokens and authorization
+        // through the API server's TokenReview and SubjectAccessReview.
+        authentication: {
+          anonymous: { enabled: false },
+          webhook: { enabled: true },
+          x509: { clientCAFile: o.cluster.clientCAFile },
+        },
+        authorization: { mode: "Webhook" },
+      }
+      : {
+        // Standalone: no API server to ask for webhook authn/authz.
+        authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
+        authorization: { mode: "AlwaysAllow" },
+      }),
     // 100 % never triggers image GC: the test images cannot be pulled back from a registry.
     imageGCHighThresholdPercent: 100,
     imageGCLowThresholdPercent: 99,

@@ -100,6 +100,8 @@ export class FakeRuntime implements RuntimeService, ImageService {
    * password a pull needs; other credentials fail as containerd reports a 401 (gRPC Unknown).
    */
   readonly privateRegistries = new Map<string, { username: string; password: string }>();
+  /** Memory usage (bytes) containerStats reports, by container id; 0 when absent. */
+  readonly memoryUsage = new Map<string, number>();
   /** Answers execSync; default exit 0 with empty output. */
   execHandler: (containerId: string, cmd: string[]) => ExecSyncResponse = () => ({
     stdout: new Uint8Array(),
@@ -304,6 +306,9 @@ export class FakeRuntime implements RuntimeService, ImageService {
           annotations: { ...config.annotations },
           mounts: structuredClone(config.mounts ?? []),
           logPath: config.logPath ? joinPath(logDir, config.logPath) : "",
+          ...(config.linux?.resources
+            ? { resources: { linux: structuredClone(config.linux.resources) } }
+            : {}),
         },
       });
       return id;
@@ -399,6 +404,26 @@ export class FakeRuntime implements RuntimeService, ImageService {
     return this.#call("updateContainerResources", [containerId, linux, opts], () => {
       const c = this.#container(containerId);
       c.config = { ...c.config, linux: { ...c.config.linux, resources: linux } };
+      // As containerd: the status reports the resources applied.
+      c.status.resources = { linux: structuredClone(linux) };
+    });
+  }
+
+  /** As containerd 1.6 and 2.0 by default: the RPC is not served (gRPC UNIMPLEMENTED). */
+  updatePodSandboxResourcesServed = false;
+
+  updatePodSandboxResources(
+    podSandboxId: string,
+    update: { overhead?: LinuxContainerResources; resources?: LinuxContainerResources },
+    opts?: CallOptions,
+  ): Promise<void> {
+    return this.#call("updatePodSandboxResources", [podSandboxId, update, opts], () => {
+      if (!this.updatePodSandboxResourcesServed) {
+        throw Object.assign(new DenoletError("CRI UpdatePodSandboxResources: unimplemented"), {
+          code: 12,
+        });
+      }
+      this.#sandbox(podSandboxId);
     });
   }
 
@@ -569,7 +594,11 @@ export class FakeRuntime implements RuntimeService, ImageService {
     return {
       attributes: { id: s.id, metadata: s.metadata, labels: s.labels, annotations: s.annotations },
       cpu: { timestamp: ts, usageCoreNanoSeconds: { value: 0 }, usageNanoCores: { value: 0 } },
-      memory: { timestamp: ts, workingSetBytes: { value: 0 }, usageBytes: { value: 0 } },
+      memory: {
+        timestamp: ts,
+        workingSetBytes: { value: 0 },
+        usageBytes: { value: this.memoryUsage.get(s.id) ?? 0 },
+      },
       writableLayer: { timestamp: ts, usedBytes: { value: 0 }, inodesUsed: { value: 0 } },
     };
   }

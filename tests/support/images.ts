@@ -54,7 +54,11 @@ export async function ensureImages(rt: ImageTarget, opts: EnsureImagesOptions = 
   }
 }
 
-async function buildAndImport(
+/**
+ * Builds a rootfs with `opts.build`, writes it as a one-layer OCI archive named `name` and imports
+ * it into the CRI namespace at `rt.socket` (scratch space under `<rt.dir>/images`).
+ */
+export async function buildAndImport(
   rt: ImageTarget,
   name: string,
   opts: { build: (root: string) => Promise<ImageConfig>; log: (s: string) => void },
@@ -172,7 +176,7 @@ async function buildGrpcHealth(devDir: string, log: (s: string) => void): Promis
   return out;
 }
 
-/** A busybox root filesystem in `root` (the test images' base); returns its image config. */
+/** A busybox rootfs (every applet linked, root and nobody in /etc/passwd) at `root`. */
 export async function busyboxRootfs(root: string): Promise<ImageConfig> {
   for (const d of ["bin", "sbin", "usr/bin", "usr/sbin", "etc", "root", "home", "var", "tmp"]) {
     await Deno.mkdir(`${root}/${d}`, { recursive: true });
@@ -200,7 +204,8 @@ async function installBusybox(root: string): Promise<void> {
   }
 }
 
-async function pauseRootfs(root: string, log: (s: string) => void): Promise<ImageConfig> {
+/** The pause image's rootfs: pause.c built static, or a busybox loop without gcc. */
+export async function pauseRootfs(root: string, log: (s: string) => void): Promise<ImageConfig> {
   if (await hasCommand("gcc")) {
     await run("gcc", ["-static", "-Os", "-s", "-o", `${root}/pause`, PAUSE_SOURCE.pathname]);
     return { Entrypoint: ["/pause"], Env: [PATH_ENV] };

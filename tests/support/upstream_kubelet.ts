@@ -7,6 +7,7 @@
  * dir and pod log dir, and the host sysctls it rewrites are put back when it stops.
  */
 import type { RuntimeService } from "../../src/cri/types.ts";
+import { NotFoundError } from "../../src/util/errors.ts";
 import { DevSetupError, exists, run } from "./_exec.ts";
 import { type Daemon, startDaemon, waitDaemon } from "./_control_plane_process.ts";
 import { KUBELET_SYSCTLS, renderKubeletConfig } from "./_upstream_kubelet_config.ts";
@@ -31,6 +32,16 @@ export interface UpstreamKubeletOptions {
   hostname?: string;
   /** Extra kubelet flags, appended last. */
   extraArgs?: string[];
+  /**
+   * Join the API server `kubeconfig` points at as node `hostname`, reporting `nodeIP` (the API
+   * server dials it) and accepting client certificates of `clientCAFile`. Standalone otherwise.
+   */
+  cluster?: { kubeconfig: string; nodeIP: string; clientCAFile: string };
+  /**
+   * The runtime holds this kubelet's pods and nothing else: `stop()` removes every sandbox in it
+   * (API pods' names do not carry the node name).
+   */
+  ownsRuntime?: boolean;
 }
 
 export interface UpstreamKubelet {
@@ -80,6 +91,7 @@ export async function startUpstreamKubelet(o: UpstreamKubeletOptions): Promise<U
       port: freePort([healthzPort]),
       healthzPort,
       cgroupV1,
+      cluster: o.cluster && { clientCAFile: o.cluster.clientCAFile },
     }),
   );
   const daemon: Daemon = startDaemon("kubelet", o.binary, {
@@ -87,6 +99,9 @@ export async function startUpstreamKubelet(o: UpstreamKubeletOptions): Promise<U
       `--config=${configFile}`,
       `--root-dir=${tmp}/root`,
       `--hostname-override=${hostname}`,
+      ...(o.cluster
+        ? [`--kubeconfig=${o.cluster.kubeconfig}`, `--node-ip=${o.cluster.nodeIP}`]
+        : []),
       ...(o.extraArgs ?? []),
     ],
     logFile: `${tmp}/kubelet.log`,
@@ -95,7 +110,8 @@ export async function startUpstreamKubelet(o: UpstreamKubeletOptions): Promise<U
   const stop = () =>
     stopped ??= (async () => {
       await daemon.stop();
-      await removeAgentSandboxes(o.cleanupWith, hostname);
+      if (o.ownsRuntime) await removeEverySandbox(o.cleanupWith);
+      else await removeAgentSandboxes(o.cleanupWith, hostname);
       await removeCgroupTree(o.cgroupRoot.replace(/^\/+/, ""), CGROUP_MOUNT);
       await removeLogLinks(podLogsDir, { dirExisted: linksDirExisted });
       await writeSysctls(sysctls);
@@ -122,6 +138,21 @@ export async function startUpstreamKubelet(o: UpstreamKubeletOptions): Promise<U
     stop,
     [Symbol.asyncDispose]: stop,
   };
+}
+
+/** Stops and removes every sandbox of the runtime `rs` serves. */
+export async function removeEverySandbox(rs: RuntimeService): Promise<number> {
+  const sandboxes = await rs.listPodSandbox();
+  for (const s of sandboxes) {
+    try {
+      await rs.stopPodSandbox(s.id);
+      await rs.removePodSandbox(s.id);
+    } catch (err) {
+      // Removed meanwhile (the kubelet's own clean-up as it stopped): what was wanted.
+      if (!(err instanceof NotFoundError)) throw err;
+    }
+  }
+  return sandboxes.length;
 }
 
 /**

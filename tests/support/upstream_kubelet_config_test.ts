@@ -45,6 +45,16 @@ Deno.test("upstream kubelet config: loopback ports, no read-only port, no image 
   assert.equal(c.fileCheckFrequency, "20s");
 });
 
+Deno.test("upstream kubelet config joined to a cluster: every interface, cluster CA, webhooks", () => {
+  const c = JSON.parse(renderKubeletConfig({ ...opts, cluster: { clientCAFile: "/cp/ca.crt" } }));
+  assert.equal(c.address, "0.0.0.0");
+  assert.equal(c.healthzBindAddress, "127.0.0.1");
+  assert.equal(c.authentication.anonymous.enabled, false);
+  assert.equal(c.authentication.webhook.enabled, true);
+  assert.equal(c.authentication.x509.clientCAFile, "/cp/ca.crt");
+  assert.equal(c.authorization.mode, "Webhook");
+});
+
 Deno.test("the sysctls put back after the kubelet are paths under /proc/sys", () => {
   for (const k of KUBELET_SYSCTLS) assert.match(k, /^(vm|kernel)\/[a-z_/]+$/);
 });
