@@ -111,7 +111,8 @@ async function readConnect(conn: Deno.Conn): Promise<{ address: string; rest: Ui
     const end = indexOfBlankLine(buf);
     if (end >= 0) {
       const head = new TextDecoder().decode(buf.subarray(0, end));
-      const m = /^CONNECT (\S+) HTTP\/1\.[01]\r\n/.exec(head);
+      // `head` stops before the blank line: a request without headers ends at its version.
+      const m = /^CONNECT (\S+) HTTP\/1\.[01](?:\r\n|$)/.exec(head);
       if (!m) {
         await reply(conn, "400 Bad Request");
         throw new DevSetupError(`Not a CONNECT request: ${JSON.stringify(head.slice(0, 80))}`);
