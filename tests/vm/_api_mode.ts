@@ -144,11 +144,17 @@ export async function runPod(vm: TestVm, cp: ControlPlane): Promise<V1Pod> {
       greeting: "hello from $(hostname)",
     }),
   });
-  const running_ = await eventually(`${pod} Running`, 10 * MIN, async () => {
+  // What the agent reports reaches the API server: the phase, Ready, the addresses.
+  const running_ = await eventually(`${pod} Running and Ready`, 10 * MIN, async () => {
     const p = JSON.parse(await cp.kubectl(["get", "pod", pod, "-o", "json"])) as V1Pod;
-    return running(p) ? p : undefined;
+    const ready = p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+    return running(p) && ready ? p : undefined;
   });
   assert.equal(running_.spec?.nodeName, nodeName(vm.arch));
+  assert.equal(running_.status?.hostIP, GUEST_IP);
+  // The guest's CNI bridge network (10.88.0.0/16).
+  assert.match(running_.status?.podIP ?? "", /^10\.88\.\d+\.\d+$/);
+  assert.equal(running_.status?.qosClass, "Guaranteed");
   await assertPodSlice(vm, running_, webSlice(running_.metadata!.uid!));
   return running_;
 }
@@ -181,10 +187,17 @@ export async function deletePod(vm: TestVm, cp: ControlPlane, pod: V1Pod): Promi
   const ids = (pod.status?.containerStatuses ?? []).map((c) =>
     c.containerID!.replace(/^containerd:\/\//, "")
   );
-  // Exited containers of a deleted pod go with the next container GC (every minute).
-  await eventually(`${podName(vm.arch)}'s containers removed`, 5 * MIN, async () => {
+  assert.ok(ids.length > 0 && ids.every((id) => /^[0-9a-f]{64}$/.test(id)), `${ids}`);
+  // Exited containers and the sandbox of a deleted pod go with the next garbage collection
+  // (every minute): nothing labelled with its UID is left in containerd.
+  const ofPod = `ctr -n k8s.io containers ls -q 'labels."io.kubernetes.pod.uid"==${
+    pod.metadata!.uid
+  }'`;
+  await eventually(`${podName(vm.arch)}'s containers and sandbox removed`, 5 * MIN, async () => {
     const left = await vm.sh("ctr -n k8s.io containers ls -q");
-    return ids.every((id) => !left.includes(id)) ? true : undefined;
+    return ids.every((id) => !left.includes(id)) && (await vm.sh(ofPod)).trim() === ""
+      ? true
+      : undefined;
   });
 }
 
