@@ -69,8 +69,8 @@ export const PVC_VOLUME = {
 export const CSI_VOLUME = {
   driver: "ok",
   fsType: "ok",
-  // The driver gets the Secret's data in NodePublishVolume; this node does not read it yet.
-  nodePublishSecretRef: { refuse: "secrets for CSI volumes" },
+  // The Secret (in the pod's namespace) is read and its data given in NodePublishVolume.
+  nodePublishSecretRef: "ok",
   readOnly: "ok",
   volumeAttributes: "ok",
 } satisfies Rules<V1CSIVolumeSource>;

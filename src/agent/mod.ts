@@ -140,6 +140,7 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
   // CSI (API mode only) loads when a plugin registers or a pod needs it; pods waiting for a
   // driver sync again when one registers.
   const resyncPods = { all: () => {} };
+  const nodeStatusUpdate = { request: () => {} };
   const csi = cluster
     ? lazyCsi({
       rootDir: config.rootDir,
@@ -148,6 +149,8 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
       clock,
       logger,
       onChange: () => resyncPods.all(),
+      onReadinessChange: () => nodeStatusUpdate.request(),
+      nodeUid: () => cluster.admissionNode?.()?.metadata?.uid,
     })
     : undefined;
   // downwardAPI needs no API server; configMap, secret and projected come with the cluster.
@@ -418,9 +421,11 @@ export async function runAgent(config: AgentConfig, opts: RunAgentOptions): Prom
     logLinks,
     readinessErrors: () => {
       const shutting = late.shutdown?.shutdownStatus();
-      return shutting ? [shutting] : [];
+      // Upstream's order: runtime, network, storage, then node shutdown.
+      return [...(csi?.readinessErrors() ?? []), ...(shutting ? [shutting] : [])];
     },
   });
+  nodeStatusUpdate.request = () => node.nodeStatus.requestUpdate();
   late.admit = (pod) => node.eviction.admit(pod);
   late.shutdown = await buildNodeShutdown(config, {
     kubelet,

@@ -5,6 +5,8 @@
  * `<root-dir>/plugins/kubernetes.io/csi/<driver>/<sha256(handle)>/globalmount` when the driver
  * has STAGE_UNSTAGE_VOLUME, and published at `<pod>/volumes/kubernetes.io~csi/<pv>/mount`; an
  * inline ephemeral volume is published only, with the handle `csi-<sha256(pod uid + name)>`.
+ * The attachment is asked for with upstream's back-off (_attachment.ts); the secrets the volume
+ * names (nodeStageSecretRef, nodePublishSecretRef) are read and given to the driver.
  * `vol_data.json` beside each path says what it holds, so teardown (unpublish, then unstage
  * when no pod uses the volume) works after a restart too.
  */
@@ -17,8 +19,11 @@ import type { Mounter } from "../volumes/_mounter.ts";
 import { podFsGroup, setVolumeOwnership } from "../volumes/_ownership.ts";
 import { podDir } from "../volumes/_pod_files.ts";
 import type { CsiDriverClient } from "./_driver.ts";
+import type { Clock } from "../util/clock.ts";
+import { AttachmentWaiter } from "./_attachment.ts";
 import { DriverNotRegisteredError } from "./_registry.ts";
 import { PluginCsiError } from "./_errors.ts";
+import { csiSecrets, type SecretRef } from "./_secrets.ts";
 
 export const CSI_PLUGIN_DIR = "kubernetes.io~csi";
 const VOL_DATA = "vol_data.json";
@@ -36,6 +41,7 @@ export interface CsiMountDeps {
   client: ApiClient;
   mounter: Mounter;
   logger: Logger;
+  clock: Clock;
   driver: (name: string) => CsiDriverClient | undefined;
 }
 
@@ -57,6 +63,7 @@ const ACCESS_MODES: Record<string, string> = {
 };
 
 export function createCsiMounts(deps: CsiMountDeps) {
+  const attachments = new AttachmentWaiter(deps);
   const csiDriver = async (name: string, signal?: AbortSignal) => {
     try {
       const o = await deps.client.request<{ spec?: CSIDriverSpec }>({
@@ -77,45 +84,6 @@ export function createCsiMounts(deps: CsiMountDeps) {
   const stagingDir = async (driver: string, handle: string) =>
     `${deps.rootDir}/plugins/kubernetes.io/csi/${driver}/${await sha256Hex(handle)}`;
 
-  /** Waits for nothing: an attachment not there or not attached yet fails this try. */
-  async function attachment(handle: string, driver: string, signal?: AbortSignal) {
-    const name = `csi-${await sha256Hex(`${handle}${driver}${deps.nodeName}`)}`;
-    let va: {
-      status?: {
-        attached?: boolean;
-        attachmentMetadata?: Record<string, string>;
-        attachError?: { message?: string };
-      };
-    };
-    try {
-      va = await deps.client.request({
-        method: "GET",
-        path: `/apis/storage.k8s.io/v1/volumeattachments/${name}`,
-      }, { signal });
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) {
-        throw new PluginCsiError(
-          `volume attachment ${name} for volume ${handle} is not there yet`,
-          "MountVolume.WaitForAttach failed",
-        );
-      }
-      throw err;
-    }
-    if (va.status?.attachError?.message) {
-      throw new PluginCsiError(
-        `attachment for ${handle} failed: ${va.status.attachError.message}`,
-        "MountVolume.WaitForAttach failed",
-      );
-    }
-    if (!va.status?.attached) {
-      throw new PluginCsiError(
-        `volume ${handle} is not attached yet (VolumeAttachment ${name})`,
-        "MountVolume.WaitForAttach failed",
-      );
-    }
-    return { name, publishContext: va.status.attachmentMetadata ?? {} };
-  }
-
   async function publish(
     pod: V1Pod,
     v: {
@@ -132,6 +100,8 @@ export function createCsiMounts(deps: CsiMountDeps) {
       staging?: string;
       publishContext: Record<string, string>;
       attachmentID?: string;
+      /** nodePublishSecretRef, with the namespace filled in for an inline volume. */
+      secretRef?: SecretRef;
       signal?: AbortSignal;
     },
   ): Promise<string> {
@@ -150,6 +120,13 @@ export function createCsiMounts(deps: CsiMountDeps) {
     };
     if (v.attachmentID) data.attachmentID = v.attachmentID;
     await Deno.writeTextFile(`${parent}/${VOL_DATA}`, JSON.stringify(data));
+    const secrets = v.secretRef
+      ? await csiSecrets(deps.client, v.secretRef, {
+        field: "NodePublishSecretRef",
+        operation: "MountVolume.SetUp failed",
+        signal: v.signal,
+      })
+      : {};
     const context = { ...v.attributes };
     if (v.spec?.podInfoOnMount) {
       Object.assign(context, {
@@ -177,7 +154,7 @@ export function createCsiMounts(deps: CsiMountDeps) {
         },
       },
       readonly: v.readOnly,
-      secrets: {},
+      secrets,
       volumeContext: context,
     }, { signal: v.signal });
     const policy = v.spec?.fsGroupPolicy ?? "ReadWriteOnceWithFSType";
@@ -239,15 +216,14 @@ export function createCsiMounts(deps: CsiMountDeps) {
         podDir(deps.rootDir, pod.metadata?.uid ?? "")
       }/volumes/${CSI_PLUGIN_DIR}/${specName}/mount`;
       if (await deps.mounter.isMountPoint(target)) return target;
-      if (src.nodeStageSecretRef || src.nodePublishSecretRef) {
-        throw new PluginCsiError("secrets for CSI volumes are not supported on this node");
-      }
       const driver = driverFor(src.driver);
+      // Waiting out an attachment's back-off asks the API server nothing.
+      await attachments.throwIfBackingOff(src.volumeHandle, src.driver);
       const spec = await csiDriver(src.driver, opts.signal);
       let publishContext: Record<string, string> = {};
       let attachmentID: string | undefined;
       if (spec?.attachRequired !== false) {
-        const a = await attachment(src.volumeHandle, src.driver, opts.signal);
+        const a = await attachments.attached(src.volumeHandle, src.driver, opts);
         publishContext = a.publishContext;
         attachmentID = a.name;
       }
@@ -268,13 +244,21 @@ export function createCsiMounts(deps: CsiMountDeps) {
           `${dir}/${VOL_DATA}`,
           JSON.stringify({ driverName: src.driver, volumeHandle: src.volumeHandle }),
         );
+        // Upstream needs the stage secret only when the driver stages.
+        const secrets = src.nodeStageSecretRef
+          ? await csiSecrets(deps.client, src.nodeStageSecretRef, {
+            field: "NodeStageSecretRef",
+            operation: "MountVolume.MountDevice failed",
+            signal: opts.signal,
+          })
+          : {};
         // NodeStageVolume is idempotent: a volume staged for another pod answers at once.
         await driver.call("NodeStageVolume", {
           volumeId: src.volumeHandle,
           publishContext,
           stagingTargetPath: staging,
           volumeCapability: capability,
-          secrets: {},
+          secrets,
           volumeContext: src.volumeAttributes ?? {},
         }, { signal: opts.signal });
       }
@@ -292,6 +276,7 @@ export function createCsiMounts(deps: CsiMountDeps) {
         staging,
         publishContext,
         attachmentID,
+        secretRef: src.nodePublishSecretRef,
         signal: opts.signal,
       });
     },
@@ -307,9 +292,6 @@ export function createCsiMounts(deps: CsiMountDeps) {
         podDir(deps.rootDir, pod.metadata?.uid ?? "")
       }/volumes/${CSI_PLUGIN_DIR}/${name}/mount`;
       if (await deps.mounter.isMountPoint(target)) return target;
-      if (src.nodePublishSecretRef) {
-        throw new PluginCsiError("secrets for CSI volumes are not supported on this node");
-      }
       const spec = await csiDriver(src.driver, opts.signal);
       if (!spec) {
         throw new PluginCsiError(
@@ -337,6 +319,11 @@ export function createCsiMounts(deps: CsiMountDeps) {
         accessModes: ["ReadWriteOnce"],
         mountOptions: [],
         publishContext: {},
+        // An inline volume's secret is in the pod's namespace.
+        secretRef: src.nodePublishSecretRef && {
+          name: src.nodePublishSecretRef.name,
+          namespace: pod.metadata?.namespace,
+        },
         signal: opts.signal,
       });
     },

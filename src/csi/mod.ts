@@ -86,6 +86,7 @@ export function createCsiNode(deps: CsiNodeDeps): CsiNode {
     client: deps.client,
     mounter: deps.mounter,
     logger: deps.logger,
+    clock: deps.clock,
     driver: (name) => registry.driver(name),
   });
   return {

@@ -20,6 +20,7 @@ import { type Mounter, systemMounter } from "./_mounter.ts";
 import { podFsGroup, setVolumeOwnership } from "./_ownership.ts";
 import { podDir } from "./_pod_files.ts";
 import { claimNameOf, processClaims, type ResolvedClaim } from "./_claims.ts";
+import { ClaimUsers } from "./_claim_users.ts";
 import {
   type PersistentMount,
   setUpPersistentVolume,
@@ -111,7 +112,7 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
     { claims: Map<string, ResolvedClaim>; setUp: Set<string>; mounted: Map<string, ClaimVolume> }
   >();
   /** Per PersistentVolume, the pods it is set up for (ReadWriteOncePod is for one of them). */
-  const pvUsers = new Map<string, Set<string>>();
+  const pvUsers = new ClaimUsers(deps);
   const podState = (uid: string) => {
     let state = pods.get(uid);
     if (!state) {
@@ -240,8 +241,7 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
       const resolved = claims.get(v.name);
       if (resolved) {
         const pvName = resolved.volume.metadata?.name ?? "";
-        const users = pvUsers.get(pvName) ?? new Set<string>();
-        if (onlyReadWriteOncePod(resolved) && [...users].some((u) => u !== uid)) {
+        if (onlyReadWriteOncePod(resolved) && (await pvUsers.others(pvName, uid)).length) {
           throw new VolumeOperationError(
             "MountVolume.SetUp failed",
             pvName,
@@ -272,7 +272,7 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
           source: m.source,
           stats: m.stats,
         });
-        pvUsers.set(pvName, users.add(uid));
+        await pvUsers.add(pvName, uid);
       } else if (v.csi && deps.csiInline) {
         const path = await deps.csiInline(pod, v, opts.signal);
         out.set(v.name, {
@@ -331,9 +331,7 @@ export function createVolumeManager(deps: VolumeManagerDeps): VolumeManager {
   async function tearDownPod(uid: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
     const dir = podDir(deps.rootDir, uid);
     pods.delete(uid);
-    for (const [pv, users] of pvUsers) {
-      if (users.delete(uid) && users.size === 0) pvUsers.delete(pv);
-    }
+    await pvUsers.remove(uid);
     // SubPath bind mounts go first, as upstream unmounts them before the volume itself; the
     // removal below must never reach through one into volume or host contents.
     await cleanSubPaths(dir, { mounter, signal: opts.signal });

@@ -103,9 +103,17 @@ export class FakeCsiApi implements ApiClient {
   readonly server = "https://fake";
   readonly objects = new Map<string, Msg>();
   readonly writes: ApiRequest[] = [];
+  /** Paths read, in order. */
+  readonly reads: string[] = [];
+  /** Set to fail requests (the API server unreachable, ...). */
+  fail?: (req: ApiRequest) => Error | undefined;
   request<T>(req: ApiRequest): Promise<T> {
+    const failure = this.fail?.(req);
+    if (failure) return Promise.reject(failure);
+    if (req.method === "GET") this.reads.push(req.path);
     if (req.method !== "GET") {
       this.writes.push(req);
+      if (req.method === "DELETE") this.objects.delete(req.path);
       if (req.method === "POST") {
         const body = req.body as { metadata: { name: string } };
         this.objects.set(`${req.path}/${body.metadata.name}`, body as Msg);

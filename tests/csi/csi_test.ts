@@ -8,6 +8,8 @@
  */
 import assert from "node:assert/strict";
 import type { V1PersistentVolume, V1Pod } from "@kubernetes/client-node";
+import { ATTACH_BACKOFF_MAX_MS, attachmentName } from "../../src/csi/_attachment.ts";
+import type { PluginCsiError } from "../../src/csi/_errors.ts";
 import { createCsiMounts } from "../../src/csi/_mount.ts";
 import { PluginRegistry } from "../../src/csi/_registry.ts";
 import { sha256Hex } from "../../src/util/digest.ts";
@@ -24,6 +26,7 @@ async function setup(opts: { versions?: string[] } = {}) {
   await Deno.mkdir(`${root}/plugins_registry`, { recursive: true });
   await Deno.mkdir(`${root}/plugins/${DRIVER}`, { recursive: true });
   const api = new FakeCsiApi();
+  const clock = new FakeClock();
   api.objects.set(`/api/v1/nodes/${NODE}`, { metadata: { name: NODE, uid: "node-uid" } });
   const driver = new FakeCsiDriver({ name: DRIVER, versions: opts.versions });
   const regSocket = `${root}/plugins_registry/${DRIVER}-reg.sock`;
@@ -32,7 +35,7 @@ async function setup(opts: { versions?: string[] } = {}) {
     dir: `${root}/plugins_registry`,
     nodeName: NODE,
     client: api,
-    clock: new FakeClock(),
+    clock,
     logger: Deno.env.get("CSI_DEBUG") ? createLogger({ verbosity: 6 }) : nullLogger,
   });
   const mounts = createCsiMounts({
@@ -41,6 +44,7 @@ async function setup(opts: { versions?: string[] } = {}) {
     client: api,
     mounter: new FakeMounter(),
     logger: nullLogger,
+    clock,
     driver: (n) => registry.driver(n),
   });
   const done = async () => {
@@ -48,7 +52,7 @@ async function setup(opts: { versions?: string[] } = {}) {
     for (const n of registry.drivers()) registry.driver(n)?.close();
     await Deno.remove(root, { recursive: true });
   };
-  return { root, api, driver, registry, mounts, regSocket, done };
+  return { root, api, clock, driver, registry, mounts, regSocket, done };
 }
 
 const pod: V1Pod = {
@@ -128,11 +132,15 @@ Deno.test("csi: a claim's volume waits for its VolumeAttachment, is staged and p
     const va = `csi-${await sha256Hex(`vol-1${DRIVER}${NODE}`)}`;
     await assert.rejects(
       t.mounts.mountPersistent(pod, pv(), { readOnly: false }),
-      new RegExp(`volume attachment ${va} for volume vol-1 is not there yet`),
+      new RegExp(
+        `volume vol-1 has GET error for volume attachment ${va}: ` +
+          `volumeattachments.storage.k8s.io "${va}" not found`,
+      ),
     );
     t.api.objects.set(`/apis/storage.k8s.io/v1/volumeattachments/${va}`, {
       status: { attached: true, attachmentMetadata: { device: "/dev/fake" } },
     });
+    await t.clock.advance(500);
     const target = await t.mounts.mountPersistent(pod, pv(), { readOnly: false });
     const staging = `${t.root}/plugins/kubernetes.io/csi/${DRIVER}/${await sha256Hex(
       "vol-1",
@@ -203,6 +211,113 @@ Deno.test("csi: inline ephemeral volumes need a CSIDriver that lists Ephemeral",
     assert.equal(publish.stagingTargetPath, "", "inline volumes are not staged");
     await t.mounts.tearDownPod("pod-uid");
     assert.deepEqual(t.driver.rpcs().slice(-1), ["NodeUnpublishVolume"], "no unstage");
+  } finally {
+    await t.done();
+  }
+});
+
+Deno.test("csi: a volume not attached yet asks for its VolumeAttachment with upstream's back-off, not on every try", async () => {
+  const t = await setup();
+  try {
+    await t.registry.scan();
+    t.api.objects.set(`/apis/storage.k8s.io/v1/csidrivers/${DRIVER}`, {
+      spec: { attachRequired: true },
+    });
+    const name = await attachmentName({ handle: "vol-1", driver: DRIVER, nodeName: NODE });
+    const va = `/apis/storage.k8s.io/v1/volumeattachments/${name}`;
+    const gets = () => t.api.reads.filter((p) => p === va).length;
+    const reads = () => t.api.reads.length;
+    const attempt = () =>
+      t.mounts.mountPersistent(pod, pv(), { readOnly: false }).then(
+        () => "mounted",
+        (e: Error) => e.message,
+      );
+    // Pod syncs retry much faster than the back-off: only the first try reads.
+    assert.match(await attempt(), /has GET error for volume attachment/);
+    const afterFirst = reads();
+    for (let i = 0; i < 4; i++) {
+      assert.match(await attempt(), /has GET error for volume attachment/);
+    }
+    assert.equal(gets(), 1);
+    assert.equal(reads(), afterFirst, "nothing else read while backing off (the CSIDriver)");
+    t.api.objects.set(va, { status: { attached: false } });
+    await t.clock.advance(499);
+    await attempt();
+    assert.equal(gets(), 1, "still backing off");
+    await t.clock.advance(1);
+    assert.match(await attempt(), /volume vol-1 is not attached for volume attachment csi-/);
+    assert.equal(gets(), 2);
+    // The wait doubles: 1 s now.
+    await t.clock.advance(999);
+    await attempt();
+    assert.equal(gets(), 2);
+    t.api.objects.set(va, { status: { attached: true, attachmentMetadata: {} } });
+    await t.clock.advance(1);
+    assert.equal(await attempt(), "mounted");
+    assert.equal(gets(), 3);
+    // Upstream's longest wait is 2 min 2 s.
+    assert.equal(ATTACH_BACKOFF_MAX_MS, 122_000);
+  } finally {
+    await t.done();
+  }
+});
+
+function secret(data: Record<string, string>) {
+  const base64 = (v: string) => btoa(String.fromCharCode(...new TextEncoder().encode(v)));
+  return { data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, base64(v)])) };
+}
+
+Deno.test("csi: the PV's node stage and publish secrets are read and given to the driver", async () => {
+  const t = await setup();
+  try {
+    await t.registry.scan();
+    t.api.objects.set(`/apis/storage.k8s.io/v1/csidrivers/${DRIVER}`, {
+      spec: { attachRequired: false },
+    });
+    const withRefs = pv();
+    withRefs.spec!.csi!.nodeStageSecretRef = { name: "stage", namespace: "vault" };
+    withRefs.spec!.csi!.nodePublishSecretRef = { name: "publish", namespace: "vault" };
+    await assert.rejects(
+      t.mounts.mountPersistent(pod, withRefs, { readOnly: false }),
+      (e: Error) => {
+        assert.equal(
+          e.message,
+          "fetching NodeStageSecretRef vault/stage failed: kubernetes.io/csi: failed to find the " +
+            'secret stage in the namespace vault with error: secrets "stage" not found',
+        );
+        assert.equal((e as PluginCsiError).operation, "MountVolume.MountDevice failed");
+        return true;
+      },
+    );
+    assert.deepEqual(t.driver.rpcs().filter((r) => r.startsWith("NodeStage")), []);
+    t.api.objects.set("/api/v1/namespaces/vault/secrets/stage", secret({ user: "alice" }));
+    t.api.objects.set("/api/v1/namespaces/vault/secrets/publish", secret({ token: "s3cr\u00e9t" }));
+    await t.mounts.mountPersistent(pod, withRefs, { readOnly: false });
+    const stage = t.driver.calls.find((c) => c.rpc === "NodeStageVolume")!.req;
+    assert.deepEqual(stage.secrets, { user: "alice" });
+    const publish = t.driver.calls.find((c) => c.rpc === "NodePublishVolume")!.req;
+    assert.deepEqual(publish.secrets, { token: "s3cr\u00e9t" });
+  } finally {
+    await t.done();
+  }
+});
+
+Deno.test("csi: an inline volume's publish secret is read from the pod's namespace", async () => {
+  const t = await setup();
+  try {
+    await t.registry.scan();
+    t.api.objects.set(`/apis/storage.k8s.io/v1/csidrivers/${DRIVER}`, {
+      spec: { volumeLifecycleModes: ["Ephemeral"] },
+    });
+    const src = { driver: DRIVER, nodePublishSecretRef: { name: "creds" } };
+    await assert.rejects(
+      t.mounts.mountInline(pod, "scratch", src),
+      /^PluginCsiError: fetching NodePublishSecretRef ns\/creds failed: .*secrets "creds" not found$/,
+    );
+    t.api.objects.set("/api/v1/namespaces/ns/secrets/creds", secret({ key: "v" }));
+    await t.mounts.mountInline(pod, "scratch", src);
+    const publish = t.driver.calls.find((c) => c.rpc === "NodePublishVolume")!.req;
+    assert.deepEqual(publish.secrets, { key: "v" });
   } finally {
     await t.done();
   }

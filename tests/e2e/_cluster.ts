@@ -75,7 +75,9 @@ export interface ClusterE2E {
     opts: WaitOptions & { namespace?: string },
   ): Promise<V1Pod>;
   /** Stops the agent (its pods keep running) and starts it again on the same state. */
-  restartAgent(opts?: { extraArgs?: string[] }): Promise<void>;
+  restartAgent(
+    opts?: { extraArgs?: string[]; whileStopped?: () => Promise<void> },
+  ): Promise<void>;
   /** Stops the agent, removes its sandboxes, the Node object, and (if it started it) the control plane. */
   close(): Promise<void>;
 }
@@ -168,6 +170,7 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
     },
     async restartAgent(r = {}) {
       await agent.stop();
+      await r.whileStopped?.();
       agent = await start(r.extraArgs);
       await agent.waitHealthy({ timeoutMs: 60_000 });
     },

@@ -313,6 +313,33 @@ Deno.test({
         },
       );
 
+      await t.step(
+        "a ReadWriteOncePod claim in use before an agent restart is refused to a pod that " +
+          "came while the agent was down",
+        async () => {
+          await Deno.mkdir(`${data}/rwop`);
+          await c.apply(
+            pv("pv-rwop", { hostPath: { path: `${data}/rwop` } }, {
+              accessModes: ["ReadWriteOncePod"],
+            }),
+            claim("rwop", { volumeName: "pv-rwop", modes: ["ReadWriteOncePod"] }),
+          );
+          const uses = [{ name: "d", persistentVolumeClaim: { claimName: "rwop" } }];
+          await c.apply(claimPod(c, "rwop-a", uses));
+          const a = await waitRunning(c, "rwop-a");
+          // Bound to the node directly: the scheduler would hold it back for the claim.
+          await c.restartAgent({ whileStopped: () => c.apply(claimPod(c, "rwop-b", uses)) });
+          assert.equal(
+            await failedMount(c, "rwop-b", /ReadWriteOncePod/),
+            'MountVolume.SetUp failed for volume "pv-rwop" : volume uses the ReadWriteOncePod ' +
+              "access mode and is already in use by another pod",
+          );
+          assert.equal(await runningContainer(c, "rwop-b"), undefined);
+          assert.equal(await runningContainer(c, "rwop-a"), a, "the first pod untouched");
+          await c.kubectl(["delete", "pod", "rwop-a", "rwop-b", "--wait=true", "--timeout=90s"]);
+        },
+      );
+
       await t.step("a deleted pod's local mount goes, its data stays", async () => {
         const uid = (await c.pod("local-rw"))!.metadata!.uid!;
         const root = await Deno.realPath(c.rootDir);

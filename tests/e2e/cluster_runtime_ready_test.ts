@@ -45,9 +45,14 @@ Deno.test({
         ]);
         return node?.status?.conditions?.find((k) => k.type === "Ready");
       };
+      // The first status may also say `CSINode is not yet initialized`, as upstream's does
+      // until its CSINode is made; then the network alone.
       const notReady = await waitFor(async () => {
         const r = await ready();
-        return r?.status === "False" && /network not ready/.test(r.message ?? "") ? r : undefined;
+        const why = r?.message ?? "";
+        return r?.status === "False" && /network not ready/.test(why) && !/CSINode/.test(why)
+          ? r
+          : undefined;
       }, { timeoutMs: 60_000, intervalMs: 1000, what: "the Node NotReady for the network" });
       assert.equal(notReady.reason, "KubeletNotReady");
       assert.equal(

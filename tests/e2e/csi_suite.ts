@@ -5,8 +5,9 @@
  * and external-attacher v4, privileged, host paths to the plugin directories with
  * Bidirectional propagation; the scheduler and controller manager running. Proves registration
  * (the CSINode entry), a claim provisioned, attached (VolumeAttachment), staged and published
- * at upstream's paths and unpublished then unstaged when its pod goes, and an inline ephemeral
- * volume. Minutes long (Go builds on a new machine): `deno task test:storage`.
+ * at upstream's paths and unpublished then unstaged when its pod goes, an inline ephemeral
+ * volume, the CSINode made before any driver registers, and the secrets a volume names given
+ * to the driver. Minutes long (Go builds on a new machine): `deno task test:storage`.
  */
 import assert from "node:assert/strict";
 import type { V1Node, V1Pod } from "@kubernetes/client-node";
@@ -223,6 +224,30 @@ Deno.test({
         const n = await c.getJson<V1Node>(["node", c.nodeName]);
         return n?.status?.conditions?.some((x) => x.type === "Ready" && x.status === "True");
       }, { timeoutMs: 60_000, what: "the node Ready" });
+
+      await t.step(
+        "the CSINode is there before any driver registers, owned by the Node, as upstream's",
+        async () => {
+          const node = await c.getJson<V1Node>(["node", c.nodeName]);
+          const csiNode = await c.getJson<{
+            metadata: {
+              annotations?: Record<string, string>;
+              ownerReferences?: { kind: string; name: string; uid: string }[];
+            };
+            spec: { drivers?: unknown[] | null };
+          }>(["csinode", c.nodeName]);
+          assert.ok(csiNode, "a CSINode");
+          assert.deepEqual(csiNode.spec.drivers ?? [], []);
+          assert.deepEqual(
+            csiNode.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.uid]),
+            [["Node", c.nodeName, node!.metadata!.uid]],
+          );
+          assert.match(
+            csiNode.metadata.annotations?.["storage.alpha.kubernetes.io/migrated-plugins"] ?? "",
+            /^kubernetes.io\/aws-ebs,.*,kubernetes.io\/vsphere-volume$/,
+          );
+        },
+      );
       await c.apply(...csiObjects(image, { server: new URL(c.cp.server), rootDir, data }));
 
       await t.step(
@@ -326,6 +351,122 @@ Deno.test({
             (l) => l === `NodeUnpublishVolume ${inlineHandle} ${path}`,
             "the inline volume unpublished",
           );
+        },
+      );
+
+      await t.step(
+        "secrets named by the StorageClass's csi.storage.k8s.io parameters reach NodeStage and " +
+          "NodePublish; an inline volume's publish secret too",
+        async () => {
+          await c.apply(
+            {
+              apiVersion: "v1",
+              kind: "Secret",
+              metadata: { name: "csi-stage", namespace: "default" },
+              stringData: { user: "alice" },
+            },
+            {
+              apiVersion: "v1",
+              kind: "Secret",
+              metadata: { name: "csi-publish", namespace: "default" },
+              stringData: { token: "t0ken" },
+            },
+            {
+              apiVersion: "storage.k8s.io/v1",
+              kind: "StorageClass",
+              metadata: { name: "csi-mock-secrets" },
+              provisioner: DRIVER,
+              volumeBindingMode: "Immediate",
+              reclaimPolicy: "Delete",
+              parameters: {
+                "csi.storage.k8s.io/node-stage-secret-name": "csi-stage",
+                "csi.storage.k8s.io/node-stage-secret-namespace": "default",
+                "csi.storage.k8s.io/node-publish-secret-name": "csi-publish",
+                "csi.storage.k8s.io/node-publish-secret-namespace": "default",
+              },
+            },
+            {
+              apiVersion: "v1",
+              kind: "PersistentVolumeClaim",
+              metadata: { name: "csi-secret-claim", namespace: "default" },
+              spec: {
+                accessModes: ["ReadWriteOnce"],
+                storageClassName: "csi-mock-secrets",
+                resources: { requests: { storage: "1Mi" } },
+              },
+            },
+          );
+          await c.apply(
+            userPod(
+              "csi-secret-user",
+              { persistentVolumeClaim: { claimName: "csi-secret-claim" } },
+              "echo s >/vol/f",
+            ),
+          );
+          const pod = await c.waitPod("csi-secret-user", isRunning, { timeoutMs: TIMEOUT });
+          const pvc = await c.getJson<{ spec: { volumeName: string } }>([
+            "pvc",
+            "csi-secret-claim",
+          ]);
+          const pv = await c.getJson<{
+            spec: { csi: { volumeHandle: string; nodeStageSecretRef?: unknown } };
+          }>(["pv", pvc!.spec.volumeName]);
+          assert.deepEqual(pv!.spec.csi.nodeStageSecretRef, {
+            name: "csi-stage",
+            namespace: "default",
+          });
+          const h = pv!.spec.csi.volumeHandle;
+          const staging = `${rootDir}/plugins/kubernetes.io/csi/${DRIVER}/${await sha256(
+            h,
+          )}/globalmount`;
+          const path = `${rootDir}/pods/${pod.metadata!.uid}/volumes/kubernetes.io~csi/${
+            pvc!.spec.volumeName
+          }/mount`;
+          const log = await calls(data);
+          assert.ok(
+            log.includes(`NodeStageVolume ${h} ${staging} /dev/mock-${h} secrets=user=alice`),
+            `the stage secret:\n${log.join("\n")}`,
+          );
+          assert.ok(
+            log.includes(
+              `NodePublishVolume ${h} ${path} ${staging} pod=csi-secret-user ephemeral=false ` +
+                "secrets=token=t0ken",
+            ),
+            `the publish secret:\n${log.join("\n")}`,
+          );
+
+          await c.apply(
+            userPod(
+              "csi-inline-secret",
+              {
+                csi: {
+                  driver: DRIVER,
+                  volumeAttributes: { size: "1Mi" },
+                  nodePublishSecretRef: { name: "csi-publish" },
+                },
+              },
+              "echo inline >/vol/f",
+            ),
+          );
+          const inline = await c.waitPod("csi-inline-secret", isRunning, { timeoutMs: TIMEOUT });
+          const inlineHandle = `csi-${await sha256(`${inline.metadata!.uid}vol`)}`;
+          const inlinePath = `${rootDir}/pods/${
+            inline.metadata!.uid
+          }/volumes/kubernetes.io~csi/vol/mount`;
+          assert.ok(
+            (await calls(data)).includes(
+              `NodePublishVolume ${inlineHandle} ${inlinePath}  pod=csi-inline-secret ` +
+                "ephemeral=true secrets=token=t0ken",
+            ),
+          );
+          await c.kubectl([
+            "delete",
+            "pod",
+            "csi-secret-user",
+            "csi-inline-secret",
+            "--wait=true",
+            "--timeout=90s",
+          ]);
         },
       );
     } finally {

@@ -53,7 +53,8 @@ export async function ensureLocalPathImage(
 
 export const CSI_PROVISIONER_VERSION = "v6.4.0";
 export const CSI_ATTACHER_VERSION = "v4.13.0";
-export const CSI_MOCK_IMAGE = "denolet.test/csi-mock:1.0";
+/** The image's name; its tag is the mock's source hash, so a changed mock makes a new image. */
+export const CSI_MOCK_IMAGE = "denolet.test/csi-mock";
 const CSI_MOCK_SOURCE = new URL("./images/csi_mock", import.meta.url).pathname;
 
 /** The upstream go.mod's replace lines: a dependent module ignores them, so the build restates them. */
@@ -100,7 +101,8 @@ export async function ensureCsiImage(
   );
   await buildMissing(root(), [provisioner, attacher], { log, signal: opts.signal });
   const mock = await buildCsiMock(log);
-  return await ensureBinaryImage(rt, CSI_MOCK_IMAGE, {
+  const tag = mock.slice(mock.lastIndexOf("-") + 1);
+  return await ensureBinaryImage(rt, `${CSI_MOCK_IMAGE}:${tag}`, {
     log,
     binaries: {
       "/usr/bin/csi-mock": mock,

@@ -227,6 +227,47 @@ Deno.test("claims: a ReadWriteOncePod volume in use by one pod is refused to ano
     await vm.setUpPod(pod([pvc("data", "c")], { uid: "uid-2" }));
   }));
 
+Deno.test("claims: a ReadWriteOncePod volume in use before an agent restart is still refused to another pod", () =>
+  setup(async ({ root, claims, mounter, vm }) => {
+    const dir = await Deno.makeTempDir({ dir: root });
+    const rwop = { accessModes: ["ReadWriteOncePod"] };
+    claims.bind("h", "pv-host", { hostPath: { path: dir }, ...rwop });
+    claims.bind("l", "pv-local", { local: { path: dir }, ...rwop });
+    await vm.setUpPod(pod([pvc("a", "h"), pvc("b", "l")]));
+    // A CSI volume published by the agent before (its vol_data.json, as src/csi writes it).
+    const csi = `${root}/pods/uid-0/volumes/kubernetes.io~csi/pv-csi`;
+    await Deno.mkdir(csi, { recursive: true });
+    await Deno.writeTextFile(
+      `${csi}/vol_data.json`,
+      JSON.stringify({ specVolID: "pv-csi", volumeLifecycleMode: "Persistent" }),
+    );
+    claims.bind("c", "pv-csi", { csi: { driver: "d", volumeHandle: "v" }, ...rwop });
+
+    // The agent restarts: a new volume manager on the same root directory.
+    const restarted = createVolumeManager({
+      rootDir: root,
+      logger: nullLogger,
+      mounter,
+      claims,
+      nodeLabels: () => ({}),
+    });
+    const refusal = (pv: string) =>
+      `MountVolume.SetUp failed for volume "${pv}" : volume uses the ReadWriteOncePod access mode and is already in use by another pod`;
+    const other = (claim: string) =>
+      restarted.setUpPod(pod([pvc("x", claim)], { uid: `uid-${claim}` })).then(
+        () => "",
+        (e) => e.message,
+      );
+    assert.equal(await other("h"), refusal("pv-host"));
+    assert.equal(await other("l"), refusal("pv-local"));
+    assert.equal(await other("c"), refusal("pv-csi"));
+    // The pod that had them mounts them again.
+    await restarted.setUpPod(pod([pvc("a", "h"), pvc("b", "l")]));
+    // Once it is torn down, the volume is free.
+    await restarted.tearDownPod("uid-1");
+    await restarted.setUpPod(pod([pvc("x", "h")], { uid: "uid-h" }));
+  }));
+
 Deno.test("claims: a generic ephemeral volume waits for the claim <pod>-<volume> that the pod controls", () =>
   setup(async ({ root, claims, vm }) => {
     const dir = await Deno.makeTempDir({ dir: root });

@@ -8,8 +8,9 @@
 //
 // Volumes are directories under --data: CreateVolume makes one, NodePublishVolume bind-mounts
 // it on the target (an inline ephemeral volume gets a fresh one), NodeUnpublishVolume
-// unmounts. Every RPC is appended to <data>/calls.log ("NodeStageVolume <volume id> <path>"),
-// so a test on the host can check the sequence.
+// unmounts. Every RPC is appended to <data>/calls.log ("NodeStageVolume <volume id> <path>",
+// with "secrets=k=v,..." last when the request had secrets), so a test on the host can check
+// the sequence.
 package main
 
 import (
@@ -20,6 +21,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,6 +50,20 @@ func (m *mock) record(rpc string, parts ...string) {
 	}
 	defer f.Close()
 	fmt.Fprintln(f, strings.Join(append([]string{rpc}, parts...), " "))
+}
+
+// secrets is a recorded call's last part when the kubelet sent secrets:
+// "secrets=k1=v1,k2=v2" (sorted), so a test sees what the driver was given.
+func secrets(in map[string]string) []string {
+	if len(in) == 0 {
+		return nil
+	}
+	parts := make([]string, 0, len(in))
+	for k, v := range in {
+		parts = append(parts, k+"="+v)
+	}
+	sort.Strings(parts)
+	return []string{"secrets=" + strings.Join(parts, ",")}
 }
 
 func (m *mock) GetPluginInfo(context.Context, *csi.GetPluginInfoRequest) (*csi.GetPluginInfoResponse, error) {
@@ -113,7 +129,8 @@ func (m *mock) ControllerGetCapabilities(context.Context, *csi.ControllerGetCapa
 }
 
 func (m *mock) NodeStageVolume(_ context.Context, req *csi.NodeStageVolumeRequest) (*csi.NodeStageVolumeResponse, error) {
-	m.record("NodeStageVolume", req.GetVolumeId(), req.GetStagingTargetPath(), req.GetPublishContext()["device"])
+	m.record("NodeStageVolume", append([]string{req.GetVolumeId(), req.GetStagingTargetPath(),
+		req.GetPublishContext()["device"]}, secrets(req.GetSecrets())...)...)
 	return &csi.NodeStageVolumeResponse{}, nil
 }
 
@@ -124,8 +141,9 @@ func (m *mock) NodeUnstageVolume(_ context.Context, req *csi.NodeUnstageVolumeRe
 
 func (m *mock) NodePublishVolume(_ context.Context, req *csi.NodePublishVolumeRequest) (*csi.NodePublishVolumeResponse, error) {
 	ctx := req.GetVolumeContext()
-	m.record("NodePublishVolume", req.GetVolumeId(), req.GetTargetPath(), req.GetStagingTargetPath(),
-		"pod="+ctx["csi.storage.k8s.io/pod.name"], "ephemeral="+ctx["csi.storage.k8s.io/ephemeral"])
+	m.record("NodePublishVolume", append([]string{req.GetVolumeId(), req.GetTargetPath(),
+		req.GetStagingTargetPath(), "pod=" + ctx["csi.storage.k8s.io/pod.name"],
+		"ephemeral=" + ctx["csi.storage.k8s.io/ephemeral"]}, secrets(req.GetSecrets())...)...)
 	source := filepath.Join(m.data, req.GetVolumeId())
 	if err := os.MkdirAll(source, 0o777); err != nil {
 		return nil, err
