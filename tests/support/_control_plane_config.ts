@@ -32,7 +32,10 @@ export interface ControlPlaneSetup {
 }
 
 export interface ControlPlaneCerts {
-  /** Serving: 127.0.0.1, localhost, the first service IP and the `kubernetes` service names. */
+  /**
+   * Serving: 127.0.0.1, localhost, the first service IP, any extra serving hosts and the
+   * `kubernetes` service names.
+   */
   apiServer: CertFiles;
   /** The API server's client certificate towards kubelets (logs, exec, port-forward). */
   kubeletClient: CertFiles;
@@ -43,10 +46,14 @@ export interface ControlPlaneCerts {
   loopbackServing: CertFiles;
 }
 
-/** Picks the ports and writes the PKI and kubeconfigs under `dir`. */
+/**
+ * Picks the ports and writes the PKI and kubeconfigs under `dir`; `extraServingHosts` join the
+ * API server's serving certificate.
+ */
 export async function prepareControlPlane(
   dir: string,
   serviceRange: string,
+  opts: { extraServingHosts?: string[] } = {},
 ): Promise<ControlPlaneSetup> {
   const logDir = `${dir}/log`;
   await Deno.mkdir(logDir, { recursive: true });
@@ -68,7 +75,7 @@ export async function prepareControlPlane(
   const server = `https://127.0.0.1:${ports.apiServer}`;
   const pki = await Pki.create(`${dir}/pki`);
   const [certs, serviceAccount] = await Promise.all([
-    issueCerts(pki, firstServiceIP(serviceRange)),
+    issueCerts(pki, [firstServiceIP(serviceRange), ...(opts.extraServingHosts ?? [])]),
     pki.serviceAccountKeys(),
   ]);
   const kubeconfig = (name: string, client: CertFiles, user: string) =>
@@ -180,7 +187,8 @@ function componentFlags(s: ControlPlaneSetup, kubeconfig: string, port: number):
   ];
 }
 
-async function issueCerts(pki: Pki, serviceIP: string): Promise<ControlPlaneCerts> {
+/** `apiServerHosts`: the first service IP, then any extra serving addresses or names. */
+async function issueCerts(pki: Pki, apiServerHosts: string[]): Promise<ControlPlaneCerts> {
   const [apiServer, kubeletClient, admin, controllerManager, scheduler, loopbackServing] =
     await Promise.all([
       pki.issue({
@@ -190,7 +198,7 @@ async function issueCerts(pki: Pki, serviceIP: string): Promise<ControlPlaneCert
         hosts: [
           "127.0.0.1",
           "localhost",
-          serviceIP,
+          ...apiServerHosts,
           "kubernetes",
           "kubernetes.default",
           "kubernetes.default.svc",

@@ -17,8 +17,10 @@ import {
 } from "./_control_plane_config.ts";
 import { devDir } from "./containerd.ts";
 import { createBootstrapKubeconfig } from "./_bootstrap_token.ts";
+import { type NodeRoute, type NodeTunnel, startNodeTunnel } from "./_node_tunnel.ts";
 
 export { ETCD_VERSION, KUBERNETES_VERSION } from "./_control_plane_build.ts";
+export type { NodeRoute } from "./_node_tunnel.ts";
 
 /** A kubectl command exited non-zero. */
 export class KubectlError extends DenoletError {
@@ -68,6 +70,17 @@ export interface ControlPlaneOptions extends ControlPlaneBuildOptions {
   apiServerArgs?: string[];
   /** Extra kube-controller-manager flags (`--cluster-signing-duration=5m`), appended last. */
   controllerManagerArgs?: string[];
+  /**
+   * More addresses or names in the API server's serving certificate, for clients that reach it
+   * through a forward (a VM guest at qemu's 10.0.2.x); it still listens on 127.0.0.1 only.
+   */
+  extraServingHosts?: string[];
+  /**
+   * Where the API server's connections to nodes (logs, exec, port-forward, node proxy) go, for
+   * nodes whose addresses the host cannot route to: an egress selector and a CONNECT proxy pipe
+   * each to what this returns (tests/support/_node_tunnel.ts). Default: dialled directly.
+   */
+  nodeRoute?: NodeRoute;
 }
 
 export interface KubectlOptions {
@@ -100,8 +113,9 @@ export interface ControlPlane {
    * What `kubeadm init` and `kubeadm join` give a node to join with: a new bootstrap token in
    * kube-system, kubeadm's bindings that let its group post CSRs and have them approved (and
    * nodes their renewals), and a kubeconfig with the token. Returns the kubeconfig's path.
+   * `server`: the URL the node reaches the API server at, when not `server` (a forward).
    */
-  bootstrapKubeconfig(): Promise<string>;
+  bootstrapKubeconfig(opts?: { server?: string }): Promise<string>;
   /** Stops the API server (etcd and its data stay); the other daemons keep retrying. */
   stopApiServer(): Promise<void>;
   /** Starts the API server again on the same port and data, and waits for /readyz. */
@@ -130,10 +144,13 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const binaries = await ensureControlPlaneBinaries(opts);
   const dir = await Deno.makeTempDir({ prefix: "denolet-cp-" });
   const daemons: Daemon[] = [];
+  let tunnel: NodeTunnel | undefined;
   try {
-    return await startIn(dir, binaries, daemons, opts);
+    if (opts.nodeRoute) tunnel = await startNodeTunnel(dir, opts.nodeRoute, opts.log ?? stderrLog);
+    return await startIn(dir, binaries, { daemons, tunnel }, opts);
   } catch (err) {
     for (const d of daemons.reverse()) await d.stop();
+    await tunnel?.close();
     await removeDir(dir);
     throw err;
   }
@@ -142,13 +159,15 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
 async function startIn(
   dir: string,
   binaries: ControlPlaneBinaries,
-  daemons: Daemon[],
+  owned: { daemons: Daemon[]; tunnel?: NodeTunnel },
   opts: ControlPlaneOptions,
 ): Promise<ControlPlane> {
   const { signal } = opts;
+  const { daemons, tunnel } = owned;
   const setup = await prepareControlPlane(
     dir,
     opts.serviceClusterIPRange ?? DEFAULT_SERVICE_RANGE,
+    { extraServingHosts: opts.extraServingHosts },
   );
   const { pki, ports, server, kubeconfigs } = setup;
   const caPem = await Deno.readTextFile(pki.ca.cert);
@@ -169,7 +188,11 @@ async function startIn(
   };
   let etcd = await startEtcd(signal);
 
-  const apiServerArgs = [...apiServerFlags(setup), ...(opts.apiServerArgs ?? [])];
+  const apiServerArgs = [
+    ...apiServerFlags(setup),
+    ...(tunnel ? [`--egress-selector-config-file=${tunnel.configFile}`] : []),
+    ...(opts.apiServerArgs ?? []),
+  ];
   const startApi = async (s?: AbortSignal) => {
     const d = daemon("kube-apiserver", apiServerArgs);
     await waitDaemon(d, () => httpsOk(`${server}/readyz`, caPem), {
@@ -239,11 +262,11 @@ async function startIn(
       });
       return await setup.kubeconfig(`node-${nodeName}`, client, `system:node:${nodeName}`);
     },
-    async bootstrapKubeconfig() {
+    async bootstrapKubeconfig(b = {}) {
       const made = await createBootstrapKubeconfig(
         `${dir}/kubeconfig/bootstrap-${crypto.randomUUID().slice(0, 8)}.kubeconfig`,
         {
-          server,
+          server: b.server ?? server,
           caPem,
           nowMs: Date.now(),
           apply: async (yaml) => void await kubectl(["apply", "-f", "-"], { stdin: yaml }),
@@ -274,6 +297,7 @@ async function startIn(
       for (const d of [...daemons].reverse().sort((a, b) => etcdLast(a) - etcdLast(b))) {
         await d.stop();
       }
+      await tunnel?.close();
       if (!Deno.env.get("DENOLET_KEEP_E2E")) await removeDir(dir);
     },
     async [Symbol.asyncDispose]() {

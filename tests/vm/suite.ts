@@ -11,7 +11,11 @@
  * - graceful node shutdown: `systemctl reboot` with a delay inhibitor held; pods stop in
  *   priority order with their preStop hooks within the grace periods, are reported Failed /
  *   Terminated with DisruptionTarget, the Node NotReady, new pods refused; after the reboot the
- *   hooks' markers and the previous boot's journal show it.
+ *   hooks' markers and the previous boot's journal show it;
+ * - API-mode smoke, on a fresh boot: the node joins a control plane on the host with a
+ *   bootstrap token (./_api_mode.ts), a pod scheduled to it runs in a systemd slice with its
+ *   limits, kubectl logs and exec reach it through the API server, it is deleted cleanly. One
+ *   control plane serves every architecture.
  *
  * Not part of `deno task test`: it boots a VM (TCG on hosts without usable KVM), see README.
  */
@@ -20,9 +24,11 @@ import type { V1Node, V1Pod } from "@kubernetes/client-node";
 import { buildPackages } from "../support/package.ts";
 import { PACK_TARGETS } from "../support/_package_runtime.ts";
 import { hostArch, type TestVm, type VmArch, withVm } from "../support/vm/machine.ts";
+import { deletePod, join, logsAndExec, runPod, VmCluster } from "./_api_mode.ts";
 import {
   addManifest,
   agentLog,
+  assertPodSlice,
   busyboxPod,
   eventually,
   installAgent,
@@ -32,6 +38,8 @@ import {
   running,
   sliceUid,
   unitProps,
+  WEB_RESOURCES,
+  webSlice,
 } from "./_node.ts";
 
 const ARCHES: VmArch[] = (() => {
@@ -75,9 +83,11 @@ const HOOK = (file: string) =>
 const MARKER_VOLUME =
   `  volumes: [{ name: markers, hostPath: { path: ${MARKERS}, type: DirectoryOrCreate } }]`;
 
+const cluster = new VmCluster(log);
+
 for (const arch of ARCHES) {
   Deno.test({
-    name: `VM ${arch}: the systemd cgroup driver and graceful node shutdown`,
+    name: `VM ${arch}: the systemd cgroup driver, graceful node shutdown, API mode`,
     // The qemu child and ssh processes outlive single steps by design.
     sanitizeOps: false,
     sanitizeResources: false,
@@ -96,8 +106,29 @@ for (const arch of ARCHES) {
             () => gracefulShutdown(vm),
           );
         });
+        await cluster.withNode(arch, async (vm, cp) => {
+          const joined = await t.step(
+            "a fresh node joins the control plane with a bootstrap token",
+            async () => void await join(vm, packed, cp),
+          );
+          if (!joined) return;
+          let pod: V1Pod | undefined;
+          await t.step(
+            "a pod scheduled to it runs in a systemd slice with its limits",
+            async () => {
+              pod = await runPod(vm, cp);
+            },
+          );
+          if (!pod) return;
+          await t.step(
+            "kubectl logs and exec reach it through the API server",
+            () => logsAndExec(vm, cp),
+          );
+          await t.step("the pod is deleted cleanly", () => deletePod(vm, cp, pod!));
+        });
       } finally {
         await Deno.remove(packed.slice(0, packed.lastIndexOf("/")), { recursive: true });
+        if (arch === ARCHES.at(-1)) await cluster.stop();
       }
     },
   });
@@ -118,7 +149,7 @@ async function smoke(vm: TestVm, packed: string): Promise<void> {
   await addManifest(
     vm,
     "web",
-    busyboxPod("web", { resources: "{ limits: { cpu: 500m, memory: 128Mi } }" }),
+    busyboxPod("web", { resources: WEB_RESOURCES }),
   );
   await addManifest(
     vm,
@@ -126,7 +157,7 @@ async function smoke(vm: TestVm, packed: string): Promise<void> {
     busyboxPod("burst", { resources: "{ requests: { cpu: 100m }, limits: { memory: 64Mi } }" }),
   );
   await addManifest(vm, "idle", busyboxPod("idle"));
-  await installAgent(vm, packed, CONFIG);
+  await installAgent(vm, packed, { config: CONFIG });
   const list = await eventually("web, burst and idle Running", 10 * MIN, async () => {
     const all = await pods(vm);
     return ["web", "burst", "idle"].every((n) => running(podNamed(all, n))) ? all : undefined;
@@ -144,13 +175,7 @@ async function slices(vm: TestVm): Promise<void> {
   const all = await pods(vm);
   const uid = (n: string) => sliceUid(podNamed(all, n)!.metadata!.uid!);
   const cases = [
-    {
-      name: "web",
-      dir: `kubepods.slice/kubepods-pod${uid("web")}.slice`,
-      memory: `${128 * 2 ** 20}`,
-      cpuMax: "50000 100000",
-      unit: { MemoryMax: `${128 * 2 ** 20}`, CPUQuotaPerSecUSec: "500ms", CPUWeight: "20" },
-    },
+    { name: "web", ...webSlice(podNamed(all, "web")!.metadata!.uid!) },
     {
       name: "burst",
       dir: `kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${uid("burst")}.slice`,
@@ -167,26 +192,7 @@ async function slices(vm: TestVm): Promise<void> {
       unit: { MemoryMax: "infinity", CPUQuotaPerSecUSec: "infinity", CPUWeight: "1" },
     },
   ];
-  for (const c of cases) {
-    const unit = c.dir.split("/").at(-1)!;
-    const props = await unitProps(vm, unit, [
-      "ActiveState",
-      "ControlGroup",
-      ...Object.keys(c.unit),
-    ]);
-    assert.equal(props.ActiveState, "active", `${unit} is a live unit`);
-    assert.equal(props.ControlGroup, `/${c.dir}`);
-    for (const [k, v] of Object.entries(c.unit)) assert.equal(props[k], v, `${unit} ${k}`);
-    const files = await vm.sh(`cd /sys/fs/cgroup/${c.dir} && cat memory.max cpu.max`);
-    assert.deepEqual(files.trim().split("\n"), [c.memory, c.cpuMax], `${c.name}'s cgroupfs`);
-    // The containers run in containerd's scopes inside the pod's slice.
-    const pod = podNamed(all, c.name)!;
-    for (const status of pod.status?.containerStatuses ?? []) {
-      const id = status.containerID!.replace(/^containerd:\/\//, "");
-      const scope = await unitProps(vm, `cri-containerd-${id}.scope`, ["ControlGroup"]);
-      assert.equal(scope.ControlGroup, `/${c.dir}/cri-containerd-${id}.scope`);
-    }
-  }
+  for (const c of cases) await assertPodSlice(vm, podNamed(all, c.name)!, c);
   // kubepods.slice is sized to the node allocatable; the QoS slices want their parent.
   const kubepods = await unitProps(vm, "kubepods.slice", ["MemoryMax", "Wants"]);
   assert.match(kubepods.MemoryMax, /^\d+$/);

@@ -141,6 +141,8 @@ function hostTools(arch: VmArch): Record<string, string> {
     scp: "openssh-client",
     systemctl: "systemd",
     "qemu-img": "qemu-utils",
+    // Connects the guest to host services (VmOptions.hostServices), once per connection.
+    socat: "socat",
     [arch === "amd64" ? "qemu-system-x86_64" : "qemu-system-aarch64"]: arch === "amd64"
       ? "qemu-system-x86"
       : "qemu-system-arm",

@@ -11,6 +11,7 @@
 import { realClock } from "../../../src/util/clock.ts";
 import { DevSetupError, exists, run, tryRun } from "../_exec.ts";
 import { devDir } from "../containerd.ts";
+import { freePort } from "../wait.ts";
 import {
   ensureHostPackages,
   ensureImage,
@@ -31,6 +32,14 @@ export interface VmOptions {
   memoryMiB?: number;
   /** "auto" (hardware virtualisation only when it can run the guest), "tcg" or "kvm". */
   accel?: "auto" | "tcg" | "kvm";
+  /** Guest TCP ports the host reaches, each on a free 127.0.0.1 port (`TestVm.hostPort`). */
+  forwardPorts?: number[];
+  /**
+   * Host services the guest reaches at an address of qemu's network, `guest` ("10.0.2.100:6443",
+   * not 10.0.2.2 or .3): qemu runs socat to `host` ("127.0.0.1:PORT") for each connection. The
+   * guest reaches nothing else outside.
+   */
+  hostServices?: { guest: string; host: string }[];
   log?: (line: string) => void;
   signal?: AbortSignal;
 }
@@ -75,6 +84,7 @@ export class TestVm {
   #image: VmImage;
   #opts: VmOptions & { log: (line: string) => void };
   #port = 0;
+  #forwarded = new Map<number, number>();
 
   constructor(image: VmImage, opts: VmOptions & { log: (line: string) => void }) {
     this.arch = image.arch;
@@ -106,6 +116,10 @@ export class TestVm {
       `${dir}/disk.qcow2`,
     ]);
     this.#port = freePort();
+    this.#forwarded = new Map();
+    for (const guest of this.#opts.forwardPorts ?? []) {
+      this.#forwarded.set(guest, freePort([this.#port, ...this.#forwarded.values()]));
+    }
     await removeIfPresent(this.serialLogFile);
     const started = realClock.monotonic();
     const { binary, args } = await this.#qemuArgs();
@@ -159,9 +173,17 @@ export class TestVm {
         `file=${dir}/disk.qcow2,format=qcow2,if=none,id=d0,cache=unsafe,discard=unmap`,
         "-device",
         "virtio-blk-pci,drive=d0",
-        // restrict=on: the guest reaches nothing outside; only the ssh forward comes in.
+        // restrict=on: the guest reaches nothing outside but the host services asked for; only
+        // the ssh forward and the ports asked for come in.
         "-netdev",
-        `user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:${this.#port}-:22`,
+        [
+          "user,id=n0,restrict=on",
+          `hostfwd=tcp:127.0.0.1:${this.#port}-:22`,
+          ...[...this.#forwarded].map(([guest, host]) => `hostfwd=tcp:127.0.0.1:${host}-:${guest}`),
+          ...(this.#opts.hostServices ?? []).map((s) =>
+            `guestfwd=tcp:${s.guest}-cmd:socat - TCP:${s.host}`
+          ),
+        ].join(","),
         "-device",
         "virtio-net-pci,netdev=n0",
         "-device",
@@ -205,6 +227,13 @@ export class TestVm {
       "-o",
       "BatchMode=yes",
     ];
+  }
+
+  /** The host's 127.0.0.1 port that reaches `guestPort` (one of `forwardPorts`). */
+  hostPort(guestPort: number): number {
+    const port = this.#forwarded.get(guestPort);
+    if (port === undefined) throw new DevSetupError(`Guest port ${guestPort} is not forwarded`);
+    return port;
   }
 
   /** The ssh command line that reaches the guest, for a person at a terminal. */
@@ -326,12 +355,4 @@ export class TestVm {
       conn.close();
     }
   }
-}
-
-/** A loopback port nobody listens on now (the forward binds it a moment later). */
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
 }
