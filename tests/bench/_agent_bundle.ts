@@ -1,14 +1,14 @@
 /**
  * The agent as the single file runs it (issue 13): the package's own bundle of main.ts (built by
- * `bundleAgent`, minified as `deno task package` ships it), run by the same Deno with the same V8
+ * `bundleAgent`, minified and split as `deno task package` ships it), run by the same Deno with the same V8
  * flags. The packaged file adds only its shell header, the unpacking and a narrower permission
  * set, none of which changes the agent's memory or CPU once it runs; so `--agent bundle` measures
  * what users run, and the default (`main.ts` from source) what developers run.
  */
 import { AGENT_V8_FLAGS, renderBuildInfo } from "../../src/build_info/mod.ts";
-import { bundleAgent, warmBundle } from "../support/package.ts";
+import { bundleAgent, warmBundle, writeBundle } from "../support/package.ts";
 import { sourceCommit } from "../support/compile.ts";
-import { BUNDLE_FILE, DENO_DIR_NAME } from "../support/_package_header.ts";
+import { DENO_DIR_NAME } from "../support/_package_header.ts";
 
 /** How the bench starts the agent: from source, or from the package's bundle. */
 export type AgentForm = "source" | "bundle";
@@ -19,7 +19,7 @@ export function parseAgentForm(s: string): AgentForm {
 }
 
 /**
- * Writes the bundle into `dir` and runs it once with `--version`, as the package's header does on
+ * Writes the bundle (its entry and chunks) into `dir` and runs it once with `--version`, as the package's header does on
  * a first start, so that Deno's caches are filled before anything is measured (a first run fills
  * them from inside the agent and keeps ~35 MB more for as long as it runs). Returns its path.
  *
@@ -36,9 +36,7 @@ export async function buildAgentBundle(
     compiled: true,
     packed: true,
   });
-  const bytes = await bundleAgent({ info, signal: opts.signal });
-  const file = `${dir}/${BUNDLE_FILE}`;
-  await Deno.writeFile(file, bytes);
+  const file = await writeBundle(dir, await bundleAgent({ info, signal: opts.signal }));
   await warmBundle(file, {
     v8Flags: opts.v8Flags ?? AGENT_V8_FLAGS,
     denoDir: `${dir}/${DENO_DIR_NAME}`,

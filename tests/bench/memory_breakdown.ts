@@ -25,7 +25,7 @@ import { manifest, podNames, waitSandboxesGone } from "./_pods.ts";
 import { waitPodsRunning } from "./_scenarios.ts";
 import { type MappingBreakdown, mappingBreakdown, procSample } from "./_proc.ts";
 import { buildAgentBundle } from "./_agent_bundle.ts";
-import { bundleAgent } from "../support/package.ts";
+import { bundleAgent, writeBundle } from "../support/package.ts";
 import { AGENT_V8_FLAGS, renderBuildInfo } from "../../src/build_info/mod.ts";
 
 const { values } = parseArgs({
@@ -210,10 +210,11 @@ async function probeScript(body: string): Promise<Row> {
 
 /** `body` bundled as the package bundles the agent; run once to fill the code cache, then measured. */
 async function probeBundle(body: string): Promise<Row> {
-  const file = `${probeDir}/bundle_${Object.keys(report).length}.js`;
+  const dir = `${probeDir}/bundle_${Object.keys(report).length}`;
+  await Deno.mkdir(dir);
   const entry = `${body}\n${PROBE_REPORT}for (const k of keep) await k.close();\n`;
   const info = renderBuildInfo({ commit: "memory-breakdown", compiled: true, packed: true });
-  await Deno.writeFile(file, await bundleAgent({ info, entry }));
+  const file = await writeBundle(dir, await bundleAgent({ info, entry }));
   let row: Row | undefined;
   for (let run = 0; run < 2; run++) {
     const out = await new Deno.Command(Deno.execPath(), {

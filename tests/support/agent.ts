@@ -8,7 +8,7 @@ import type { RuntimeService } from "../../src/cri/types.ts";
 import { realClock } from "../../src/util/clock.ts";
 import { NotFoundError } from "../../src/util/errors.ts";
 import { DevSetupError } from "./_exec.ts";
-import { DENO_DIR_NAME } from "./_package_header.ts";
+import { DENO_DIR_NAME, RUN_FLAGS } from "./_package_header.ts";
 import { type DevRuntime, ensureContainerd } from "./containerd.ts";
 import { freePort, waitFor, WaitTimeoutError } from "./wait.ts";
 
@@ -115,6 +115,8 @@ export async function startAgent(opts: StartAgentOptions = {}): Promise<AgentPro
     "-A",
     ...((opts.v8Flags ?? AGENT_V8_FLAGS) ? [`--v8-flags=${opts.v8Flags ?? AGENT_V8_FLAGS}`] : []),
     ...(opts.denoFlags ?? []),
+    // A bundle runs as the package's header runs it (the bench measures what users run).
+    ...(Object.keys(ownDenoDir(opts.mainModule)).length > 0 ? RUN_FLAGS : []),
     opts.mainModule ?? MAIN_TS,
   ];
   const args = [

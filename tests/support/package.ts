@@ -8,7 +8,8 @@
  *   deno task package --probe-networks 10.42.0.0/16 --host-path /srv
  *
  * Each file is a POSIX shell header (`_package_header.ts`) followed by a gzip'd tar of the Deno
- * runtime from the npm registry (pinned in `_package_runtime.ts`) and `deno bundle` of main.ts,
+ * runtime from the npm registry (pinned in `_package_runtime.ts`) and `deno bundle` of main.ts
+ * (an entry file and the chunks it imports when a feature is first used, see `bundleAgent`),
  * built from a temporary copy of the sources whose build_info.json records the commit,
  * "compiled" and "packed", and whose generated proto modules are regenerated from proto/. The
  * header runs the bundle with the V8 flags and exactly the permission set compile bakes
@@ -25,9 +26,11 @@ import { DevSetupError, run, sha256Hex } from "./_exec.ts";
 import {
   buildId,
   BUNDLE_FILE,
+  bundleDigestInput,
   type ParsedHeader,
   parseHeader,
   renderHeader,
+  RUN_FLAGS,
   RUNTIME_FILE,
 } from "./_package_header.ts";
 import {
@@ -68,7 +71,7 @@ export interface BuildResult {
   commit: string;
   permissionFlags: string[];
   /** The agent bundle every target carries. */
-  bundle: Uint8Array;
+  bundle: BundleFile[];
   packages: BuiltPackage[];
   sumsFile: string;
 }
@@ -89,7 +92,11 @@ export async function buildPackages(opts: BuildPackagesOptions = {}): Promise<Bu
     }),
     signal: opts.signal,
   });
-  log(`package: commit ${commit}, bundle ${bundle.length} bytes, permissions: ${flags.join(" ")}`);
+  const bytes = bundle.reduce((n, f) => n + f.data.length, 0);
+  log(
+    `package: commit ${commit}, bundle ${bytes} bytes in ${bundle.length} files, ` +
+      `permissions: ${flags.join(" ")}`,
+  );
   await Deno.mkdir(outDir, { recursive: true });
   const packages: BuiltPackage[] = [];
   for (const target of targets) {
@@ -129,10 +136,17 @@ export async function buildPackages(opts: BuildPackagesOptions = {}): Promise<Bu
   return { commit, permissionFlags: flags, bundle, packages, sumsFile };
 }
 
+/** One file of the agent bundle: a name of `[A-Za-z0-9._-]` and its bytes. */
+export interface BundleFile {
+  name: string;
+  data: Uint8Array;
+}
+
 export interface PackInput {
   target: PackTarget;
   runtime: Uint8Array;
-  bundle: Uint8Array;
+  /** BUNDLE_FILE (the entry) first, then the chunks it imports. */
+  bundle: readonly BundleFile[];
   commit: string;
   /** The runtime's ELF loader, checked for on the node; none for a static runtime. */
   interpreter?: string;
@@ -145,7 +159,7 @@ export interface PackInput {
 export async function packFile(input: PackInput): Promise<{ file: Uint8Array; build: string }> {
   const payload = gzip(writeTar([
     { name: RUNTIME_FILE, mode: 0o555, data: input.runtime },
-    { name: BUNDLE_FILE, mode: 0o444, data: input.bundle },
+    ...input.bundle.map((f) => ({ name: f.name, mode: 0o444, data: f.data })),
   ]));
   const payloadSha256 = await sha256Hex(payload);
   const other = PACK_TARGETS.find((t) => t.file !== input.target.file);
@@ -160,7 +174,8 @@ export async function packFile(input: PackInput): Promise<{ file: Uint8Array; bu
     rootUnpackDir: LAYOUT.unpackDir,
     payloadSha256,
     runtimeSha256: await sha256Hex(input.runtime),
-    bundleSha256: await sha256Hex(input.bundle),
+    bundleFiles: input.bundle.map((f) => f.name),
+    bundleSha256: await bundleDigest(input.bundle),
     v8Flags: input.v8Flags ?? AGENT_V8_FLAGS,
     permissionFlags: input.permissionFlags,
   });
@@ -170,16 +185,23 @@ export async function packFile(input: PackInput): Promise<{ file: Uint8Array; bu
   };
 }
 
+/** The bundle's SHA-256 as the header checks it (`bundleDigestInput`). */
+async function bundleDigest(files: readonly BundleFile[]): Promise<string> {
+  const sums = [];
+  for (const f of files) sums.push({ name: f.name, sha256: await sha256Hex(f.data) });
+  return await sha256Hex(new TextEncoder().encode(bundleDigestInput(sums)));
+}
+
 export interface Inspection {
   header: ParsedHeader;
   runtime: Uint8Array;
-  bundle: Uint8Array;
+  bundle: BundleFile[];
   elf: ElfInfo;
 }
 
 /**
  * Checks a packed file's structure without running it: the header's fields, the payload's
- * SHA-256, the two files in it and theirs, and the runtime's ELF header. Throws naming the first
+ * SHA-256, the files in it and theirs, and the runtime's ELF header. Throws naming the first
  * thing that does not hold.
  */
 export async function inspectPackage(file: Uint8Array): Promise<Inspection> {
@@ -191,12 +213,14 @@ export async function inspectPackage(file: Uint8Array): Promise<Inspection> {
   }
   const entries = readTar(gunzip(payload));
   const names = entries.map((e) => e.name);
-  if (names.join(",") !== `${RUNTIME_FILE},${BUNDLE_FILE}`) {
+  if (names.join(",") !== [RUNTIME_FILE, ...header.bundleFiles].join(",")) {
     throw new Error(`the payload holds ${names.join(", ")}`);
   }
-  const [runtime, bundle] = entries.map((e) => e.data);
+  if (header.bundleFiles[0] !== BUNDLE_FILE) throw new Error(`the entry is not ${BUNDLE_FILE}`);
+  const [runtime, ...rest] = entries.map((e) => e.data);
+  const bundle = rest.map((data, i) => ({ name: header.bundleFiles[i], data }));
   if (await sha256Hex(runtime) !== header.runtimeSha256) throw new Error("runtime SHA-256 differs");
-  if (await sha256Hex(bundle) !== header.bundleSha256) throw new Error("bundle SHA-256 differs");
+  if (await bundleDigest(bundle) !== header.bundleSha256) throw new Error("bundle SHA-256 differs");
   return { header, runtime, bundle, elf: elfInfo(runtime) };
 }
 
@@ -209,8 +233,12 @@ export async function inspectPackage(file: Uint8Array): Promise<Inspection> {
  * so protobufjs) only inside its channelz and ORCA server features, which read `.proto` files the
  * package does not carry and the agent never uses: leaving it out drops ~140 KB of source.
  * Logs carry error messages, not class names, so minified names show only in a crash's stack.
+ * Code splitting puts what only dynamic imports reach (API mode, TLS, CSI, credential
+ * providers, the upstream-settings table, ...) in chunk files of their own, which the agent
+ * reads only when it first uses them: with one file V8 would hold their text (and the functions
+ * that declare them) all the same, ~0.6 MB of heap at idle in standalone mode.
  */
-const BUNDLE_SIZE_FLAGS = ["--minify", "--external", "@grpc/proto-loader"];
+const BUNDLE_SIZE_FLAGS = ["--minify", "--external", "@grpc/proto-loader", "--code-splitting"];
 
 /**
  * `deno bundle` of main.ts in a temporary copy of the sources holding `info` as build_info.json.
@@ -218,16 +246,23 @@ const BUNDLE_SIZE_FLAGS = ["--minify", "--external", "@grpc/proto-loader"];
  * bundle records are the same wherever the Deno cache lives. `entry` bundles another program
  * written beside main.ts instead (its imports relative to the repository root), the same way:
  * `memory_breakdown.ts` measures parts of the agent as the single file would run them.
+ * Returns the entry, BUNDLE_FILE, first and then its chunks by name; they import each other by
+ * relative path, so they run from one directory (`writeBundle`).
  */
 export async function bundleAgent(
   opts: { info: string; entry?: string; signal?: AbortSignal },
-): Promise<Uint8Array> {
+): Promise<BundleFile[]> {
   const dir = await Deno.makeTempDir({ prefix: "denolet-package-" });
   try {
     await copySources(dir, opts.info);
     await generateCodecModules(`${dir}/`);
-    const entry = opts.entry === undefined ? "main.ts" : "entry.ts";
-    if (opts.entry !== undefined) await Deno.writeTextFile(`${dir}/${entry}`, opts.entry);
+    // Named so that the entry chunk comes out as BUNDLE_FILE.
+    const entry = BUNDLE_FILE.replace(/\.js$/, ".ts");
+    await Deno.writeTextFile(
+      `${dir}/${entry}`,
+      opts.entry ?? await Deno.readTextFile(`${dir}/main.ts`),
+    );
+    const outDir = `${dir}/.bundle`;
     const out = await new Deno.Command(Deno.execPath(), {
       args: [
         "bundle",
@@ -236,8 +271,8 @@ export async function bundleAgent(
         "deno",
         "--node-modules-dir=auto",
         ...BUNDLE_SIZE_FLAGS,
-        "--output",
-        `${dir}/${BUNDLE_FILE}`,
+        "--outdir",
+        outDir,
         entry,
       ],
       cwd: dir,
@@ -250,10 +285,26 @@ export async function bundleAgent(
       const err = new TextDecoder().decode(out.stderr).trim();
       throw new DevSetupError(`deno bundle of ${entry} failed:\n${err}`);
     }
-    return await Deno.readFile(`${dir}/${BUNDLE_FILE}`);
+    const names: string[] = [];
+    for await (const e of Deno.readDir(outDir)) {
+      if (!e.isFile) throw new DevSetupError(`deno bundle wrote ${e.name}, not a file`);
+      if (e.name !== BUNDLE_FILE) names.push(e.name);
+    }
+    names.sort();
+    const files: BundleFile[] = [];
+    for (const name of [BUNDLE_FILE, ...names]) {
+      files.push({ name, data: await Deno.readFile(`${outDir}/${name}`) });
+    }
+    return files;
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** Writes the bundle's files into `dir`; returns the entry's path, what `deno run` runs. */
+export async function writeBundle(dir: string, files: readonly BundleFile[]): Promise<string> {
+  for (const f of files) await Deno.writeFile(`${dir}/${f.name}`, f.data);
+  return `${dir}/${BUNDLE_FILE}`;
 }
 
 /**
@@ -265,7 +316,8 @@ export async function warmBundle(
   file: string,
   opts: { v8Flags: string; denoDir?: string; signal?: AbortSignal },
 ): Promise<void> {
-  await run(Deno.execPath(), ["run", "-A", `--v8-flags=${opts.v8Flags}`, file, "--version"], {
+  const args = ["run", ...RUN_FLAGS, "-A", `--v8-flags=${opts.v8Flags}`, file, "--version"];
+  await run(Deno.execPath(), args, {
     signal: opts.signal,
     env: opts.denoDir ? { DENO_DIR: opts.denoDir } : undefined,
   });

@@ -30,7 +30,11 @@ const FAKE_RUNTIME = new TextEncoder().encode([
   'printf "pid:%s\\n" "$$"',
   "",
 ].join("\n"));
-const FAKE_BUNDLE = new TextEncoder().encode("console.log('agent');\n");
+/** An entry and one chunk, as `bundleAgent` splits the agent. */
+const FAKE_BUNDLE = [
+  { name: "denolet.js", data: new TextEncoder().encode("console.log('agent');\n") },
+  { name: "chunk-TEST1234.js", data: new TextEncoder().encode("export const x = 1;\n") },
+];
 const FLAGS = ["--allow-read=/etc/denolet/config.yaml,/var/lib/kubelet", "--allow-ffi"];
 
 function input(over: Partial<PackInput> = {}): PackInput {
@@ -112,8 +116,10 @@ Deno.test("packFile: the same inputs give the same bytes; another bundle another
   const b = await packFile(input());
   assert.deepEqual(a.file, b.file);
   assert.equal(a.build, b.build);
-  const c = await packFile(input({ bundle: new TextEncoder().encode("console.log(2);\n") }));
-  assert.notEqual(c.build, a.build);
+  const c = await packFile(input({
+    bundle: [FAKE_BUNDLE[0], { ...FAKE_BUNDLE[1], data: new TextEncoder().encode("2;\n") }],
+  }));
+  assert.notEqual(c.build, a.build, "a changed chunk is another build");
   assert.equal(a.build.replace(/[0-9a-f]{12}$/, "<hash>"), `${BUILD_INFO.version}-abc1234-<hash>`);
 });
 
@@ -158,10 +164,14 @@ Deno.test("header: execs the runtime with the V8 flags, exactly the permission f
     assert.equal((await Deno.stat(`${dir}/deno`)).mode! & 0o777, 0o555);
     assert.equal((await Deno.stat(`${dir}/denolet.js`)).mode! & 0o777, 0o444);
     assert.equal((await Deno.stat(dir)).mode! & 0o777, 0o755);
+    assert.equal(await Deno.readTextFile(`${dir}/chunk-TEST1234.js`), "export const x = 1;
+");
+    assert.equal((await Deno.stat(`${dir}/chunk-TEST1234.js`)).mode! & 0o777, 0o444);
     // Nothing is left beside the unpacked files and the stamp of their check, nothing written
     // next to the download or in HOME.
     assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), [
       STAMP_FILE,
+      "chunk-TEST1234.js",
       "deno",
       "deno_dir",
       "denolet.js",
@@ -270,6 +280,26 @@ Deno.test("header: a changed unpacked file is unpacked again before it runs", as
     assert.equal(r.code, 0, r.err);
     assert.match(r.err, /unpacked into/);
     assert.equal(await Deno.readTextFile(bundle), "console.log('agent');\n");
+  });
+});
+
+Deno.test("header: a changed or missing chunk is unpacked again before it runs", async () => {
+  await withPacked({}, async (s, build) => {
+    assert.equal((await s.run()).code, 0);
+    const chunk = `${s.unpackDir}/${build}/chunk-TEST1234.js`;
+    await Deno.chmod(chunk, 0o644);
+    await Deno.writeTextFile(chunk, "export const x = 2;\n");
+    await Deno.chmod(chunk, 0o444);
+    const changed = await s.run();
+    assert.equal(changed.code, 0, changed.err);
+    assert.match(changed.err, /unpacked into/);
+    assert.equal(await Deno.readTextFile(chunk), "export const x = 1;\n");
+    await Deno.remove(chunk);
+    const missing = await s.run();
+    assert.equal(missing.code, 0, missing.err);
+    assert.match(missing.err, /unpacked into/);
+    assert.equal(await Deno.readTextFile(chunk), "export const x = 1;\n");
+    assert.equal((await s.run()).err, "", "then only verified");
   });
 });
 
