@@ -97,44 +97,7 @@ export async function handleContainerLogs(
       }
     },
   });
-  return new Response(endApart(body), { headers: TEXT });
-}
-
-/**
- * The body with its end held back one event-loop turn after its last bytes, so that the server
- * writes the final chunk apart from the data (over TLS, in a record of its own). The API server
- * streams logs to a websocket client (k8s.io/streaming wsstream messageCopy) with a loop that
- * drops the bytes of a read returning them together with EOF, and Go's chunked reader does that
- * when the terminating chunk is already buffered: written together, a short log reached
- * websocket clients empty. The kubelet flushes each write, so its end goes out apart.
- */
-function endApart(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (!done) return controller.enqueue(value);
-      await eventLoopTurn();
-      controller.close();
-    },
-    cancel: (reason) => reader.cancel(reason),
-  }, { highWaterMark: 0 });
-}
-
-/**
- * Resolves after the event loop has run once (a message to ourselves, not a timer): the HTTP
- * server's own tasks, which write what the body gave so far, run in between.
- */
-function eventLoopTurn(): Promise<void> {
-  return new Promise((resolve) => {
-    const { port1, port2 } = new MessageChannel();
-    port1.onmessage = () => {
-      port1.close();
-      port2.close();
-      resolve();
-    };
-    port2.postMessage(null);
-  });
+  return new Response(body, { headers: TEXT });
 }
 
 function jsonError(status: number, message: string): Response {
