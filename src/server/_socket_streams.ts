@@ -7,6 +7,26 @@ import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { DenoletError } from "../util/errors.ts";
 
+/**
+ * Writes `chunk` and resolves once it went to the socket (its write callback) or `res` closed.
+ * Waiting for each chunk keeps the end of a chunked body out of the data's write: a Go client
+ * reads data and a buffered terminating chunk in one Read that also returns EOF, and the API
+ * server's websocket log stream (k8s.io/streaming wsstream messageCopy) drops the bytes of such
+ * a read, so a short log written at once with its end reached websocket clients empty. The
+ * kubelet flushes every write, which sends its end apart in the same way.
+ */
+export function writeFlushed(res: ServerResponse, chunk: Uint8Array): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("close", done);
+      resolve();
+    };
+    res.on("close", done);
+    // An error here also closes `res`; the caller sees that as the client going away.
+    res.write(chunk, () => done());
+  });
+}
+
 /** Resolves once `res` drained its buffer or closed. */
 export function drainOrClose(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {

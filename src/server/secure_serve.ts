@@ -25,7 +25,7 @@ import { errorMessage, type Logger } from "../util/log.ts";
 import type { ConnectionInfo, SecureHandler } from "./secure_handler.ts";
 import type { UpgradedConnection } from "./types.ts";
 import { peerOf, v1Warner } from "./_peer.ts";
-import { drainOrClose, readableOf, writableOf } from "./_socket_streams.ts";
+import { readableOf, writableOf, writeFlushed } from "./_socket_streams.ts";
 
 export interface ServingCertificate {
   /** PEM: the leaf, then intermediates. */
@@ -243,13 +243,14 @@ async function serveRequest(
     res.end();
     return;
   }
-  // Every chunk goes out at once: a follow must not wait for a buffer to fill.
+  // Every chunk goes out at once (a follow must not wait for a buffer to fill), and the end only
+  // after the last one went (writeFlushed says why).
   const reader = response.body.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value)) await drainOrClose(res);
+      await writeFlushed(res, value);
       if (gone.signal.aborted) break;
     }
   } catch (err) {

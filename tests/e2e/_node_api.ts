@@ -97,14 +97,17 @@ export interface ChannelResult {
 
 /**
  * Runs one exec (or attach) over a WebSocket with the `v4.channel.k8s.io` subprotocol and
- * collects what each channel carried until the server closes.
+ * collects what each channel carried until the server closes. With `protocol: "binary.k8s.io"`
+ * (the API server's log stream) frames carry no channel byte: all data lands in channel 0.
  */
 export async function webSocketExec(
   port: number,
   path: string,
   id: TlsIdentity,
-  opts: { timeoutMs?: number } = {},
+  opts: { timeoutMs?: number; protocol?: "v4.channel.k8s.io" | "binary.k8s.io" } = {},
 ): Promise<ChannelResult> {
+  const protocol = opts.protocol ?? "v4.channel.k8s.io";
+  const channelled = protocol === "v4.channel.k8s.io";
   const conn = await Deno.connectTls({
     hostname: id.host ?? "127.0.0.1",
     port,
@@ -117,7 +120,7 @@ export async function webSocketExec(
     await conn.write(new TextEncoder().encode(
       `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\n` +
         `Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${key}\r\n` +
-        "Sec-WebSocket-Protocol: v4.channel.k8s.io\r\n\r\n",
+        `Sec-WebSocket-Protocol: ${protocol}\r\n\r\n`,
     ));
     let buf = new Uint8Array(0);
     const more = async (): Promise<boolean> => {
@@ -162,8 +165,9 @@ export async function webSocketExec(
       if (
         (frame.opcode === 2 || frame.opcode === 1 || frame.opcode === 0) && frame.payload.length > 0
       ) {
-        const ch = frame.payload[0];
-        channels[ch] = (channels[ch] ?? "") + new TextDecoder().decode(frame.payload.subarray(1));
+        const ch = channelled ? frame.payload[0] : 0;
+        const data = channelled ? frame.payload.subarray(1) : frame.payload;
+        channels[ch] = (channels[ch] ?? "") + new TextDecoder().decode(data);
       }
     }
     return { status, channels };

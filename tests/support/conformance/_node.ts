@@ -3,7 +3,10 @@
  * (from source) or the upstream kubelet v1.37.2, with the same settings where both have them —
  * the node API on every interface with the cluster CA and webhook authn/authz (the API server
  * dials the node's InternalIP for logs and exec), no image GC (the e2e images cannot be pulled
- * back), a cgroup root of its own.
+ * back), a cgroup root of its own, and a pod log directory of its own: every agent's log GC
+ * removes the directories of pods it does not know, so in the shared /var/log/pods the other
+ * agents on this machine (e2e suites, CI) delete the node's container logs while the specs
+ * read them (a spec then sees empty output).
  */
 import type { RuntimeService } from "../../../src/cri/types.ts";
 import { detectNodeIP } from "../../../src/agent/_node_ip.ts";
@@ -68,12 +71,17 @@ async function startDenolet(
   o: StartNodeOptions,
 ): Promise<NodeUnderTest> {
   if (!o.agent) throw new DevSetupError("Cannot start denolet: no agent source given");
+  const own = await Deno.makeTempDir({ prefix: "denolet-conformance-node-" });
+  const configFile = `${own}/kubelet.yaml`;
+  await Deno.writeTextFile(configFile, JSON.stringify(denoletNodeConfig(`${own}/pods`)));
   const agent = await startAgent({
     mainModule: o.agent.main,
     runtime: o.runtime,
     cleanupWith: o.rs,
     hostname: name,
     extraArgs: [
+      "--config",
+      configFile,
       "--kubeconfig",
       kubeconfig,
       "--node-ip",
@@ -97,6 +105,7 @@ async function startDenolet(
     await agent.waitHealthy({ timeoutMs: 120_000 });
   } catch (err) {
     await agent[Symbol.asyncDispose]();
+    await Deno.remove(own, { recursive: true });
     throw err;
   }
   let stopped: Promise<void> | undefined;
@@ -111,7 +120,17 @@ async function startDenolet(
         // are gone now, so nothing under its root dir is in use.
         await unmountUnder(agent.rootDir);
         await agent[Symbol.asyncDispose]();
+        await Deno.remove(own, { recursive: true });
       })(),
+  };
+}
+
+/** denolet's KubeletConfiguration on the node: what no flag sets (podLogsDir has no flag upstream). */
+export function denoletNodeConfig(podLogsDir: string): Record<string, unknown> {
+  return {
+    apiVersion: "kubelet.config.k8s.io/v1beta1",
+    kind: "KubeletConfiguration",
+    podLogsDir,
   };
 }
 
