@@ -164,8 +164,7 @@ Deno.test("header: execs the runtime with the V8 flags, exactly the permission f
     assert.equal((await Deno.stat(`${dir}/deno`)).mode! & 0o777, 0o555);
     assert.equal((await Deno.stat(`${dir}/denolet.js`)).mode! & 0o777, 0o444);
     assert.equal((await Deno.stat(dir)).mode! & 0o777, 0o755);
-    assert.equal(await Deno.readTextFile(`${dir}/chunk-TEST1234.js`), "export const x = 1;
-");
+    assert.equal(await Deno.readTextFile(`${dir}/chunk-TEST1234.js`), "export const x = 1;\n");
     assert.equal((await Deno.stat(`${dir}/chunk-TEST1234.js`)).mode! & 0o777, 0o444);
     // Nothing is left beside the unpacked files and the stamp of their check, nothing written
     // next to the download or in HOME.
