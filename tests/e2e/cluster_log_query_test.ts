@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { stringify as toYaml } from "yaml";
 import { detectNodeIP } from "../../src/agent/_node_ip.ts";
 import { startControlPlane } from "../support/control_plane.ts";
-import { freePort } from "../support/wait.ts";
+import { freePort, waitFor } from "../support/wait.ts";
 import { type ClusterE2E, E2E_TEST, setupCluster } from "./_cluster.ts";
 
 Deno.test({
@@ -55,6 +55,11 @@ Deno.test({
           "--authorization-mode=Webhook",
         ],
       });
+      // Healthy is not registered: the API server proxies only to a Node it has.
+      await waitFor(
+        () => cp.kubectl(["get", "node", c!.nodeName, "-o", "name"]).then(() => true, () => false),
+        { timeoutMs: 60_000, what: `Node ${c.nodeName} registered` },
+      );
       const raw = (q: string) =>
         cp.kubectl(["get", "--raw", `/api/v1/nodes/${c!.nodeName}/proxy/logs/?${q}`]);
 
