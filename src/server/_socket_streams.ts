@@ -14,8 +14,13 @@ import { DenoletError } from "../util/errors.ts";
  * server's websocket log stream (k8s.io/streaming wsstream messageCopy) drops the bytes of such
  * a read, so a short log written at once with its end reached websocket clients empty. The
  * kubelet flushes every write, which sends its end apart in the same way.
+ *
+ * An empty chunk is not written: Deno's node:https writes nothing for it and never calls back,
+ * so a stream's empty chunk (journalctl's empty stderr after its output) left the response
+ * waiting, never ended.
  */
 export function writeFlushed(res: ServerResponse, chunk: Uint8Array): Promise<void> {
+  if (chunk.length === 0) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       res.off("close", done);

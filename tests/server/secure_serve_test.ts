@@ -428,6 +428,25 @@ Deno.test("TLS: a request with Connection: Upgrade that a route answers plainly 
   }
 });
 
+Deno.test("TLS: a streamed body with empty chunks arrives whole and properly ended", async () => {
+  // journalctl's empty stderr is yielded as an empty chunk after its output; writing it as a
+  // chunk of its own cut the response (curl: transfer closed with outstanding read data).
+  const enc = new TextEncoder();
+  const parts = ["line 1\n", "", "line 2\n", "", "end\n", ""];
+  const s = await start(() =>
+    Promise.resolve(new Response(ReadableStream.from(parts.map((p) => enc.encode(p)))))
+  );
+  try {
+    // The guard only turns a hang into a failure; nothing here measures time.
+    const client = Deno.createHttpClient({ caCerts: [s.servingCA] });
+    const res = await fetch(`${s.url}/logs/`, { client, signal: AbortSignal.timeout(20_000) });
+    assert.equal(await res.text(), "line 1\nline 2\nend\n");
+    client.close();
+  } finally {
+    await s.stop();
+  }
+});
+
 /** An open TLS connection to `port`, and a promise that resolves when the server closes it. */
 async function hold(port: number, ca: string) {
   const conn = await Deno.connectTls({ hostname: "127.0.0.1", port, caCerts: [ca] });
