@@ -8,6 +8,7 @@
 import type { V1Container, V1Pod, V1ResourceRequirements } from "@kubernetes/client-node";
 import { quantityMilliValue, quantityValue } from "../util/quantity.ts";
 import type { RuntimeContainerStatus, RuntimePodStatus } from "./types.ts";
+import type { ComputePodActionsOptions, PodActions } from "./_pod_actions.ts";
 
 /** cpu in millicores, memory in bytes; 0 when unset. */
 export interface ResizeAmounts {
@@ -170,6 +171,27 @@ export function computeResizeAction(
   if (cpuLimit) queue(actions.containersToUpdate.cpu, desired.cpuLimit, was.cpuLimit);
   else if (cpuReq) queue(actions.containersToUpdate.cpu, desired.cpuRequest, was.cpuRequest);
   return true;
+}
+
+/** computePodResizeAction for a running container; false when it restarts for its policy. */
+export function resizeKeeps(
+  pod: V1Pod,
+  container: V1Container,
+  current: RuntimeContainerStatus,
+  actions: PodActions,
+  opts: ComputePodActionsOptions,
+  init = false,
+): boolean {
+  if (!opts.resize) return true;
+  return computeResizeAction(pod, container, current, {
+    view: opts.resize,
+    actions: actions.resize,
+    kill: (message) =>
+      actions.containersToKill.set(current.id, { name: container.name, reason: "", message }),
+    restart: () =>
+      (init ? actions.initContainersToStart : actions.containersToStart)
+        .push(container.name),
+  });
 }
 
 /** computePodLevelResourcesResizeAction: the pod-level cpu or memory changed. */

@@ -13,25 +13,15 @@ import type { Backoff } from "../util/backoff.ts";
 import { isKind, NotSyncedError, RuntimeUnavailableError } from "../util/errors.ts";
 import { errorMessage, type Logger } from "../util/log.ts";
 import type { ImagePuller } from "./_image_puller.ts";
-import { gracePeriodFor, type KillDeps, killPod, removeAll, stopContainer } from "./_kill.ts";
-import {
-  computePodActions,
-  findContainerStatus,
-  type PodActions,
-  type ProbeFailure,
-} from "./_pod_actions.ts";
-import { planPrune } from "./_prune.ts";
+import type { KillDeps } from "./_kill.ts";
+import { killStep, prune } from "./_kill_step.ts";
+import { createSandbox } from "./_create_sandbox.ts";
+import { startContainers, startEphemerals } from "./_start_containers.ts";
+import { computePodActions, type PodActions, type ProbeFailure } from "./_pod_actions.ts";
 import { PodPullSecrets, type PullSecretReader } from "./_pull_secrets.ts";
 import { buildSandboxConfig, type SandboxConfigOptions } from "./_sandbox_config.ts";
 import { podUserNamespace, type PodUserNamespaces } from "./_userns.ts";
-import {
-  type MountedVolumes,
-  type NodeConfigOptions,
-  startContainer,
-  type StartDeps,
-  type StartTarget,
-} from "./_start.ts";
-import { toRunningPod } from "./_status.ts";
+import type { MountedVolumes, NodeConfigOptions, StartDeps } from "./_start.ts";
 import type { StartGate } from "./_start_gate.ts";
 import type { LogLinks } from "./log_links.ts";
 import type { RuntimePodStatus, SyncPodResult, SyncStepError } from "./types.ts";
@@ -259,209 +249,8 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   return done();
 }
 
-/**
- * Upstream step 7: the ephemeral containers, each once; one the node cannot run stays Waiting
- * with the reason. Failures go to `errors`.
- */
-async function startEphemerals(
-  deps: SyncDeps,
-  startDeps: StartDeps,
-  target: Omit<StartTarget, "container"> & { ephemerals: string[] },
-  errors: SyncStepError[],
-): Promise<void> {
-  const { pod, status, logger: log } = target;
-  for (const name of target.ephemerals) {
-    const ec = pod.spec?.ephemeralContainers?.find((c) => c.name === name);
-    if (!ec) continue;
-    const problem = deps.ephemeralProblem?.(pod, name);
-    if (problem) {
-      // Honour or refuse: it stays Waiting with the reason, never runs without what it asked.
-      log.warn("Cannot start ephemeral container", { container: name, problem });
-      deps.events?.event(
-        podObjectRef(pod, { name, ephemeral: true }),
-        "Warning",
-        "Failed",
-        `Error: ${problem}`,
-      );
-      errors.push({ container: name, reason: "CreateContainerConfigError", message: problem });
-      continue;
-    }
-    let pidTargetId: string | undefined;
-    if (ec.targetContainerName) {
-      pidTargetId = findContainerStatus(status, ec.targetContainerName)?.id;
-      if (!pidTargetId) {
-        errors.push({
-          container: name,
-          reason: "CreateContainerConfigError",
-          message: `unable to find target container ${ec.targetContainerName}`,
-        });
-        continue;
-      }
-    }
-    // Same shape as a container's; validation keeps out what ephemeral containers may not use.
-    const container = ec as V1Container;
-    const err = await startContainer(startDeps, { ...target, container, pidTargetId });
-    if (err) errors.push(err);
-  }
-}
-
-/**
- * Steps 5 and 6: the init containers to start one by one in spec order (a regular one that
- * fails stops the sync), then the app containers all at once. Failures go to `errors`.
- */
-async function startContainers(
-  startDeps: StartDeps,
-  target: Omit<StartTarget, "container"> & { inits: string[]; apps: string[] },
-  errors: SyncStepError[],
-): Promise<void> {
-  const { pod } = target;
-  for (const name of target.inits) {
-    const container = pod.spec?.initContainers?.find((c) => c.name === name);
-    if (!container) continue;
-    const err = await startContainer(startDeps, { ...target, container });
-    if (!err) continue;
-    errors.push(err);
-    // A sidecar that cannot start (or is backing off) holds nothing else up; a regular init
-    // container does: initialisation stops here and is retried.
-    if (container.restartPolicy !== "Always") return;
-  }
-  // App containers start together so a pod with many containers comes up fast.
-  const specs = target.apps
-    .map((name) => pod.spec?.containers.find((c) => c.name === name))
-    .filter((c) => c !== undefined);
-  const results = await Promise.allSettled(
-    specs.map((container) => startContainer(startDeps, { ...target, container })),
-  );
-  const fatal = results.find((r) => r.status === "rejected");
-  if (fatal) throw fatal.reason;
-  for (const r of results) if (r.status === "fulfilled" && r.value) errors.push(r.value);
-}
-
-/** Step 1: kill the pod or the unwanted containers. False when the sync must stop here. */
-async function killStep(
-  killDeps: KillDeps,
-  what: { pod: V1Pod; status: RuntimePodStatus; actions: PodActions },
-  ctx: StepContext,
-): Promise<boolean> {
-  const { pod, status, actions } = what;
-  const { log, signal } = ctx;
-  if (actions.killPod) {
-    if (actions.createSandbox && actions.sandboxId) {
-      log.info("Pod sandbox changed, it will be killed and re-created", {
-        sandboxId: actions.sandboxId,
-      });
-      killDeps.events?.event(
-        podObjectRef(pod),
-        "Normal",
-        "SandboxChanged",
-        "Pod sandbox changed, it will be killed and re-created.",
-      );
-    } else if (!actions.createSandbox) {
-      log.info("Stopping pod sandbox, because all other containers are dead");
-    }
-    try {
-      await killPod(killDeps, pod, toRunningPod(status), { signal });
-    } catch (err) {
-      ctx.stepFailed(err, { reason: "KillPodSandboxError" });
-      return false;
-    }
-    return true;
-  }
-  const kills = [...actions.containersToKill].map(async ([id, info]) => {
-    const spec = pod.spec?.containers.find((c) => c.name === info.name) ??
-      pod.spec?.initContainers?.find((c) => c.name === info.name);
-    const grace = gracePeriodFor(pod, spec, { reason: info.reason });
-    await stopContainer(killDeps, id, {
-      gracePeriodSeconds: grace,
-      name: info.name,
-      message: info.message,
-      pod: pod.metadata,
-      signal,
-    });
-  });
-  const results = await Promise.allSettled(kills);
-  const names = [...actions.containersToKill.values()].map((i) => i.name);
-  results.forEach((r, i) => {
-    if (r.status === "rejected") {
-      ctx.stepFailed(r.reason, { container: names[i], reason: "KillContainerError" });
-    }
-  });
-  return results.every((r) => r.status === "fulfilled");
-}
-
-/** Removes dead instances nobody will look at again; failures only cost disk space. */
-async function prune(
-  killDeps: KillDeps,
-  what: { pod: V1Pod; status: RuntimePodStatus; newSandbox: boolean },
-  signal?: AbortSignal,
-): Promise<void> {
-  const log = killDeps.logger;
-  const plan = planPrune(what.pod, what.status, { newSandbox: what.newSandbox });
-  if (plan.containers.length === 0 && plan.sandboxes.length === 0) return;
-  log.debug(4, "Removing dead containers and sandboxes", { ...plan });
-  try {
-    await removeAll(killDeps, plan, {
-      what: "dead instances",
-      signal: signal,
-    });
-  } catch (err) {
-    if (signal?.aborted) throw signal.reason;
-    log.warn("Cannot remove dead containers", { err });
-  }
-}
-
-/** Step 2: a new sandbox with its log directory; its id and IPs, or undefined on failure. */
-async function createSandbox(
-  runtime: RuntimeService,
-  config: PodSandboxConfig,
-  ctx: StepContext & { gate?: StartGate; handler: () => string },
-): Promise<{ id: string; ips: string[] } | undefined> {
-  const { log, signal } = ctx;
-  log.info("Creating pod sandbox", { attempt: config.metadata.attempt });
-  let id: string;
-  try {
-    if (config.logDirectory) {
-      await Deno.mkdir(config.logDirectory, { recursive: true, mode: 0o755 });
-    }
-    let handler: string;
-    try {
-      handler = ctx.handler();
-    } catch (err) {
-      if (!isKind(err, NotSyncedError)) throw err;
-      // Waiting for the RuntimeClasses' first list: retried once it is in, without an event.
-      ctx.stepFailed(err, { reason: "RuntimeClassesNotSynced" });
-      return undefined;
-    }
-    if (handler !== "") {
-      log.debug(2, "Running pod with runtime handler", { runtimeHandler: handler });
-    }
-    const run = () => runtime.runPodSandbox(config, handler, { signal });
-    id = ctx.gate ? await ctx.gate.run(run, { signal }) : await run();
-  } catch (err) {
-    ctx.stepFailed(
-      err,
-      { reason: "CreatePodSandboxError" },
-      `Failed to create pod sandbox: ${errorMessage(err)}`,
-    );
-    return undefined;
-  }
-  try {
-    const st = await runtime.podSandboxStatus(id, { signal });
-    const ips = [st.network?.ip, ...(st.network?.additionalIps ?? []).map((i) => i.ip)]
-      .filter((ip): ip is string => !!ip);
-    log.info("Created pod sandbox", { sandboxId: id, ips });
-    return { id, ips };
-  } catch (err) {
-    ctx.stepFailed(
-      err,
-      { reason: "CreatePodSandboxError" },
-      `Unable to get pod sandbox status: ${errorMessage(err)}`,
-    );
-    return undefined;
-  }
-}
-
-interface StepContext {
+/** What syncPod hands each step: the pod's logger, the abort signal, where failures go. */
+export interface StepContext {
   log: Logger;
   signal?: AbortSignal;
   stepFailed: (err: unknown, step: Omit<SyncStepError, "message">, message?: string) => void;
