@@ -10,19 +10,17 @@ import type { PodLifecycleEvent } from "../pleg/types.ts";
 import type { ManifestProblem, PodSourceUpdate } from "../sources/types.ts";
 import type { ProbeUpdate } from "../prober/types.ts";
 import { PodManager } from "./pod_manager.ts";
-import { PodWorkers, type PodWorkState } from "./pod_workers.ts";
-import { StatusManager } from "./status_manager.ts";
+import type { PodWorkers, PodWorkState } from "./pod_workers.ts";
+import type { StatusManager } from "./status_manager.ts";
 import { WorkQueue } from "./_work_queue.ts";
-import { createPodSyncer } from "./pod_syncer.ts";
-import { podRef } from "./_pod_ref.ts";
 import { checkRuntime, cleanupOrphans } from "./_housekeeping.ts";
 import { keepRunning } from "./_keep_running.ts";
-import { otherInstances, runningCounts } from "./_runtime_view.ts";
+import { runningCounts } from "./_runtime_view.ts";
 import { RepeatedFailures } from "../util/repeated_failures.ts";
 import type { RuntimeContainerState } from "../runtime/types.ts";
-import { type AllocationManager, ResizeConditions } from "../allocation/mod.ts";
-import { createAllocation } from "./_allocation.ts";
-import { rejectPod } from "./_reject.ts";
+import type { AllocationManager } from "../allocation/mod.ts";
+import { createKubeletParts } from "./_kubelet_parts.ts";
+import { applySourceUpdate, evictPod, type PodUpdateParts } from "./_pod_updates.ts";
 import type { HealthCheck, KubeletDeps } from "./types.ts";
 
 export type { HealthCheck, KubeletDeps, PodStatusSink } from "./types.ts";
@@ -60,76 +58,34 @@ export class Kubelet {
   #housekeeping?: Promise<void>;
   /** What each admitted pod was given; resizes wait here until they fit. */
   readonly #allocation: AllocationManager;
-  readonly #resizeConditions: ResizeConditions;
+  /** What the source-update and eviction steps (`_pod_updates.ts`) work on. */
+  readonly #updateParts: PodUpdateParts;
 
   constructor(deps: KubeletDeps) {
     this.#deps = deps;
     this.#log = deps.logger;
     this.#housekeepingFailures = new RepeatedFailures(deps.logger, { clock: deps.clock });
-    // Without a sink (standalone) there is no one to tell, and no status comparison to pay for.
-    const sink = deps.statusSink;
-    this.statuses = new StatusManager({
-      onChange: sink &&
-        ((uid, status) => {
-          const pod = this.podManager.get(uid);
-          if (pod) sink.statusChanged(pod, status);
-        }),
-    });
-    this.#resizeConditions = new ResizeConditions(deps.clock);
-    this.#allocation = createAllocation({
-      state: deps.allocated,
-      conditions: this.#resizeConditions,
-      settings: deps.resize,
-      before: deps.admit,
-      maxPods: deps.maxPods ?? Infinity,
-      node: () => deps.admissionNode?.(),
-      nodeAllocatable: deps.nodeAllocatable,
-      activePods: () => this.#admittedPods(),
-      podByUid: (uid) => this.podManager.get(uid),
+    const parts = createKubeletParts(deps, {
+      podManager: this.podManager,
+      admittedPods: () => this.#admittedPods(),
       sourcesReady: () => this.sourcesReady(),
-      syncPod: (pod) => this.#workers.updatePod({ type: "sync", pod: this.#allocated(pod) }),
-      events: deps.events,
-      clock: deps.clock,
-      logger: deps.logger,
-    });
-    const syncer = createPodSyncer({
-      runtime: deps.runtime,
-      statuses: this.statuses,
-      podLevelStatus: deps.resize?.podLevel ?? true,
-      resize: {
-        conditions: this.#resizeConditions,
-        events: deps.events,
-        reinspect: (uid) => deps.pleg.requestReinspect?.(uid),
-        // What it has may have shrunk: room for a pending resize (HandlePodReconcile).
-        completed: () => {
-          if (this.#allocation.hasPendingResizes()) {
-            this.#allocation.retryPendingResizes("pod_resized");
-          }
-        },
-      },
-      clock: deps.clock,
-      logger: deps.logger,
-      hostIP: () => deps.nodeIP,
-      hostIPs: () => deps.nodeIPs,
-      prober: deps.prober,
-      onRuntimeChanged: () => deps.pleg.requestRelist(),
-    });
-    this.#workers = new PodWorkers({
-      syncer,
-      cache: deps.cache,
-      clock: deps.clock,
-      logger: deps.logger,
+      allocated: (pod) => this.#allocated(pod),
       requeue: (uid, afterMs, err) => this.#requeue(uid, afterMs, err),
-      onWorkDone: (op, ms) => deps.observe?.podWorker?.(op, ms),
-      otherInstances: (pod) =>
-        otherInstances(deps.pleg.runningPods(), pod, (uid) => !!this.podManager.get(uid)),
-      onTerminated: (uid, pod) => {
-        const current = this.podManager.get(uid) ?? pod;
-        if (current) deps.statusSink?.podTerminated(current);
-        // What it was given is free again: a deferred resize may fit now.
-        this.#allocation.podTerminated();
-      },
     });
+    this.statuses = parts.statuses;
+    this.#allocation = parts.allocation;
+    this.#workers = parts.workers;
+    this.#updateParts = {
+      podManager: this.podManager,
+      statuses: this.statuses,
+      workers: this.#workers,
+      workQueue: this.#workQueue,
+      allocation: this.#allocation,
+      deps,
+      log: this.#log,
+      allocated: (pod) => this.#allocated(pod),
+      withStatus: (pod) => this.#withStatus(pod),
+    };
   }
 
   /** Runs sources, PLEG and the loop until the signal aborts, then stops the workers. */
@@ -197,7 +153,7 @@ export class Kubelet {
    * within the grace period. The pod is not started again unless its manifest changes (a new
    * UID). Resolves once the pod's containers are stopped.
    */
-  async evictPod(
+  evictPod(
     uid: string,
     opts: {
       reason: string;
@@ -207,31 +163,7 @@ export class Kubelet {
       signal?: AbortSignal;
     },
   ): Promise<void> {
-    const pod = this.podManager.get(uid);
-    if (!pod) return;
-    const current = this.statuses.get(uid) ?? {};
-    const now = new Date(Math.floor(this.#deps.clock.now() / 1000) * 1000);
-    const conditions = (current.conditions ?? []).filter((c) => c.type !== opts.condition?.type);
-    if (opts.condition) conditions.push({ ...opts.condition, lastTransitionTime: now });
-    this.statuses.set(uid, {
-      ...current,
-      phase: "Failed",
-      reason: opts.reason,
-      message: opts.message,
-      conditions,
-    });
-    this.#log.warn("Evicting pod", {
-      ...this.#fields(pod),
-      reason: opts.reason,
-      message: opts.message,
-    });
-    this.#workQueue.delete(uid);
-    this.#workers.updatePod({
-      type: "kill",
-      pod: this.#allocated(pod),
-      gracePeriodSeconds: opts.gracePeriodSeconds,
-    });
-    await this.#workers.whenTerminated(uid, { signal: opts.signal });
+    return evictPod(uid, this.#updateParts, opts);
   }
 
   /** Pods that are admitted and not finished, with their status (eviction candidates). */
@@ -298,7 +230,7 @@ export class Kubelet {
   #handle(ev: LoopEvent, signal: AbortSignal): void {
     switch (ev.kind) {
       case "source":
-        return this.#onSource(ev.update);
+        return applySourceUpdate(ev.update, this.#updateParts);
       case "pleg":
       case "probe":
       case "resync": {
@@ -333,43 +265,6 @@ export class Kubelet {
     }
   }
 
-  #onSource(update: PodSourceUpdate): void {
-    // The sources log their problems when they appear; here they only reach /sources.
-    const changes = this.podManager.apply(update, this.#deps.clock.now());
-    for (const pod of changes.removed) {
-      this.#log.info("Pod removed from its source; stopping it", this.#fields(pod));
-      this.#workQueue.delete(pod.metadata!.uid!);
-      this.#workers.updatePod({ type: "kill", pod: this.#allocated(pod), removed: true });
-      this.#allocation.removePod(pod.metadata!.uid!);
-    }
-    const admitted: V1Pod[] = [];
-    for (const pod of changes.added) {
-      if (this.#killIfDeleted(pod)) continue;
-      // Admitted beside what the others were allocated; a pod known before a restart keeps
-      // what it was given.
-      const verdict = this.#allocation.addPod(
-        pod,
-        this.podManager.pods().filter((p) => this.#workers.isActive(p.metadata!.uid!))
-          .map((p) => this.#withStatus(p)),
-      );
-      if (!verdict.admit) {
-        rejectPod(pod, verdict, { ...this.#deps, statuses: this.statuses });
-        continue;
-      }
-      this.#log.info("Pod added", this.#fields(pod));
-      admitted.push(pod);
-      this.#workers.updatePod({ type: "create", pod: this.#allocated(pod) });
-    }
-    // Resize conditions the API shows, and resizes a restart left pending.
-    if (admitted.length > 0) this.#allocation.podsAdded(admitted);
-    for (const pod of changes.updated) {
-      if (this.#killIfDeleted(pod)) continue;
-      this.#log.info("Pod updated", this.#fields(pod));
-      this.#allocation.podUpdated(changes.replaced.get(pod.metadata!.uid!), pod);
-      this.#workers.updatePod({ type: "update", pod: this.#allocated(pod) });
-    }
-  }
-
   /** The pod the workers run: its spec with the resources it was allocated. */
   #allocated(pod: V1Pod): V1Pod {
     return this.#allocation.fromAllocation(pod).pod;
@@ -391,29 +286,6 @@ export class Kubelet {
   #withStatus(pod: V1Pod): V1Pod {
     const status = this.statuses.get(pod.metadata!.uid!);
     return status ? { ...pod, status } : pod;
-  }
-
-  /**
-   * A pod the API server is deleting (deletionTimestamp set) is stopped within its
-   * deletionGracePeriodSeconds and not started again; once it has terminated the status sink
-   * deletes it for good (upstream's graceful deletion).
-   */
-  #killIfDeleted(pod: V1Pod): boolean {
-    if (!pod.metadata?.deletionTimestamp) return false;
-    const uid = pod.metadata.uid!;
-    if (this.#workers.state(uid) === undefined || this.#workers.state(uid) === "syncing") {
-      this.#log.info("Pod is being deleted; stopping it", {
-        ...this.#fields(pod),
-        gracePeriod: pod.metadata.deletionGracePeriodSeconds,
-      });
-    }
-    this.#workQueue.delete(uid);
-    this.#workers.updatePod({
-      type: "kill",
-      pod: this.#allocated(pod),
-      gracePeriodSeconds: pod.metadata.deletionGracePeriodSeconds,
-    });
-    return true;
   }
 
   /** Asks for a sync of the pod soon (its configMap or secret changed, say). */
@@ -442,9 +314,5 @@ export class Kubelet {
     // An early ask (step errors, an active deadline) never pushes out the periodic resync.
     const delay = err ? ERROR_BACKOFF_MS : Math.min(afterMs ?? Infinity, resync);
     this.#workQueue.enqueue(uid, this.#deps.clock.monotonic() + delay);
-  }
-
-  #fields(pod: V1Pod) {
-    return { pod: podRef(pod), uid: pod.metadata?.uid };
   }
 }
