@@ -12,7 +12,6 @@ import type {
   CoreV1EventList,
   V1Container,
   V1ContainerStatus,
-  V1Node,
   V1Pod,
 } from "@kubernetes/client-node";
 import { stringify as toYaml } from "yaml";
@@ -89,12 +88,7 @@ Deno.test({
       if (!(await t.step(name, fn))) failed = true;
     };
     try {
-      const ready = await waitFor(async () => {
-        const n = await e2e.getJson<V1Node>(["node", node]);
-        return n?.status?.conditions?.find((c) => c.type === "Ready")?.status === "True"
-          ? n
-          : undefined;
-      }, { ...wait, what: `node ${node} Ready` });
+      const ready = await e2e.waitNodeReady(wait);
 
       await step("the Node declares the resize features", () => {
         const declared = (ready.status as { declaredFeatures?: string[] }).declaredFeatures;
