@@ -5,7 +5,6 @@
  */
 import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
-import { startControlPlane } from "../support/control_plane.ts";
 import { waitFor } from "../support/wait.ts";
 import { BUSYBOX, busyboxPod, E2E_TEST, setupCluster } from "./_cluster.ts";
 import { isRunning } from "./_helpers.ts";
@@ -17,11 +16,8 @@ Deno.test({
   name: "API mode: kubectl debug runs an ephemeral container beside the target",
   ...E2E_TEST,
   async fn() {
-    const cp = await startControlPlane();
-    const e2e = await setupCluster({ controlPlane: cp, nodeApi: {} }).catch(async (err) => {
-      await cp.stop();
-      throw err;
-    });
+    // Its own control plane, stopped by close() (or when the set-up fails).
+    const e2e = await setupCluster({ nodeApi: {} });
     const node = e2e.nodeName;
     try {
       await e2e.waitNodeReady({ timeoutMs: 60_000, intervalMs: 500 });
@@ -81,7 +77,6 @@ Deno.test({
       assert.equal(later?.status?.containerStatuses?.[0]?.restartCount, 0, "the target untouched");
     } finally {
       await e2e.close();
-      await cp.stop();
     }
   },
 });

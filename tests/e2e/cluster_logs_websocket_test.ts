@@ -6,7 +6,6 @@
  * wrote together with its data came back empty.
  */
 import assert from "node:assert/strict";
-import { startControlPlane } from "../support/control_plane.ts";
 import { waitFor } from "../support/wait.ts";
 import { busyboxPod, E2E_TEST, setupCluster } from "./_cluster.ts";
 import { isRunning } from "./_helpers.ts";
@@ -16,11 +15,8 @@ Deno.test({
   name: "API mode: a container's log read over a WebSocket through the API server has its lines",
   ...E2E_TEST,
   async fn() {
-    const cp = await startControlPlane();
-    const e2e = await setupCluster({ controlPlane: cp, nodeApi: {} }).catch(async (err) => {
-      await cp.stop();
-      throw err;
-    });
+    // Its own control plane, stopped by close() (or when the set-up fails).
+    const e2e = await setupCluster({ nodeApi: {} });
     const node = e2e.nodeName;
     try {
       await e2e.waitNodeReady({ timeoutMs: 60_000, intervalMs: 500 });
@@ -36,6 +32,7 @@ Deno.test({
         return out === "container is alive\n" || undefined;
       }, { timeoutMs: 30_000, intervalMs: 500, what: "the log line over plain HTTP" });
 
+      const cp = e2e.cp;
       const url = new URL(cp.server);
       const admin = {
         caCerts: [await Deno.readTextFile(cp.caFile)],
@@ -54,7 +51,6 @@ Deno.test({
       }
     } finally {
       await e2e.close();
-      await cp.stop();
     }
   },
 });
