@@ -246,3 +246,40 @@ export function busyboxPod(
     },
   };
 }
+
+/** The id of the pod's running `main` container, from the runtime; undefined while there is none. */
+export async function runningMain(c: ClusterE2E, pod: string): Promise<string | undefined> {
+  const list = await c.cri.runtime.listContainers({
+    labelSelector: { "io.kubernetes.pod.name": pod, "io.kubernetes.container.name": "main" },
+    state: { state: "CONTAINER_RUNNING" },
+  });
+  return list[0]?.id;
+}
+
+/**
+ * Runs `sh -c script` in the pod's running `main` container (as its user, through the CRI);
+ * its stdout and stderr (trimmed) and exit code. Throws when the container is not running.
+ */
+export async function execMain(
+  c: ClusterE2E,
+  pod: string,
+  script: string,
+): Promise<{ out: string; err: string; code: number }> {
+  const id = await runningMain(c, pod);
+  if (!id) throw new Error(`pod ${pod} has no running container`);
+  const res = await c.cri.runtime.execSync(id, ["sh", "-c", script], 30);
+  return {
+    out: new TextDecoder().decode(res.stdout).trim(),
+    err: new TextDecoder().decode(res.stderr).trim(),
+    code: res.exitCode,
+  };
+}
+
+/** Polls until the pod's `main` container runs; returns its id. */
+export function waitMainRunning(c: ClusterE2E, pod: string, timeoutMs: number): Promise<string> {
+  return waitFor(() => runningMain(c, pod), {
+    timeoutMs,
+    intervalMs: 500,
+    what: `pod ${pod}'s container to run`,
+  });
+}
