@@ -18,6 +18,7 @@ import { stringify as toYaml } from "yaml";
 import { quantityMilliValue } from "../../src/util/quantity.ts";
 import { waitFor } from "../support/wait.ts";
 import { BUSYBOX, E2E_TEST, setupCluster } from "./_cluster.ts";
+import { shellContainer } from "./_helpers.ts";
 
 const CG = "/sys/fs/cgroup";
 const MI = 2 ** 20;
@@ -29,17 +30,13 @@ function box(
   r: { cpu: [string, string]; memory: [string, string] },
   extra: Partial<V1Container> = {},
 ): V1Container {
-  return {
-    name,
-    image: BUSYBOX,
-    imagePullPolicy: "IfNotPresent",
-    command: ["sh", "-c", "sleep 3600"],
+  return shellContainer(name, "sleep 3600", {
     resources: {
       requests: { cpu: r.cpu[0], memory: r.memory[0] },
       limits: { cpu: r.cpu[1], memory: r.memory[1] },
     },
     ...extra,
-  };
+  });
 }
 
 const status = (p: V1Pod, name: string): V1ContainerStatus | undefined =>
