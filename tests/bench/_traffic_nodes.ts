@@ -8,8 +8,8 @@
  * Both run on the bench's private containerd: the kubelet kills whatever pod it does not know.
  */
 import type { RuntimeService } from "../../src/cri/types.ts";
-import { systemMounter } from "../../src/volumes/mod.ts";
 import { startAgent } from "../support/agent.ts";
+import { clusterNodeArgs, unmountUnder } from "../support/cluster_node.ts";
 import type { DevRuntime } from "../support/containerd.ts";
 import type { ControlPlane } from "../support/control_plane.ts";
 import { startUpstreamKubelet } from "../support/upstream_kubelet.ts";
@@ -95,23 +95,7 @@ export async function startTrafficNode(
     hostname: o.name,
     env: { ...o.agentEnv, ...(o.packed ? { DENOLET_UNPACK_DIR: o.packed.unpackDir } : {}) },
     extraArgs: [
-      "--kubeconfig",
-      kubeconfig,
-      "--node-ip",
-      o.nodeIP,
-      "--address",
-      "0.0.0.0",
-      "--port",
-      String(freePort()),
-      "--client-ca-file",
-      o.cp.caFile,
-      "--anonymous-auth=false",
-      "--authentication-token-webhook",
-      "--authorization-mode=Webhook",
-      "--image-gc-high-threshold",
-      "100",
-      "--image-gc-low-threshold",
-      "99",
+      ...clusterNodeArgs(kubeconfig, { nodeIP: o.nodeIP, caFile: o.cp.caFile, port: freePort() }),
       ...DENOLET_BENCH_ARGS,
     ],
   });
@@ -132,9 +116,7 @@ export async function startTrafficNode(
       stopped ??= (async () => {
         await agent.stop();
         // Its pods' tmpfs volumes stay mounted after it stops, as a kubelet's do.
-        const mounter = systemMounter();
-        const mounts = await mounter.mountPointsUnder(agent.rootDir);
-        for (const m of mounts.sort((a, b) => b.length - a.length)) await mounter.unmount(m);
+        await unmountUnder(agent.rootDir);
         await agent[Symbol.asyncDispose]();
         await removeNode();
       })(),

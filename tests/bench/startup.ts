@@ -11,6 +11,7 @@ import { loadConfig } from "../../src/config/mod.ts";
 import { permissionFlags } from "../../src/permissions/mod.ts";
 import { realClock } from "../../src/util/clock.ts";
 import { ensureContainerd } from "../support/containerd.ts";
+import { ownDirsAgentArgs } from "../support/own_dirs_agent.ts";
 import { freePort } from "../support/wait.ts";
 import { procSample } from "./_proc.ts";
 
@@ -25,25 +26,14 @@ interface Run {
 
 async function once(endpoint: string, n: number, allowAll: boolean): Promise<Run> {
   const tmp = await Deno.makeTempDir({ prefix: "denolet-startup-" });
-  await Deno.mkdir(`${tmp}/manifests`);
   const port = freePort();
-  // The pod log dir must be private too: the default /var/log/pods is shared.
-  const configFile = await podLogs(tmp);
-  const args = [
-    "--config",
-    configFile,
-    "--container-runtime-endpoint",
+  const { configFile, args: own } = await ownDirsAgentArgs(tmp, {
     endpoint,
-    "--pod-manifest-path",
-    `${tmp}/manifests`,
-    "--root-dir",
-    `${tmp}/root`,
-    "--read-only-port",
-    String(port),
-    "--port",
-    "0",
-    "--hostname-override",
-    `startup-${Deno.pid}-${n}`,
+    readOnlyPort: port,
+    hostname: `startup-${Deno.pid}-${n}`,
+  });
+  const args = [
+    ...own,
     "-v",
     "6",
   ];
@@ -81,15 +71,6 @@ async function once(endpoint: string, n: number, allowAll: boolean): Promise<Run
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
-}
-
-async function podLogs(tmp: string): Promise<string> {
-  const file = `${tmp}/kubelet.yaml`;
-  await Deno.writeTextFile(
-    file,
-    `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${tmp}/pods\n`,
-  );
-  return file;
 }
 
 async function collect(stream: ReadableStream<Uint8Array>): Promise<string> {

@@ -13,20 +13,7 @@ import {
   waitForCertificate,
 } from "../../src/certificate/mod.ts";
 import { fakeCsrApi, testSigner } from "./_fake_csr_api.ts";
-
-async function opensslText(csrPem: string): Promise<string> {
-  const p = new Deno.Command("openssl", {
-    args: ["req", "-noout", "-text", "-verify"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const w = p.stdin.getWriter();
-  await w.write(new TextEncoder().encode(csrPem));
-  await w.close();
-  const out = await p.output();
-  return new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-}
+import { opensslText } from "./_openssl.ts";
 
 Deno.test("csr: a node client request is O=system:nodes, CN=system:node:<name>, ECDSA P-256, no SANs", async () => {
   const key = await generateRequestKey();

@@ -24,6 +24,7 @@ import {
   watchPrepareForShutdown,
 } from "../../src/dbus/mod.ts";
 import { startPrivateBus } from "../support/dbus_daemon.ts";
+import { libcPipes } from "../support/pipes.ts";
 
 const BUS = {
   destination: "org.freedesktop.DBus",
@@ -178,35 +179,9 @@ Deno.test("systemdManager starts and stops transient units and waits for their j
   }
 });
 
-/** libc's pipe and poll, for watching the far end of an inhibitor lock. */
-function pipes() {
-  const libc = Deno.dlopen("libc.so.6", {
-    pipe: { parameters: ["buffer"], result: "i32" },
-    poll: { parameters: ["buffer", "u64", "i32"], result: "i32" },
-    close: { parameters: ["i32"], result: "i32" },
-  });
-  return {
-    pipe(): [number, number] {
-      const fds = new Int32Array(2);
-      assert.equal(libc.symbols.pipe(new Uint8Array(fds.buffer)), 0);
-      return [fds[0], fds[1]];
-    },
-    /** Whether every writer of the pipe has closed its end. */
-    hungUp(readFd: number): boolean {
-      const p = new Uint8Array(8);
-      new DataView(p.buffer).setInt32(0, readFd, true);
-      new DataView(p.buffer).setInt16(4, 0x1, true); // POLLIN
-      assert.ok(libc.symbols.poll(p, 1n, 0) >= 0);
-      return (new DataView(p.buffer).getInt16(6, true) & 0x10) !== 0; // POLLHUP
-    },
-    close: (fd: number) => libc.symbols.close(fd),
-    unload: () => libc.close(),
-  };
-}
-
 Deno.test("inhibitDelay holds logind's lock descriptor until it is released", async () => {
   const bus = await startPrivateBus();
-  const libc = pipes();
+  const libc = libcPipes();
   try {
     // logind's side: a FIFO whose write end goes to the caller; the inhibitor lives while
     // any write end is open. Here a pipe, through a connection that can send descriptors.

@@ -4,9 +4,9 @@
  * helpers. One control plane per test file: start it once, share it between steps.
  */
 import { stringify as toYaml } from "yaml";
-import type { V1Pod } from "@kubernetes/client-node";
+import type { V1Node, V1Pod } from "@kubernetes/client-node";
+import { detectNodeIP } from "../../src/agent/_node_ip.ts";
 import { createCriClient, type CriClient } from "../../src/cri/mod.ts";
-import { systemMounter } from "../../src/volumes/mod.ts";
 import {
   type AgentProcess,
   removeAgentSandboxes,
@@ -14,7 +14,8 @@ import {
   startAgent,
   waitFor,
 } from "../support/agent.ts";
-import type { WaitOptions } from "../support/wait.ts";
+import { freePort, type WaitOptions } from "../support/wait.ts";
+import { nodeApiClusterArgs, unmountUnder } from "../support/cluster_node.ts";
 import { type DevOptions, ensureContainerd } from "../support/containerd.ts";
 import {
   type ControlPlane,
@@ -26,8 +27,15 @@ import { BUSYBOX } from "./_helpers.ts";
 export { BUSYBOX, E2E_TEST } from "./_helpers.ts";
 
 export interface ClusterOptions {
-  /** Extra agent flags, appended last. */
+  /** Extra agent flags, appended last (before `nodeApi`'s). */
   extraArgs?: string[];
+  /**
+   * Serve the node API to the API server, as a cluster node does (`nodeApiClusterArgs`: on every
+   * interface at the node's InternalIP, cluster CA, webhook authn/authz), on `port` (default a
+   * free one), for suites that go through the API server's node proxy (logs, exec, debug).
+   * Fails when the machine has no non-loopback address for the node.
+   */
+  nodeApi?: { port?: number };
   /** Reuse a running control plane (several agents, or a restart test). */
   controlPlane?: ControlPlane;
   /** The node name; default a unique `e2e-node-<pid>-<n>`. */
@@ -74,6 +82,8 @@ export interface ClusterE2E {
     pred: (p: V1Pod) => boolean,
     opts: WaitOptions & { namespace?: string },
   ): Promise<V1Pod>;
+  /** Polls until the API server has the Node Ready; returns it. */
+  waitNodeReady(opts: WaitOptions): Promise<V1Node>;
   /** Stops the agent (its pods keep running) and starts it again on the same state. */
   restartAgent(
     opts?: { extraArgs?: string[]; whileStopped?: () => Promise<void> },
@@ -87,11 +97,20 @@ let nodeCount = 0;
 export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2E> {
   const runtime = await ensureContainerd(opts.runtime);
   const ownsControlPlane = opts.controlPlane === undefined;
+  const nodeIP = opts.nodeApi && detectNodeIP();
+  if (opts.nodeApi && !nodeIP) {
+    throw new Error(
+      "Cannot serve the node API: the machine has no non-loopback address for the node",
+    );
+  }
   const cp = opts.controlPlane ?? await startControlPlane();
   const nodeName = opts.nodeName ?? `e2e-node-${Deno.pid}-${++nodeCount}`;
   const tmp = await Deno.makeTempDir({ prefix: "denolet-e2e-cluster-" });
   let kubeconfig: string;
   let joinArgs: string[] = [];
+  const nodeApiArgs = opts.nodeApi && nodeIP
+    ? nodeApiClusterArgs({ nodeIP, caFile: cp.caFile, port: opts.nodeApi.port ?? freePort() })
+    : [];
   if (opts.join === "token") {
     kubeconfig = `${tmp}/kubelet.conf`;
     joinArgs = ["--bootstrap-kubeconfig", await cp.bootstrapKubeconfig(), "--rotate-certificates"];
@@ -123,6 +142,7 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
         "1s",
         ...joinArgs,
         ...(opts.extraArgs ?? []),
+        ...nodeApiArgs,
         ...extra,
       ],
     });
@@ -168,6 +188,14 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
         return p && pred(p) ? p : undefined;
       }, { intervalMs: 500, ...o });
     },
+    waitNodeReady(o) {
+      return waitFor(async () => {
+        const n = await getJson<V1Node>(["node", nodeName]);
+        return n?.status?.conditions?.find((c) => c.type === "Ready")?.status === "True"
+          ? n
+          : undefined;
+      }, { what: `node ${nodeName} Ready`, ...o });
+    },
     async restartAgent(r = {}) {
       await agent.stop();
       await r.whileStopped?.();
@@ -184,27 +212,15 @@ export async function setupCluster(opts: ClusterOptions = {}): Promise<ClusterE2
       } finally {
         cri.close();
         if (ownsControlPlane) await cp.stop();
-        await unmountUnder(tmp);
+        // The pods' tmpfs volumes outlive the stopped agent; its pods are gone now.
+        await unmountUnder(tmp, {
+          onError: (m, err) => console.error(`[denolet-e2e] cannot unmount ${m}: ${err}`),
+        });
         await Deno.remove(tmp, { recursive: true }).catch(() => undefined);
       }
     },
   };
   return e2e;
-}
-
-/**
- * A stopped agent leaves its pods' tmpfs volumes (secret, projected: every API pod has one)
- * mounted, as a kubelet does; once the pods are gone they are unmounted so nothing outlives
- * the test.
- */
-async function unmountUnder(dir: string): Promise<void> {
-  const mounter = systemMounter();
-  const mounts = await mounter.mountPointsUnder(dir);
-  for (const m of mounts.sort((a, b) => b.length - a.length)) {
-    await mounter.unmount(m).catch((err) =>
-      console.error(`[denolet-e2e] cannot unmount ${m}: ${err}`)
-    );
-  }
 }
 
 /** A busybox pod bound to `node` (no scheduler needed) running `script`. */
@@ -229,4 +245,41 @@ export function busyboxPod(
       ...opts.extra,
     },
   };
+}
+
+/** The id of the pod's running `main` container, from the runtime; undefined while there is none. */
+export async function runningMain(c: ClusterE2E, pod: string): Promise<string | undefined> {
+  const list = await c.cri.runtime.listContainers({
+    labelSelector: { "io.kubernetes.pod.name": pod, "io.kubernetes.container.name": "main" },
+    state: { state: "CONTAINER_RUNNING" },
+  });
+  return list[0]?.id;
+}
+
+/**
+ * Runs `sh -c script` in the pod's running `main` container (as its user, through the CRI);
+ * its stdout and stderr (trimmed) and exit code. Throws when the container is not running.
+ */
+export async function execMain(
+  c: ClusterE2E,
+  pod: string,
+  script: string,
+): Promise<{ out: string; err: string; code: number }> {
+  const id = await runningMain(c, pod);
+  if (!id) throw new Error(`pod ${pod} has no running container`);
+  const res = await c.cri.runtime.execSync(id, ["sh", "-c", script], 30);
+  return {
+    out: new TextDecoder().decode(res.stdout).trim(),
+    err: new TextDecoder().decode(res.stderr).trim(),
+    code: res.exitCode,
+  };
+}
+
+/** Polls until the pod's `main` container runs; returns its id. */
+export function waitMainRunning(c: ClusterE2E, pod: string, timeoutMs: number): Promise<string> {
+  return waitFor(() => runningMain(c, pod), {
+    timeoutMs,
+    intervalMs: 500,
+    what: `pod ${pod}'s container to run`,
+  });
 }

@@ -3,7 +3,7 @@
  * CRI client to inspect what it did, manifests written as YAML, and a cleanup that proves no
  * sandbox of the suite's pods is left behind.
  */
-import type { V1ContainerStatus, V1Pod } from "@kubernetes/client-node";
+import type { V1Container, V1ContainerStatus, V1Pod } from "@kubernetes/client-node";
 import { stringify as toYaml } from "yaml";
 import { createCriClient, type CriClient } from "../../src/cri/mod.ts";
 import type { PodSandbox } from "../../src/cri/types.ts";
@@ -246,20 +246,31 @@ async function removeIfPresent(path: string): Promise<void> {
 
 /** A one-container (`main`) busybox pod running `script` under `sh -c`. */
 export function shellPod(name: string, script: string, extra: Partial<V1Pod["spec"]> = {}): V1Pod {
+  return specPod(name, { containers: [shellContainer("main", script)], ...extra });
+}
+
+/** A pod in `default` with a 2 s grace period and `spec` (its containers, at least). */
+export function specPod(name: string, spec: Partial<NonNullable<V1Pod["spec"]>>): V1Pod {
   return {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name, namespace: "default" },
-    spec: {
-      terminationGracePeriodSeconds: 2,
-      containers: [{
-        name: "main",
-        image: BUSYBOX,
-        imagePullPolicy: "IfNotPresent",
-        command: ["sh", "-c", script],
-      }],
-      ...extra,
-    },
+    spec: { terminationGracePeriodSeconds: 2, containers: [], ...spec },
+  };
+}
+
+/** A busybox container (the pre-loaded image, never pulled) running `sh -c script`. */
+export function shellContainer(
+  name: string,
+  script: string,
+  extra: Partial<V1Container> = {},
+): V1Container {
+  return {
+    name,
+    image: BUSYBOX,
+    imagePullPolicy: "IfNotPresent",
+    command: ["sh", "-c", script],
+    ...extra,
   };
 }
 

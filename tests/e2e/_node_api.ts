@@ -243,3 +243,21 @@ export async function nodeApiGet(
 ): Promise<Response> {
   return await nodeFetch(port, path, { caCerts: [await servingCA(`${agent.rootDir}/pki`)] });
 }
+
+/**
+ * A JSON page of an agent started with `nodeApiArgs(port)`: `/node` from the authenticated port
+ * (the read-only one does not serve it), any other path from the read-only port; undefined
+ * unless it answers 200.
+ */
+export async function agentJson<T>(
+  agent: { rootDir: string; get(path: string): Promise<Response> },
+  port: number,
+  path: string,
+): Promise<T | undefined> {
+  const res = path === "/node" ? await nodeApiGet(agent, port, path) : await agent.get(path);
+  if (res.status !== 200) {
+    await res.body?.cancel();
+    return undefined;
+  }
+  return await res.json() as T;
+}

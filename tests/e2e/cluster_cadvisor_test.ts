@@ -6,7 +6,6 @@
  */
 import assert from "node:assert/strict";
 import { parse as parseYaml } from "yaml";
-import { detectNodeIP } from "../../src/agent/_node_ip.ts";
 import { freePort, waitFor } from "../support/wait.ts";
 import { ensurePrometheus, type PrometheusServer, startPrometheus } from "../support/prometheus.ts";
 import { startControlPlane } from "../support/control_plane.ts";
@@ -16,8 +15,6 @@ Deno.test({
   name: "cluster: a Prometheus scrapes /metrics/cadvisor through the API server's node proxy",
   ...E2E_TEST,
   async fn() {
-    const nodeIP = detectNodeIP();
-    assert.ok(nodeIP, "the test machine needs a non-loopback address for the node");
     const bins = await ensurePrometheus();
     const cp = await startControlPlane();
     let c: ClusterE2E | undefined;
@@ -25,22 +22,7 @@ Deno.test({
     const pki = await Deno.makeTempDir({ prefix: "denolet-prom-pki-" });
     try {
       const port = freePort();
-      c = await setupCluster({
-        controlPlane: cp,
-        extraArgs: [
-          "--node-ip",
-          nodeIP,
-          "--address",
-          "0.0.0.0",
-          "--port",
-          String(port),
-          "--client-ca-file",
-          cp.caFile,
-          "--anonymous-auth=false",
-          "--authentication-token-webhook",
-          "--authorization-mode=Webhook",
-        ],
-      });
+      c = await setupCluster({ controlPlane: cp, nodeApi: { port } });
       const e2e = c;
       const node = e2e.nodeName;
       await e2e.apply({

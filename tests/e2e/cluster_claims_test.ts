@@ -9,36 +9,19 @@
 import assert from "node:assert/strict";
 import type { CoreV1Event, CoreV1EventList, V1Pod, V1Volume } from "@kubernetes/client-node";
 import { waitFor } from "../support/agent.ts";
-import { busyboxPod, type ClusterE2E, E2E_TEST, setupCluster } from "./_cluster.ts";
+import {
+  busyboxPod,
+  type ClusterE2E,
+  E2E_TEST,
+  execMain,
+  runningMain,
+  setupCluster,
+  waitMainRunning,
+} from "./_cluster.ts";
 
 const TIMEOUT = 120_000;
 
-async function runningContainer(c: ClusterE2E, pod: string): Promise<string | undefined> {
-  const list = await c.cri.runtime.listContainers({
-    labelSelector: { "io.kubernetes.pod.name": pod, "io.kubernetes.container.name": "main" },
-    state: { state: "CONTAINER_RUNNING" },
-  });
-  return list[0]?.id;
-}
-
-function waitRunning(c: ClusterE2E, pod: string): Promise<string> {
-  return waitFor(() => runningContainer(c, pod), {
-    timeoutMs: TIMEOUT,
-    intervalMs: 500,
-    what: `pod ${pod}'s container to run`,
-  });
-}
-
-async function sh(
-  c: ClusterE2E,
-  pod: string,
-  script: string,
-): Promise<{ out: string; code: number }> {
-  const id = await runningContainer(c, pod);
-  if (!id) throw new Error(`pod ${pod} has no running container`);
-  const res = await c.cri.runtime.execSync(id, ["sh", "-c", script], 30);
-  return { out: new TextDecoder().decode(res.stdout).trim(), code: res.exitCode };
-}
+const waitRunning = (c: ClusterE2E, pod: string) => waitMainRunning(c, pod, TIMEOUT);
 
 async function eventsOf(c: ClusterE2E, name: string): Promise<CoreV1Event[]> {
   return (await c.getJson<CoreV1EventList>([
@@ -193,8 +176,8 @@ Deno.test({
           });
           await c.apply(pod);
           await waitRunning(c, "local-rw");
-          assert.equal((await sh(c, "local-rw", "cat /sub/seed")).out, "seed");
-          assert.equal((await sh(c, "local-rw", "echo w >/data/d/written")).code, 0);
+          assert.equal((await execMain(c, "local-rw", "cat /sub/seed")).out, "seed");
+          assert.equal((await execMain(c, "local-rw", "echo w >/data/d/written")).code, 0);
           assert.equal(await Deno.readTextFile(`${data}/local/written`), "w\n");
           const uid = (await c.pod("local-rw"))!.metadata!.uid!;
           const root = await Deno.realPath(c.rootDir);
@@ -211,8 +194,12 @@ Deno.test({
           }]);
           await c.apply(ro);
           await waitRunning(c, "local-ro");
-          assert.equal((await sh(c, "local-ro", "cat /data/d/written")).out, "w");
-          assert.notEqual((await sh(c, "local-ro", "touch /data/d/nope")).code, 0, "read-only");
+          assert.equal((await execMain(c, "local-ro", "cat /data/d/written")).out, "w");
+          assert.notEqual(
+            (await execMain(c, "local-ro", "touch /data/d/nope")).code,
+            0,
+            "read-only",
+          );
         },
       );
 
@@ -264,7 +251,7 @@ Deno.test({
           await failedMount(c, "elsewhere", /NodeAffinity/),
           'MountVolume.NodeAffinity check failed for volume "pv-elsewhere" : no matching NodeSelectorTerms',
         );
-        assert.equal(await runningContainer(c, "elsewhere"), undefined);
+        assert.equal(await runningMain(c, "elsewhere"), undefined);
       });
 
       await t.step(
@@ -303,11 +290,11 @@ Deno.test({
       await t.step(
         "an agent restart leaves running claim pods and their mounts alone",
         async () => {
-          const before = await runningContainer(c, "local-rw");
+          const before = await runningMain(c, "local-rw");
           await c.restartAgent();
           await new Promise((r) => setTimeout(r, 5_000));
-          assert.equal(await runningContainer(c, "local-rw"), before, "same container");
-          assert.equal((await sh(c, "local-rw", "cat /data/d/written")).out, "w");
+          assert.equal(await runningMain(c, "local-rw"), before, "same container");
+          assert.equal((await execMain(c, "local-rw", "cat /data/d/written")).out, "w");
           const pod = await c.pod("local-rw");
           assert.equal(pod?.status?.containerStatuses?.[0]?.restartCount, 0);
         },
@@ -334,8 +321,8 @@ Deno.test({
             'MountVolume.SetUp failed for volume "pv-rwop" : volume uses the ReadWriteOncePod ' +
               "access mode and is already in use by another pod",
           );
-          assert.equal(await runningContainer(c, "rwop-b"), undefined);
-          assert.equal(await runningContainer(c, "rwop-a"), a, "the first pod untouched");
+          assert.equal(await runningMain(c, "rwop-b"), undefined);
+          assert.equal(await runningMain(c, "rwop-a"), a, "the first pod untouched");
           await c.kubectl(["delete", "pod", "rwop-a", "rwop-b", "--wait=true", "--timeout=90s"]);
         },
       );

@@ -4,10 +4,8 @@
  * answers `kubectl logs -c` and `kubectl exec -c`, and is not restarted when it exits.
  */
 import assert from "node:assert/strict";
-import type { V1Node, V1Pod } from "@kubernetes/client-node";
-import { detectNodeIP } from "../../src/agent/_node_ip.ts";
-import { startControlPlane } from "../support/control_plane.ts";
-import { freePort, waitFor } from "../support/wait.ts";
+import type { V1Pod } from "@kubernetes/client-node";
+import { waitFor } from "../support/wait.ts";
 import { BUSYBOX, busyboxPod, E2E_TEST, setupCluster } from "./_cluster.ts";
 import { isRunning } from "./_helpers.ts";
 
@@ -18,36 +16,11 @@ Deno.test({
   name: "API mode: kubectl debug runs an ephemeral container beside the target",
   ...E2E_TEST,
   async fn() {
-    const nodeIP = detectNodeIP();
-    assert.ok(nodeIP, "the test machine needs a non-loopback address for the node");
-    const cp = await startControlPlane();
-    // The API server dials the node API at the InternalIP for logs and exec (see
-    // node_api_cluster_test.ts for why not loopback).
-    const e2e = await setupCluster({
-      controlPlane: cp,
-      extraArgs: [
-        "--node-ip",
-        nodeIP,
-        "--address",
-        "0.0.0.0",
-        "--port",
-        String(freePort()),
-        "--client-ca-file",
-        cp.caFile,
-        "--anonymous-auth=false",
-        "--authentication-token-webhook",
-        "--authorization-mode=Webhook",
-      ],
-    }).catch(async (err) => {
-      await cp.stop();
-      throw err;
-    });
+    // Its own control plane, stopped by close() (or when the set-up fails).
+    const e2e = await setupCluster({ nodeApi: {} });
     const node = e2e.nodeName;
     try {
-      await waitFor(async () => {
-        const n = await e2e.getJson<V1Node>(["node", node]);
-        return n?.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
-      }, { timeoutMs: 60_000, intervalMs: 500, what: `node ${node} Ready` });
+      await e2e.waitNodeReady({ timeoutMs: 60_000, intervalMs: 500 });
       await e2e.apply(busyboxPod("target", "exec sleep 31337", { node }));
       await e2e.waitPod("target", isRunning, {
         timeoutMs: 90_000,
@@ -104,7 +77,6 @@ Deno.test({
       assert.equal(later?.status?.containerStatuses?.[0]?.restartCount, 0, "the target untouched");
     } finally {
       await e2e.close();
-      await cp.stop();
     }
   },
 });

@@ -6,10 +6,7 @@
  * wrote together with its data came back empty.
  */
 import assert from "node:assert/strict";
-import type { V1Node } from "@kubernetes/client-node";
-import { detectNodeIP } from "../../src/agent/_node_ip.ts";
-import { startControlPlane } from "../support/control_plane.ts";
-import { freePort, waitFor } from "../support/wait.ts";
+import { waitFor } from "../support/wait.ts";
 import { busyboxPod, E2E_TEST, setupCluster } from "./_cluster.ts";
 import { isRunning } from "./_helpers.ts";
 import { webSocketExec } from "./_node_api.ts";
@@ -18,34 +15,11 @@ Deno.test({
   name: "API mode: a container's log read over a WebSocket through the API server has its lines",
   ...E2E_TEST,
   async fn() {
-    const nodeIP = detectNodeIP();
-    assert.ok(nodeIP, "the test machine needs a non-loopback address for the node");
-    const cp = await startControlPlane();
-    const e2e = await setupCluster({
-      controlPlane: cp,
-      extraArgs: [
-        "--node-ip",
-        nodeIP,
-        "--address",
-        "0.0.0.0",
-        "--port",
-        String(freePort()),
-        "--client-ca-file",
-        cp.caFile,
-        "--anonymous-auth=false",
-        "--authentication-token-webhook",
-        "--authorization-mode=Webhook",
-      ],
-    }).catch(async (err) => {
-      await cp.stop();
-      throw err;
-    });
+    // Its own control plane, stopped by close() (or when the set-up fails).
+    const e2e = await setupCluster({ nodeApi: {} });
     const node = e2e.nodeName;
     try {
-      await waitFor(async () => {
-        const n = await e2e.getJson<V1Node>(["node", node]);
-        return n?.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
-      }, { timeoutMs: 60_000, intervalMs: 500, what: `node ${node} Ready` });
+      await e2e.waitNodeReady({ timeoutMs: 60_000, intervalMs: 500 });
       await e2e.apply(busyboxPod("wslogs", "echo container is alive; exec sleep 3600", { node }));
       await e2e.waitPod("wslogs", isRunning, {
         timeoutMs: 90_000,
@@ -58,6 +32,7 @@ Deno.test({
         return out === "container is alive\n" || undefined;
       }, { timeoutMs: 30_000, intervalMs: 500, what: "the log line over plain HTTP" });
 
+      const cp = e2e.cp;
       const url = new URL(cp.server);
       const admin = {
         caCerts: [await Deno.readTextFile(cp.caFile)],
@@ -76,7 +51,6 @@ Deno.test({
       }
     } finally {
       await e2e.close();
-      await cp.stop();
     }
   },
 });

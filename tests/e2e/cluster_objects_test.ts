@@ -10,43 +10,24 @@
 import assert from "node:assert/strict";
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import { waitFor } from "../support/agent.ts";
-import { busyboxPod, type ClusterE2E, E2E_TEST, setupCluster } from "./_cluster.ts";
+import {
+  busyboxPod,
+  type ClusterE2E,
+  E2E_TEST,
+  execMain,
+  runningMain,
+  setupCluster,
+  waitMainRunning,
+} from "./_cluster.ts";
 import { BUSYBOX, setupE2E } from "./_helpers.ts";
 
 const TIMEOUT = 120_000;
 const TOKEN_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
-/** The pod's running `main` container, from the runtime. */
-async function runningContainer(c: ClusterE2E, pod: string): Promise<string | undefined> {
-  const list = await c.cri.runtime.listContainers({
-    labelSelector: { "io.kubernetes.pod.name": pod, "io.kubernetes.container.name": "main" },
-    state: { state: "CONTAINER_RUNNING" },
-  });
-  return list[0]?.id;
-}
-
-function waitRunning(c: ClusterE2E, pod: string): Promise<string> {
-  return waitFor(() => runningContainer(c, pod), {
-    timeoutMs: TIMEOUT,
-    intervalMs: 500,
-    what: `pod ${pod}'s container to run`,
-  });
-}
-
-/** Runs `script` in the pod's container; its stdout (trimmed) and exit code. */
-async function exec(c: ClusterE2E, pod: string, script: string) {
-  const id = await runningContainer(c, pod);
-  if (!id) throw new Error(`pod ${pod} has no running container`);
-  const res = await c.cri.runtime.execSync(id, ["sh", "-c", script], 30);
-  return {
-    out: new TextDecoder().decode(res.stdout).trim(),
-    err: new TextDecoder().decode(res.stderr).trim(),
-    code: res.exitCode,
-  };
-}
+const waitRunning = (c: ClusterE2E, pod: string) => waitMainRunning(c, pod, TIMEOUT);
 
 async function read(c: ClusterE2E, pod: string, script: string): Promise<string> {
-  const r = await exec(c, pod, script);
+  const r = await execMain(c, pod, script);
   assert.equal(r.code, 0, `${script}: ${r.err}`);
   return r.out;
 }
@@ -143,7 +124,7 @@ Deno.test({
           ),
           ["..data", "conf", "mode"],
         );
-        const touched = await exec(c, "objects", "touch /etc/cfg/new");
+        const touched = await execMain(c, "objects", "touch /etc/cfg/new");
         assert.notEqual(touched.code, 0, "configMap volumes are mounted read-only");
         assert.equal(await read(c, "objects", "cat /etc/sec/user"), "admin");
         assert.equal(
@@ -189,7 +170,7 @@ Deno.test({
       });
 
       await t.step("a configMap update reaches the running container", async () => {
-        const before = await runningContainer(c, "objects");
+        const before = await runningMain(c, "objects");
         await c.apply({
           apiVersion: "v1",
           kind: "ConfigMap",
@@ -202,7 +183,7 @@ Deno.test({
           { timeoutMs: 60_000, intervalMs: 500, what: "the new configMap content in the pod" },
         );
         assert.equal(
-          await runningContainer(c, "objects"),
+          await runningMain(c, "objects"),
           before,
           "the container was not restarted",
         );
@@ -259,7 +240,7 @@ Deno.test({
             intervalMs: 500,
             what: "the FailedMount message in the agent's log",
           });
-          assert.equal(await runningContainer(c, "late-vol"), undefined);
+          assert.equal(await runningMain(c, "late-vol"), undefined);
           await c.apply({
             apiVersion: "v1",
             kind: "ConfigMap",

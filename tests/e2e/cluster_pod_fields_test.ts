@@ -6,7 +6,7 @@
  * field the node does not implement fails the pod with PodFeatureUnsupported naming it.
  */
 import assert from "node:assert/strict";
-import type { CoreV1EventList, V1Node, V1Pod } from "@kubernetes/client-node";
+import type { CoreV1EventList, V1Pod } from "@kubernetes/client-node";
 import { realClock } from "../../src/util/clock.ts";
 import { waitFor } from "../support/wait.ts";
 import { busyboxPod, E2E_TEST, setupCluster } from "./_cluster.ts";
@@ -29,10 +29,7 @@ Deno.test({
         `involvedObject.name=${pod}`,
       ]))?.items ?? []).map((e) => `${e.type} ${e.reason}: ${e.message}`);
     try {
-      await waitFor(async () => {
-        const n = await e2e.getJson<V1Node>(["node", node]);
-        return n?.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
-      }, { timeoutMs: 60_000, intervalMs: 500, what: `node ${node} Ready` });
+      await e2e.waitNodeReady({ timeoutMs: 60_000, intervalMs: 500 });
 
       await t.step("an unsafe sysctl: Failed, SysctlForbidden, with the event", async () => {
         await e2e.apply(busyboxPod("sysctl", "sleep 3600", {

@@ -10,7 +10,6 @@ import assert from "node:assert/strict";
 import type { V1Node, V1Pod, V1PodList } from "@kubernetes/client-node";
 import { stringify as toYaml } from "yaml";
 import { quantityMilliValue } from "../../src/util/quantity.ts";
-import { startControlPlane } from "../support/control_plane.ts";
 import { waitFor } from "../support/wait.ts";
 import { BUSYBOX, busyboxPod, E2E_TEST, setupCluster } from "./_cluster.ts";
 import { isRunning, time } from "./_helpers.ts";
@@ -25,11 +24,9 @@ Deno.test({
     "admission",
   ...E2E_TEST,
   async fn(t) {
-    const cp = await startControlPlane();
-    const e2e = await setupCluster({ controlPlane: cp }).catch(async (err) => {
-      await cp.stop();
-      throw err;
-    });
+    // Its own control plane, stopped by close() (or when the set-up fails).
+    const e2e = await setupCluster();
+    const cp = e2e.cp;
     const node = e2e.nodeName;
     const deploymentPods = async () =>
       ((await e2e.getJson<V1PodList>(["pods", "-n", "default", "-l", "app=web"]))?.items ?? [])
@@ -356,7 +353,6 @@ Deno.test({
         )
         .catch((err) => console.error(`[cluster_pods_test] clean-up: ${err}`));
       await e2e.close();
-      await cp.stop();
     }
   },
 });

@@ -12,13 +12,13 @@ import type {
   CoreV1EventList,
   V1Container,
   V1ContainerStatus,
-  V1Node,
   V1Pod,
 } from "@kubernetes/client-node";
 import { stringify as toYaml } from "yaml";
 import { quantityMilliValue } from "../../src/util/quantity.ts";
 import { waitFor } from "../support/wait.ts";
 import { BUSYBOX, E2E_TEST, setupCluster } from "./_cluster.ts";
+import { shellContainer } from "./_helpers.ts";
 
 const CG = "/sys/fs/cgroup";
 const MI = 2 ** 20;
@@ -30,17 +30,13 @@ function box(
   r: { cpu: [string, string]; memory: [string, string] },
   extra: Partial<V1Container> = {},
 ): V1Container {
-  return {
-    name,
-    image: BUSYBOX,
-    imagePullPolicy: "IfNotPresent",
-    command: ["sh", "-c", "sleep 3600"],
+  return shellContainer(name, "sleep 3600", {
     resources: {
       requests: { cpu: r.cpu[0], memory: r.memory[0] },
       limits: { cpu: r.cpu[1], memory: r.memory[1] },
     },
     ...extra,
-  };
+  });
 }
 
 const status = (p: V1Pod, name: string): V1ContainerStatus | undefined =>
@@ -89,12 +85,7 @@ Deno.test({
       if (!(await t.step(name, fn))) failed = true;
     };
     try {
-      const ready = await waitFor(async () => {
-        const n = await e2e.getJson<V1Node>(["node", node]);
-        return n?.status?.conditions?.find((c) => c.type === "Ready")?.status === "True"
-          ? n
-          : undefined;
-      }, { ...wait, what: `node ${node} Ready` });
+      const ready = await e2e.waitNodeReady(wait);
 
       await step("the Node declares the resize features", () => {
         const declared = (ready.status as { declaredFeatures?: string[] }).declaredFeatures;

@@ -26,7 +26,7 @@ import {
   setupE2E,
   shellPod,
 } from "./_helpers.ts";
-import { nodeApiArgs, nodeApiGet } from "./_node_api.ts";
+import { agentJson, nodeApiArgs } from "./_node_api.ts";
 import {
   cleanUp,
   guardImages,
@@ -46,16 +46,7 @@ const FILL_MI = 45;
 /** The authenticated port: `/node` is not served on the read-only one. */
 const API_PORT = freePort();
 
-async function getJson<T>(e2e: E2E, path: string): Promise<T | undefined> {
-  const res = path === "/node"
-    ? await nodeApiGet(e2e.agent, API_PORT, path)
-    : await e2e.agent.get(path);
-  if (res.status !== 200) {
-    await res.body?.cancel();
-    return undefined;
-  }
-  return await res.json() as T;
-}
+const getJson = <T>(e2e: E2E, path: string) => agentJson<T>(e2e.agent, API_PORT, path);
 
 async function diskPressure(e2e: E2E): Promise<string | undefined> {
   const node = await getJson<V1Node>(e2e, "/node");

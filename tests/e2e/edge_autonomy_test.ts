@@ -26,7 +26,6 @@ import { nullLogger } from "../../src/util/log.ts";
 import { systemMounter } from "../../src/volumes/mod.ts";
 import { removeAgentSandboxes, removeCgroupTree, startAgent } from "../support/agent.ts";
 import { startContainerd, stopContainerd } from "../support/containerd.ts";
-import { startControlPlane } from "../support/control_plane.ts";
 import { waitFor } from "../support/wait.ts";
 import { BUSYBOX, busyboxPod, E2E_TEST, setupCluster } from "./_cluster.ts";
 import { isRunning } from "./_helpers.ts";
@@ -115,11 +114,9 @@ Deno.test({
     "the checkpoint survives kill -9, and a start with nothing says why",
   ...E2E_TEST,
   async fn(t) {
-    const cp = await startControlPlane();
-    const e2e = await setupCluster({ controlPlane: cp }).catch(async (err) => {
-      await cp.stop();
-      throw err;
-    });
+    // Its own control plane, stopped by close() (or when the set-up fails).
+    const e2e = await setupCluster();
+    const cp = e2e.cp;
     const node = e2e.nodeName;
     const rs = e2e.cri.runtime;
     let apiUp = true;
@@ -519,7 +516,6 @@ Deno.test({
         );
       }
       await e2e.close();
-      await cp.stop();
     }
   },
 });

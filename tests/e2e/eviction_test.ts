@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import type { V1Node, V1Pod } from "@kubernetes/client-node";
 import { freePort, waitFor } from "../support/agent.ts";
 import { type E2E, E2E_TEST, isRunning, setupE2E, shellPod } from "./_helpers.ts";
-import { nodeApiArgs, nodeApiGet } from "./_node_api.ts";
+import { agentJson, nodeApiArgs } from "./_node_api.ts";
 
 const MB = 1024 * 1024;
 const HOG_MB = 1024;
@@ -22,16 +22,7 @@ const MARGIN_MB = 512;
 /** The authenticated port: `/node` is not served on the read-only one. */
 const API_PORT = freePort();
 
-async function getJson<T>(e2e: E2E, path: string): Promise<T | undefined> {
-  const res = path === "/node"
-    ? await nodeApiGet(e2e.agent, API_PORT, path)
-    : await e2e.agent.get(path);
-  if (res.status !== 200) {
-    await res.body?.cancel();
-    return undefined;
-  }
-  return await res.json() as T;
-}
+const getJson = <T>(e2e: E2E, path: string) => agentJson<T>(e2e.agent, API_PORT, path);
 
 async function memoryAvailable(e2e: E2E): Promise<number> {
   type S = { node?: { memory?: { availableBytes?: number } } };

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
 import { waitFor } from "../support/agent.ts";
-import { busyboxPod, type ClusterE2E, setupCluster } from "./_cluster.ts";
+import { busyboxPod, type ClusterE2E, execMain, runningMain, setupCluster } from "./_cluster.ts";
 import { containerStatus, E2E_TEST, pathExists, setupE2E, shellPod } from "./_helpers.ts";
 
 const TIMEOUT = 120_000;
@@ -92,23 +92,11 @@ Deno.test({
   },
 });
 
-/** The `main` container's running id, from the runtime. */
-async function runningContainer(c: ClusterE2E, pod: string): Promise<string | undefined> {
-  const list = await c.cri.runtime.listContainers({
-    labelSelector: { "io.kubernetes.pod.name": pod, "io.kubernetes.container.name": "main" },
-    state: { state: "CONTAINER_RUNNING" },
-  });
-  return list[0]?.id;
-}
-
 /** Runs `script` as the container's user; fails the test on a non-zero exit. */
 async function read(c: ClusterE2E, pod: string, script: string): Promise<string> {
-  const id = await runningContainer(c, pod);
-  if (!id) throw new Error(`pod ${pod} has no running container`);
-  const res = await c.cri.runtime.execSync(id, ["sh", "-c", script], 30);
-  const dec = new TextDecoder();
-  assert.equal(res.exitCode, 0, `${script}: ${dec.decode(res.stderr)}`);
-  return dec.decode(res.stdout).trim();
+  const r = await execMain(c, pod, script);
+  assert.equal(r.code, 0, `${script}: ${r.err}`);
+  return r.out;
 }
 
 Deno.test({
@@ -156,7 +144,7 @@ Deno.test({
         { name: "token", mountPath: "/etc/token" },
       ];
       await c.apply(pod);
-      await waitFor(() => runningContainer(c, "fsg"), {
+      await waitFor(() => runningMain(c, "fsg"), {
         timeoutMs: TIMEOUT,
         intervalMs: 500,
         what: "pod fsg's container to run",

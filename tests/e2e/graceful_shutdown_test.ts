@@ -15,6 +15,7 @@ import {
 } from "../../src/dbus/mod.ts";
 import { freePort, waitFor } from "../support/agent.ts";
 import { startPrivateBus } from "../support/dbus_daemon.ts";
+import { type LibcPipes, libcPipes } from "../support/pipes.ts";
 import { BUSYBOX, type E2E, E2E_TEST, isRunning, setupE2E } from "./_helpers.ts";
 import { nodeApiArgs, nodeApiGet } from "./_node_api.ts";
 
@@ -31,35 +32,8 @@ async function readyCondition(e2e: E2E) {
   return node.status?.conditions?.find((x) => x.type === "Ready");
 }
 
-/** logind's side of an inhibitor: a pipe whose write end goes to the caller. */
-function libc() {
-  const lib = Deno.dlopen("libc.so.6", {
-    pipe: { parameters: ["buffer"], result: "i32" },
-    poll: { parameters: ["buffer", "u64", "i32"], result: "i32" },
-    close: { parameters: ["i32"], result: "i32" },
-  });
-  return {
-    pipe(): [number, number] {
-      const fds = new Int32Array(2);
-      assert.equal(lib.symbols.pipe(new Uint8Array(fds.buffer)), 0);
-      return [fds[0], fds[1]];
-    },
-    /** Whether the last writer closed (the inhibitor was released). */
-    released(readFd: number): boolean {
-      const p = new Uint8Array(8);
-      const v = new DataView(p.buffer);
-      v.setInt32(0, readFd, true);
-      v.setInt16(4, 0x1, true);
-      lib.symbols.poll(p, 1n, 0);
-      return (v.getInt16(6, true) & 0x10) !== 0;
-    },
-    close: (fd: number) => lib.symbols.close(fd),
-    unload: () => lib.close(),
-  };
-}
-
 /** A stand-in logind: InhibitDelayMaxUSec 60 s (no drop-in written), Inhibit with a real fd. */
-async function fakeLogind(path: string, c: ReturnType<typeof libc>) {
+async function fakeLogind(path: string, c: LibcPipes) {
   const conn: DBusConnection = await connectBus({ transport: await fdUnixTransport(path) });
   await conn.call({
     destination: "org.freedesktop.DBus",
@@ -132,7 +106,8 @@ Deno.test({
   ...E2E_TEST,
   fn: async () => {
     const bus = await startPrivateBus();
-    const c = libc();
+    // logind's side of an inhibitor: a pipe whose write end goes to the caller.
+    const c = libcPipes();
     const logind = await fakeLogind(bus.path, c);
     const markers = await Deno.makeTempDir({ prefix: "denolet-e2e-shutdown-" });
     const e2e = await setupE2E({
@@ -162,7 +137,7 @@ Deno.test({
         what: "the agent's Inhibit call",
       });
       const lock = logind.locks[0];
-      assert.equal(c.released(lock), false);
+      assert.equal(c.hungUp(lock), false);
 
       await logind.prepareForShutdown(true);
       const drained = await e2e.waitPod("drain", (p) => p.status?.phase === "Failed", {
@@ -191,7 +166,7 @@ Deno.test({
       ]);
 
       // The lock goes only after the critical group, whose hook ran after the others'.
-      await waitFor(() => Promise.resolve(c.released(lock) || undefined), {
+      await waitFor(() => Promise.resolve(c.hungUp(lock) || undefined), {
         timeoutMs: 60_000,
         what: "the inhibitor released",
       });

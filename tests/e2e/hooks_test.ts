@@ -5,41 +5,26 @@
  * The pods run in one agent at once to keep the suite short.
  */
 import assert from "node:assert/strict";
-import type { V1Container, V1Pod } from "@kubernetes/client-node";
+import type { V1Container } from "@kubernetes/client-node";
 import { stopwatch } from "../../src/util/clock.ts";
 import { waitFor } from "../support/agent.ts";
 import {
-  BUSYBOX,
   containerStatus,
   type E2E,
   E2E_TEST,
   isRunning,
   POD_UID_LABEL,
   setupE2E,
+  shellContainer,
+  specPod,
 } from "./_helpers.ts";
 
 /** Exits on TERM within a second, so stop times measure the hook, not a SIGKILL. */
 const POLITE = "trap 'exit 0' TERM; echo started; while :; do sleep 1; done";
 const CUT_GRACE_SECONDS = 4;
 
-function busybox(name: string, extra: Partial<V1Container> = {}): V1Container {
-  return {
-    name,
-    image: BUSYBOX,
-    imagePullPolicy: "IfNotPresent",
-    command: ["sh", "-c", POLITE],
-    ...extra,
-  };
-}
-
-function pod(name: string, spec: Partial<NonNullable<V1Pod["spec"]>>): V1Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: { terminationGracePeriodSeconds: 2, containers: [], ...spec },
-  };
-}
+const busybox = (name: string, extra: Partial<V1Container> = {}) =>
+  shellContainer(name, POLITE, extra);
 
 /** Requests the hooks make to a server in this process (httpGet with `host: 127.0.0.1`). */
 function hookServer() {
@@ -96,7 +81,7 @@ Deno.test({
     try {
       await e2e.writePod(
         "hooks-effects.yaml",
-        pod("hooks-effects", {
+        specPod("hooks-effects", {
           terminationGracePeriodSeconds: 10,
           ...hostVolume,
           containers: [
@@ -115,7 +100,7 @@ Deno.test({
       );
       await e2e.writePod(
         "hooks-poststart-fail.yaml",
-        pod("hooks-poststart-fail", {
+        specPod("hooks-poststart-fail", {
           ...hostVolume,
           containers: [busybox("main", {
             ...mount,
@@ -131,7 +116,7 @@ Deno.test({
         }),
       );
       const cutPod = (name: string, preStop: V1Container["lifecycle"]) =>
-        pod(name, {
+        specPod(name, {
           terminationGracePeriodSeconds: CUT_GRACE_SECONDS,
           containers: [busybox("main", { lifecycle: preStop })],
         });

@@ -5,25 +5,22 @@
 import assert from "node:assert/strict";
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import {
-  BUSYBOX,
   containerStatus,
   E2E_TEST,
   initStatus,
   isRunning,
   POD_UID_LABEL,
   setupE2E,
+  shellContainer,
   time,
 } from "./_helpers.ts";
 
-function sh(name: string, script: string, mounts = true): V1Container {
-  return {
+const sh = (name: string, script: string, mounts = true): V1Container =>
+  shellContainer(
     name,
-    image: BUSYBOX,
-    imagePullPolicy: "IfNotPresent",
-    command: ["sh", "-c", script],
-    ...(mounts ? { volumeMounts: [{ name: "work", mountPath: "/work" }] } : {}),
-  };
-}
+    script,
+    mounts ? { volumeMounts: [{ name: "work", mountPath: "/work" }] } : {},
+  );
 
 const ORDERED: V1Pod = {
   apiVersion: "v1",

@@ -16,7 +16,7 @@ import { systemMounter } from "../../src/volumes/mod.ts";
 import { removeAgentSandboxes, removeCgroupTree, waitFor } from "../support/agent.ts";
 import { ensureContainerd } from "../support/containerd.ts";
 import { ensureLocalPathImage } from "../support/storage_components.ts";
-import { BUSYBOX, type ClusterE2E, E2E_TEST, setupCluster } from "./_cluster.ts";
+import { BUSYBOX, type ClusterE2E, E2E_TEST, runningMain, setupCluster } from "./_cluster.ts";
 import { isRunning } from "./_helpers.ts";
 
 const TIMEOUT = 180_000;
@@ -207,16 +207,8 @@ const STATEFUL_SET = {
   },
 };
 
-async function mainContainer(c: ClusterE2E, pod: string): Promise<string | undefined> {
-  const list = await c.cri.runtime.listContainers({
-    labelSelector: { "io.kubernetes.pod.name": pod, "io.kubernetes.container.name": "main" },
-    state: { state: "CONTAINER_RUNNING" },
-  });
-  return list[0]?.id;
-}
-
 async function read(c: ClusterE2E, pod: string, file: string): Promise<string> {
-  const id = await waitFor(() => mainContainer(c, pod), {
+  const id = await waitFor(() => runningMain(c, pod), {
     timeoutMs: TIMEOUT,
     intervalMs: 500,
     what: `pod ${pod} running`,
@@ -272,10 +264,10 @@ Deno.test({
       });
 
       await t.step("an agent restart leaves the pod and its volume alone", async () => {
-        const before = await mainContainer(c, "web-0");
+        const before = await runningMain(c, "web-0");
         await c.restartAgent();
         await new Promise((r) => setTimeout(r, 5_000)); // a few syncs
-        assert.equal(await mainContainer(c, "web-0"), before, "same container");
+        assert.equal(await runningMain(c, "web-0"), before, "same container");
         assert.equal(await read(c, "web-0", "/data/starts"), "start\nstart");
       });
 

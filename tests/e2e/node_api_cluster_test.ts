@@ -113,35 +113,12 @@ Deno.test({
     let c: ClusterE2E | undefined;
     let metrics: MetricsServer | undefined;
     try {
-      c = await setupCluster({
-        controlPlane: cp,
-        extraArgs: [
-          "--node-ip",
-          nodeIP,
-          // Every interface: the API server dials the InternalIP, the harness checks the
-          // read-only port (same --address, as upstream) on loopback.
-          "--address",
-          "0.0.0.0",
-          "--port",
-          String(port),
-          "--client-ca-file",
-          cp.caFile,
-          "--anonymous-auth=false",
-          "--authentication-token-webhook",
-          "--authorization-mode=Webhook",
-        ],
-      });
+      // On every interface: the API server dials the InternalIP, the harness checks the
+      // read-only port (same --address, as upstream) on loopback.
+      c = await setupCluster({ controlPlane: cp, nodeApi: { port } });
       const e2e = c;
       const node = e2e.nodeName;
-      await waitFor(async () => {
-        const n = await e2e.getJson<
-          { status?: { conditions?: { type: string; status: string }[] } }
-        >([
-          "node",
-          node,
-        ]);
-        return n?.status?.conditions?.some((x) => x.type === "Ready" && x.status === "True");
-      }, { what: `node ${node} Ready`, timeoutMs: 60_000 });
+      await e2e.waitNodeReady({ timeoutMs: 60_000 });
       const kubectl = (args: string[], stdin?: string) => e2e.kubectl(args, { stdin });
 
       await e2e.apply(

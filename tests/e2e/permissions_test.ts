@@ -15,6 +15,7 @@ import { createCriClient } from "../../src/cri/mod.ts";
 import { permissionFlags, permissionSet, toFlags } from "../../src/permissions/mod.ts";
 import { removeAgentSandboxes } from "../support/agent.ts";
 import { ensureContainerd } from "../support/containerd.ts";
+import { ownDirsAgentArgs } from "../support/own_dirs_agent.ts";
 import { freePort, waitFor } from "../support/wait.ts";
 import { BUSYBOX, E2E_TEST, isRunning, POD_UID_LABEL, shellPod } from "./_helpers.ts";
 
@@ -34,32 +35,11 @@ interface Agent {
 const NODE_NAME = `perm-e2e-${Deno.pid}`;
 
 async function prepare(tmp: string, endpoint: string): Promise<Agent> {
-  const configFile = `${tmp}/kubelet.yaml`;
-  await Deno.writeTextFile(
-    configFile,
-    toYaml({
-      apiVersion: "kubelet.config.k8s.io/v1beta1",
-      kind: "KubeletConfiguration",
-      podLogsDir: `${tmp}/pods`,
-    }),
-  );
-  await Deno.mkdir(`${tmp}/manifests`);
   const port = freePort();
+  const own = await ownDirsAgentArgs(tmp, { endpoint, readOnlyPort: port, hostname: NODE_NAME });
+  const configFile = own.configFile;
   const args = [
-    "--config",
-    configFile,
-    "--container-runtime-endpoint",
-    endpoint,
-    "--pod-manifest-path",
-    `${tmp}/manifests`,
-    "--root-dir",
-    `${tmp}/root`,
-    "--read-only-port",
-    String(port),
-    "--port",
-    "0",
-    "--hostname-override",
-    NODE_NAME,
+    ...own.args,
     // No --node-ip: the interface look-up is exercised.
     "--file-check-frequency",
     "1s",

@@ -5,10 +5,18 @@
  * The pods run in one agent at once to keep the suite short.
  */
 import assert from "node:assert/strict";
-import type { V1Container, V1Pod, V1Probe } from "@kubernetes/client-node";
+import type { V1Pod, V1Probe } from "@kubernetes/client-node";
 import { realClock } from "../../src/util/clock.ts";
 import { ensureGrpcHealthImage, findGo } from "../support/images.ts";
-import { BUSYBOX, containerStatus, type E2E, E2E_TEST, isRunning, setupE2E } from "./_helpers.ts";
+import {
+  containerStatus,
+  type E2E,
+  E2E_TEST,
+  isRunning,
+  setupE2E,
+  shellContainer,
+  specPod,
+} from "./_helpers.ts";
 
 const GO = await findGo();
 if (!GO) {
@@ -19,25 +27,6 @@ if (!GO) {
 
 /** Quick probes: every second, one result flips the state. */
 const FAST: Partial<V1Probe> = { periodSeconds: 1, failureThreshold: 1, timeoutSeconds: 1 };
-
-function container(name: string, script: string, extra: Partial<V1Container> = {}): V1Container {
-  return {
-    name,
-    image: BUSYBOX,
-    imagePullPolicy: "IfNotPresent",
-    command: ["sh", "-c", script],
-    ...extra,
-  };
-}
-
-function pod(name: string, spec: Partial<NonNullable<V1Pod["spec"]>>): V1Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: { terminationGracePeriodSeconds: 2, containers: [], ...spec },
-  };
-}
 
 function hostPathVolume(name: string, path: string) {
   return { name, hostPath: { path, type: "Directory" } };
@@ -77,8 +66,8 @@ Deno.test({
     try {
       await e2e.writePod(
         "probe-liveness.yaml",
-        pod("probe-liveness", {
-          containers: [container(
+        specPod("probe-liveness", {
+          containers: [shellContainer(
             "main",
             "touch /tmp/ok; echo up; sleep 4; rm /tmp/ok; echo broken; sleep 3600",
             { livenessProbe: { ...FAST, exec: { command: ["test", "-f", "/tmp/ok"] } } },
@@ -87,9 +76,9 @@ Deno.test({
       );
       await e2e.writePod(
         "probe-http.yaml",
-        pod("probe-http", {
+        specPod("probe-http", {
           volumes: [hostPathVolume("www", www)],
-          containers: [container("web", "exec httpd -f -p 8080 -h /www", {
+          containers: [shellContainer("web", "exec httpd -f -p 8080 -h /www", {
             ports: [{ name: "http", containerPort: 8080 }],
             volumeMounts: [{ name: "www", mountPath: "/www" }],
             readinessProbe: { ...FAST, httpGet: { path: "/ready", port: "http" } },
@@ -98,15 +87,15 @@ Deno.test({
       );
       await e2e.writePod(
         "probe-tcp.yaml",
-        pod("probe-tcp", {
+        specPod("probe-tcp", {
           volumes: [hostPathVolume("www", www)],
           containers: [
-            container("open", "exec httpd -f -p 9000 -h /www", {
+            shellContainer("open", "exec httpd -f -p 9000 -h /www", {
               volumeMounts: [{ name: "www", mountPath: "/www" }],
               readinessProbe: { ...FAST, tcpSocket: { port: 9000 } },
             }),
             // Nothing listens on 9001 in the pod's network namespace.
-            container("closed", "exec sleep 3600", {
+            shellContainer("closed", "exec sleep 3600", {
               readinessProbe: { ...FAST, tcpSocket: { port: 9001 } },
             }),
           ],
@@ -115,12 +104,14 @@ Deno.test({
       const startupCheck = { exec: { command: ["test", "-f", "/tmp/started"] } };
       await e2e.writePod(
         "probe-startup.yaml",
-        pod("probe-startup", {
-          containers: [container("slow", "sleep 6; touch /tmp/started; echo started; sleep 3600", {
-            // Alone, this liveness probe would kill the container within seconds of its start.
-            livenessProbe: { ...FAST, ...startupCheck },
-            startupProbe: { ...FAST, failureThreshold: 30, ...startupCheck },
-          })],
+        specPod("probe-startup", {
+          containers: [
+            shellContainer("slow", "sleep 6; touch /tmp/started; echo started; sleep 3600", {
+              // Alone, this liveness probe would kill the container within seconds of its start.
+              livenessProbe: { ...FAST, ...startupCheck },
+              startupProbe: { ...FAST, failureThreshold: 30, ...startupCheck },
+            }),
+          ],
         }),
       );
 
@@ -189,7 +180,7 @@ Deno.test({
       const image = await ensureGrpcHealthImage(e2e.runtime);
       await e2e.writePod(
         "probe-grpc.yaml",
-        pod("probe-grpc", {
+        specPod("probe-grpc", {
           volumes: [hostPathVolume("ctl", dir)],
           containers: [{
             name: "health",

@@ -4,9 +4,8 @@
  * the containers, kept alive by their shims, survive it.
  */
 import assert from "node:assert/strict";
-import { removeAgentSandboxes, waitFor } from "../support/agent.ts";
-import { devRuntime, startContainerd, stopContainerd } from "../support/containerd.ts";
-import { createCriClient } from "../../src/cri/mod.ts";
+import { waitFor } from "../support/agent.ts";
+import { startContainerd, stopContainerd } from "../support/containerd.ts";
 import {
   containerStatus,
   type E2E,
@@ -16,6 +15,7 @@ import {
   setupE2E,
   shellPod,
 } from "./_helpers.ts";
+import { closeRestartAgents } from "./_restart.ts";
 
 const loop = (name: string) =>
   shellPod(name, `echo ${name}; trap 'exit 0' TERM; while true; do sleep 1; done`);
@@ -112,21 +112,8 @@ Deno.test({
       });
     } finally {
       if (containerdStopped) await startContainerd();
-      if (first) {
-        first.agent.kill("SIGKILL");
-        await first.close({ keepState: true });
-      }
-      if (second) await second.close();
       // Whatever happened above, leave no pod of this node behind.
-      const cri = createCriClient(devRuntime().endpoint, { timeoutMs: 30_000 });
-      try {
-        await removeAgentSandboxes(cri.runtime, shared.hostname);
-      } finally {
-        cri.close();
-      }
-      await Deno.remove(base, { recursive: true }).catch((err) =>
-        console.error(`[denolet-e2e] cannot remove ${base}: ${(err as Error).message}`)
-      );
+      await closeRestartAgents({ first, second, base, removeSandboxesOf: shared.hostname });
     }
   },
 });

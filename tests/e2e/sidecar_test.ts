@@ -10,13 +10,14 @@ import assert from "node:assert/strict";
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
 import { waitFor } from "../support/agent.ts";
 import {
-  BUSYBOX,
   containerStatus,
   E2E_TEST,
   initStatus,
   isRunning,
   POD_UID_LABEL,
   setupE2E,
+  shellContainer,
+  specPod,
   time,
 } from "./_helpers.ts";
 
@@ -24,27 +25,8 @@ const LONG_WAIT_MS = 90_000;
 /** Ends on TERM (within the second its `sleep 1` takes), after running `onTerm`. */
 const untilTerm = (onTerm: string) => `trap '${onTerm}; exit 0' TERM; while :; do sleep 1; done`;
 
-function sh(name: string, script: string, extra: Partial<V1Container> = {}): V1Container {
-  return {
-    name,
-    image: BUSYBOX,
-    imagePullPolicy: "IfNotPresent",
-    command: ["sh", "-c", script],
-    ...extra,
-  };
-}
-
 function sidecar(name: string, script: string, extra: Partial<V1Container> = {}): V1Container {
-  return sh(name, script, { restartPolicy: "Always", ...extra });
-}
-
-function pod(name: string, spec: Partial<NonNullable<V1Pod["spec"]>>): V1Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default" },
-    spec: { terminationGracePeriodSeconds: 2, containers: [], ...spec },
-  };
+  return shellContainer(name, script, { restartPolicy: "Always", ...extra });
 }
 
 const work = { volumeMounts: [{ name: "work", mountPath: "/work" }] };
@@ -54,7 +36,7 @@ const work = { volumeMounts: [{ name: "work", mountPath: "/work" }] };
  * init) records whether s1 was ready when it ran; s3 (sidecar) and the app record themselves.
  * Every container appends its name to /work/order when it starts.
  */
-const ORDER = pod("sidecar-order", {
+const ORDER = specPod("sidecar-order", {
   volumes: [{ name: "work", emptyDir: {} }],
   initContainers: [
     sidecar(
@@ -69,7 +51,7 @@ const ORDER = pod("sidecar-order", {
         },
       },
     ),
-    sh(
+    shellContainer(
       "i2",
       "if test -f /work/s1-ready; then echo i2 >> /work/order; " +
         "else echo i2-before-s1-started >> /work/order; fi",
@@ -78,7 +60,7 @@ const ORDER = pod("sidecar-order", {
     sidecar("s3", "echo s3 >> /work/order; " + untilTerm("true"), work),
   ],
   containers: [
-    sh(
+    shellContainer(
       "app",
       'echo app >> /work/order; echo "order=`cat /work/order | tr "\\n" " "`"; ' +
         untilTerm("true"),
@@ -88,23 +70,24 @@ const ORDER = pod("sidecar-order", {
 });
 
 /** The sidecar crashes after 4 s every time; the pod must not restart anything else. */
-const RESTART = pod("sidecar-restart", {
+const RESTART = specPod("sidecar-restart", {
   restartPolicy: "Never",
   initContainers: [
     sidecar("crashy", "echo up; sleep 4; exit 1", {
       readinessProbe: { exec: { command: ["true"] }, periodSeconds: 1 },
     }),
   ],
-  containers: [sh("app", untilTerm("true"))],
+  containers: [shellContainer("app", untilTerm("true"))],
 });
 
 /** Each container appends what happens to it at shutdown to a host file the test reads. */
 function stopPod(hostDir: string): V1Pod {
   const log = (what: string) => `echo ${what} >> /host/stop`;
   // The app containers take 3 s to wind down, so a sidecar stopped too early shows up first.
-  const app = (name: string) => sh(name, untilTerm(`sleep 3; ${log(`${name}-done`)}`), host);
+  const app = (name: string) =>
+    shellContainer(name, untilTerm(`sleep 3; ${log(`${name}-done`)}`), host);
   const host = { volumeMounts: [{ name: "host", mountPath: "/host" }] };
-  return pod("sidecar-stop", {
+  return specPod("sidecar-stop", {
     terminationGracePeriodSeconds: 30,
     volumes: [{ name: "host", hostPath: { path: hostDir, type: "Directory" } }],
     initContainers: [
@@ -120,10 +103,10 @@ function stopPod(hostDir: string): V1Pod {
 
 /** A run-to-completion pod whose sidecar would run forever on its own. */
 function jobPod(name: string, restartPolicy: string, exitCode: number): V1Pod {
-  return pod(name, {
+  return specPod(name, {
     restartPolicy,
     initContainers: [sidecar("helper", untilTerm("true"))],
-    containers: [sh("job", `sleep 3; exit ${exitCode}`)],
+    containers: [shellContainer("job", `sleep 3; exit ${exitCode}`)],
   });
 }
 

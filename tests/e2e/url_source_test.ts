@@ -6,9 +6,7 @@
 import assert from "node:assert/strict";
 import { stringify as toYaml } from "yaml";
 import type { V1Pod } from "@kubernetes/client-node";
-import { freePort, removeAgentSandboxes, waitFor } from "../support/agent.ts";
-import { devRuntime } from "../support/containerd.ts";
-import { createCriClient } from "../../src/cri/mod.ts";
+import { freePort, waitFor } from "../support/agent.ts";
 import {
   containerStatus,
   type E2E,
@@ -18,6 +16,7 @@ import {
   setupE2E,
   shellPod,
 } from "./_helpers.ts";
+import { closeRestartAgents } from "./_restart.ts";
 import { nodeApiArgs, nodeApiGet } from "./_node_api.ts";
 
 interface Problem {
@@ -223,21 +222,8 @@ Deno.test({
         assert.deepEqual((await env.sandboxes(uid)).map((s) => s.id), sandboxIds);
       });
     } finally {
-      if (first) {
-        first.agent.kill("SIGKILL");
-        await first.close({ keepState: true });
-      }
-      if (second) await second.close();
-      const cri = createCriClient(devRuntime().endpoint, { timeoutMs: 30_000 });
-      try {
-        await removeAgentSandboxes(cri.runtime, shared.hostname);
-      } finally {
-        cri.close();
-      }
+      await closeRestartAgents({ first, second, base, removeSandboxesOf: shared.hostname });
       await server.down();
-      await Deno.remove(base, { recursive: true }).catch((err) =>
-        console.error(`[denolet-e2e] cannot remove ${base}: ${(err as Error).message}`)
-      );
     }
   },
 });

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import type { V1Pod } from "@kubernetes/client-node";
 import { waitFor } from "../support/agent.ts";
 import { containerStatus, E2E_TEST, setupE2E, shellPod } from "./_helpers.ts";
+import { closeRestartAgents } from "./_restart.ts";
 
 const REFUSAL = "can't set `spec.hostUsers: false`, runtime does not support user namespaces";
 
@@ -192,14 +193,7 @@ Deno.test({
       const ranges = [keepRange, await rangeOf(b.metadata!.uid!)].sort();
       assert.deepEqual(ranges, [2 ** 30, 2 ** 31]);
     } finally {
-      if (first) {
-        first.agent.kill("SIGKILL");
-        await first.close({ keepState: true });
-      }
-      if (second) await second.close();
-      await Deno.remove(base, { recursive: true }).catch((err) =>
-        console.error(`[denolet-e2e] cannot remove ${base}: ${(err as Error).message}`)
-      );
+      await closeRestartAgents({ first, second, base });
     }
   },
 });

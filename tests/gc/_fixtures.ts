@@ -1,6 +1,8 @@
 /** A FakeRuntime with pods and dead containers labelled as the runtime manager labels them. */
+import { GarbageCollector, type GarbageCollectorDeps } from "../../src/gc/mod.ts";
 import { LABEL_CONTAINER_NAME, LABEL_NODE_NAME, LABEL_POD_UID } from "../../src/runtime/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
+import { nullLogger } from "../../src/util/log.ts";
 import { FakeRuntime } from "../support/fake_cri.ts";
 
 export const NODE = "gc-node";
@@ -11,6 +13,26 @@ export function setup() {
   const cri = new FakeRuntime({ clock });
   cri.addImage(IMAGE, { id: "sha256:busybox", size: 1000 });
   return { clock, cri };
+}
+
+/**
+ * A collector of this node over `env`'s runtime, for which no pod's content or runtime may be
+ * removed, with no pod log dir; `over` sets the rest (policies, fsStats, podState).
+ */
+export function collector(
+  env: { cri: FakeRuntime; clock: FakeClock },
+  over: Partial<GarbageCollectorDeps> = {},
+): GarbageCollector {
+  return new GarbageCollector({
+    runtime: env.cri,
+    image: env.cri,
+    clock: env.clock,
+    logger: nullLogger,
+    nodeName: NODE,
+    podState: { shouldPodContentBeRemoved: () => false, shouldPodRuntimeBeRemoved: () => false },
+    podLogsDir: "",
+    ...over,
+  });
 }
 
 export async function sandbox(

@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import { GarbageCollector } from "../../src/gc/mod.ts";
 import { LABEL_CONTAINER_NAME, LABEL_NODE_NAME, LABEL_POD_UID } from "../../src/runtime/mod.ts";
-import { nullLogger } from "../../src/util/log.ts";
-import { container, IMAGE, NODE, sandbox, setup } from "./_fixtures.ts";
+import { collector, container, IMAGE, NODE, sandbox, setup } from "./_fixtures.ts";
 
 const MB = 1_000_000;
 
@@ -20,14 +18,7 @@ Deno.test("GarbageCollector.run collects at once, then once per period (upstream
     await container(cri, sb, { uid: "u1", name: "c", attempt, exit: true });
     await clock.advance(1000);
   }
-  const gc = new GarbageCollector({
-    runtime: cri,
-    image: cri,
-    clock,
-    logger: nullLogger,
-    nodeName: NODE,
-    podState: { shouldPodContentBeRemoved: () => false, shouldPodRuntimeBeRemoved: () => false },
-    podLogsDir: "",
+  const gc = collector({ cri, clock }, {
     containerPolicy: { maxPerPodContainer: 1 },
     imagePolicy: { highThresholdPercent: 1, lowThresholdPercent: 0, minAgeMs: 0 },
     fsStats: () => Promise.resolve({ capacityBytes: 100 * MB, availableBytes: 50 * MB }),
@@ -89,14 +80,7 @@ Deno.test("container GC removes a dead container's log and its rotations, not it
     }
     const files = ["0.log", "0.log.20260101-000000.gz", "0.log.20260101-000010", "1.log", "10.log"];
     for (const f of files) await Deno.writeTextFile(`${dir}/c/${f}`, "x\n");
-    const gc = new GarbageCollector({
-      runtime: cri,
-      image: cri,
-      clock,
-      logger: nullLogger,
-      nodeName: NODE,
-      podState: { shouldPodContentBeRemoved: () => false, shouldPodRuntimeBeRemoved: () => false },
-      podLogsDir: "",
+    const gc = collector({ cri, clock }, {
       containerPolicy: { maxPerPodContainer: 1 },
     });
     assert.deepEqual(await gc.collectContainers(), { containers: 1, sandboxes: 0 });

@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
 import {
   type ContainerGCPolicy,
-  GarbageCollector,
   type PodStateProvider,
   selectContainersToRemove,
 } from "../../src/gc/mod.ts";
-import { nullLogger } from "../../src/util/log.ts";
-import { container, NODE, sandbox, setup } from "./_fixtures.ts";
+import { collector, container, sandbox, setup } from "./_fixtures.ts";
 
 const dead = (id: string, createdAt: number) => ({
   id,
@@ -90,14 +88,8 @@ Deno.test("container GC: ttl, running containers, other nodes and removed pods",
     node: "other-node",
   });
 
-  const gc = new GarbageCollector({
-    runtime: cri,
-    image: cri,
-    clock,
-    logger: nullLogger,
-    nodeName: NODE,
+  const gc = collector({ cri, clock }, {
     podState: podState(),
-    podLogsDir: "",
     containerPolicy: { minAgeMs: 15_000, maxPerPodContainer: 1 },
   });
   // The newest dead one (10 s old) is too young to count; of the two old enough, one stays.
@@ -110,14 +102,8 @@ Deno.test("container GC: ttl, running containers, other nodes and removed pods",
 
   // The pod is deleted: its dead containers, then its sandbox once nothing uses it, all go.
   await cri.stopPodSandbox(sb);
-  const gc2 = new GarbageCollector({
-    runtime: cri,
-    image: cri,
-    clock,
-    logger: nullLogger,
-    nodeName: NODE,
+  const gc2 = collector({ cri, clock }, {
     podState: podState(["u1"]),
-    podLogsDir: "",
   });
   assert.deepEqual(await gc2.collectContainers(), { containers: 3, sandboxes: 1 });
   assert.equal(cri.sandboxes.has(sb), false);
@@ -134,14 +120,8 @@ Deno.test("container GC: old sandboxes go, the newest of a live pod stays", asyn
   await cri.stopPodSandbox(s1);
   clock.advance(1000);
   const s2 = await sandbox(cri, "u2", { attempt: 2 });
-  const gc = new GarbageCollector({
-    runtime: cri,
-    image: cri,
-    clock,
-    logger: nullLogger,
-    nodeName: NODE,
+  const gc = collector({ cri, clock }, {
     podState: podState(),
-    podLogsDir: "",
   });
   const r = await gc.collectContainers();
   assert.equal(r.sandboxes, 1);

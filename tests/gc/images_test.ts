@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
-import { GarbageCollector, ImageGCError, normalizeImageRef } from "../../src/gc/mod.ts";
+import { ImageGCError, normalizeImageRef } from "../../src/gc/mod.ts";
 import { ConfigError } from "../../src/util/errors.ts";
-import { nullLogger } from "../../src/util/log.ts";
-import { container, IMAGE, NODE, sandbox, setup } from "./_fixtures.ts";
+import { collector, container, IMAGE, sandbox, setup } from "./_fixtures.ts";
 
 const MB = 1_000_000;
 
@@ -11,14 +10,7 @@ function gcWith(
   fs: { capacityBytes: number; availableBytes: number },
   extra: { sandboxImage?: string; minAgeMs?: number } = {},
 ) {
-  return new GarbageCollector({
-    runtime: env.cri,
-    image: env.cri,
-    clock: env.clock,
-    logger: nullLogger,
-    nodeName: NODE,
-    podState: { shouldPodContentBeRemoved: () => false, shouldPodRuntimeBeRemoved: () => false },
-    podLogsDir: "",
+  return collector(env, {
     sandboxImage: extra.sandboxImage,
     imagePolicy: { minAgeMs: extra.minAgeMs ?? 0 },
     fsStats: () => Promise.resolve(fs),
@@ -98,17 +90,7 @@ Deno.test("image GC rejects a low threshold above the high one", () => {
   const env = setup();
   assert.throws(
     () =>
-      new GarbageCollector({
-        runtime: env.cri,
-        image: env.cri,
-        clock: env.clock,
-        logger: nullLogger,
-        nodeName: NODE,
-        podState: {
-          shouldPodContentBeRemoved: () => false,
-          shouldPodRuntimeBeRemoved: () => false,
-        },
-        podLogsDir: "",
+      collector(env, {
         imagePolicy: { highThresholdPercent: 50, lowThresholdPercent: 60 },
       }),
     ConfigError,
@@ -128,14 +110,7 @@ Deno.test("image GC by age: images unused for longer than imageMaximumGCAge go, 
   const { cri, clock } = env;
   cri.addImage("docker.io/library/stale:1", { id: "sha256:stale", size: 10 * MB });
   cri.addImage("docker.io/library/pinned:1", { id: "sha256:pinned", size: 10 * MB, pinned: true });
-  const gc = new GarbageCollector({
-    runtime: cri,
-    image: cri,
-    clock,
-    logger: nullLogger,
-    nodeName: NODE,
-    podState: { shouldPodContentBeRemoved: () => false, shouldPodRuntimeBeRemoved: () => false },
-    podLogsDir: "",
+  const gc = collector({ cri, clock }, {
     imagePolicy: { minAgeMs: 0, maxAgeMs: 60 * 60_000 },
     // Plenty of space: the threshold check alone would remove nothing.
     fsStats: () => Promise.resolve({ capacityBytes: 1000 * MB, availableBytes: 900 * MB }),

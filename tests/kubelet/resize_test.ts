@@ -7,32 +7,12 @@
  */
 import { assert, assertEquals } from "./_assert.ts";
 import type { V1Pod } from "@kubernetes/client-node";
-import { Kubelet } from "../../src/kubelet/mod.ts";
+import type { Kubelet } from "../../src/kubelet/mod.ts";
 import { PodResourceState } from "../../src/allocation/mod.ts";
-import { createPleg, createPodStatusCache } from "../../src/pleg/mod.ts";
-import { createRuntimeManager } from "../../src/runtime/mod.ts";
-import type { PodSource, PodSourceUpdate } from "../../src/sources/types.ts";
-import type { VolumeManager } from "../../src/volumes/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
 import { nullLogger } from "../../src/util/log.ts";
 import { FakeRuntime } from "../support/fake_cri.ts";
-
-class ManualSource implements PodSource {
-  readonly name = "file" as const;
-  #emit?: (u: PodSourceUpdate) => void;
-  run(onUpdate: (u: PodSourceUpdate) => void, opts: { signal: AbortSignal }): Promise<void> {
-    this.#emit = onUpdate;
-    return new Promise((resolve) => opts.signal.addEventListener("abort", () => resolve()));
-  }
-  emit(pods: V1Pod[]) {
-    this.#emit!({ source: "file", pods, problems: [] });
-  }
-}
-
-const volumes: VolumeManager = {
-  setUpPod: () => Promise.resolve(new Map()),
-  tearDownPod: () => Promise.resolve(),
-};
+import { pass, startKubeletCore } from "./_core.ts";
 
 function pod(cpu: string): V1Pod {
   return {
@@ -50,57 +30,20 @@ function pod(cpu: string): V1Pod {
 }
 
 function start(cri: FakeRuntime, clock: FakeClock, logsDir: string, allocated: PodResourceState) {
-  const runtime = createRuntimeManager({
-    runtime: cri,
-    image: cri,
-    volumes,
-    clock,
-    logger: nullLogger,
-    nodeName: "node1",
-    podLogsDir: logsDir,
-    sandboxOptions: {
-      podLogsDir: logsDir,
-      clusterDNS: [],
-      clusterDomain: "cluster.local",
-      hostDNS: { servers: [], searches: [], options: [] },
-    },
-  });
-  const cache = createPodStatusCache({ clock });
-  const source = new ManualSource();
   const events: string[] = [];
-  const kubelet = new Kubelet({
-    sources: [source],
-    runtime,
-    pleg: createPleg({ runtime, cache, clock, logger: nullLogger }),
-    cache,
+  const core = startKubeletCore(cri, {
     clock,
-    logger: nullLogger,
-    syncFrequencyMs: 60_000,
-    checkRuntime: async () => {
-      await cri.status();
+    logsDir,
+    nodeName: "node1",
+    deps: {
+      allocated,
+      nodeAllocatable: { cpuMilli: 4000, memoryBytes: 8 * 2 ** 30 },
+      events: {
+        event: (_ref, type, reason, message) => events.push(`${type} ${reason} ${message}`),
+      },
     },
-    allocated,
-    nodeAllocatable: { cpuMilli: 4000, memoryBytes: 8 * 2 ** 30 },
-    events: { event: (_ref, type, reason, message) => events.push(`${type} ${reason} ${message}`) },
   });
-  const ac = new AbortController();
-  const done = kubelet.run(ac.signal);
-  return {
-    kubelet,
-    source,
-    events,
-    async stop() {
-      ac.abort();
-      await done;
-    },
-  };
-}
-
-async function pass(clock: FakeClock, ms: number) {
-  for (let t = 0; t < ms; t += 250) {
-    await clock.advance(250);
-    await new Promise((r) => setTimeout(r, 0));
-  }
+  return { ...core, events };
 }
 
 const status = (k: Kubelet) => k.podsWithStatus()[0].status!;

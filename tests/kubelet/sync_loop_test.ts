@@ -4,33 +4,14 @@
  */
 import { assert, assertEquals } from "./_assert.ts";
 import type { V1Pod } from "@kubernetes/client-node";
-import { Kubelet, type KubeletDeps, type PodStatusSink } from "../../src/kubelet/mod.ts";
-import { createPleg, createPodStatusCache } from "../../src/pleg/mod.ts";
-import { createRuntimeManager } from "../../src/runtime/mod.ts";
-import type { PodSource, PodSourceUpdate } from "../../src/sources/types.ts";
-import type { VolumeManager } from "../../src/volumes/mod.ts";
+import type { Kubelet, KubeletDeps } from "../../src/kubelet/mod.ts";
+import type { PodSource } from "../../src/sources/types.ts";
 import { FakeClock } from "../../src/util/clock.ts";
-import { createLogger, type Logger, nullLogger } from "../../src/util/log.ts";
+import { createLogger } from "../../src/util/log.ts";
 import { FakeRuntime } from "../support/fake_cri.ts";
+import { pass, startKubeletCore } from "./_core.ts";
 
 const NODE = "node1";
-
-class ManualSource implements PodSource {
-  readonly name = "file" as const;
-  #emit?: (u: PodSourceUpdate) => void;
-  run(onUpdate: (u: PodSourceUpdate) => void, opts: { signal: AbortSignal }): Promise<void> {
-    this.#emit = onUpdate;
-    return new Promise((resolve) => opts.signal.addEventListener("abort", () => resolve()));
-  }
-  emit(pods: V1Pod[]) {
-    this.#emit!({ source: "file", pods, problems: [] });
-  }
-}
-
-const volumes: VolumeManager = {
-  setUpPod: () => Promise.resolve(new Map()),
-  tearDownPod: () => Promise.resolve(),
-};
 
 function pod(uid: string, name: string): V1Pod {
   return {
@@ -49,66 +30,9 @@ function startKubelet(
   cri: FakeRuntime,
   clock: FakeClock,
   logsDir: string,
-  opts: {
-    maxPods?: number;
-    sources?: PodSource[];
-    logger?: Logger;
-    statusSink?: PodStatusSink;
-    observe?: KubeletDeps["observe"];
-    events?: KubeletDeps["events"];
-  } = {},
+  deps: Partial<KubeletDeps> = {},
 ) {
-  const runtime = createRuntimeManager({
-    runtime: cri,
-    image: cri,
-    volumes,
-    clock,
-    logger: nullLogger,
-    nodeName: NODE,
-    podLogsDir: logsDir,
-    sandboxOptions: {
-      podLogsDir: logsDir,
-      clusterDNS: [],
-      clusterDomain: "cluster.local",
-      hostDNS: { servers: [], searches: [], options: [] },
-    },
-  });
-  const cache = createPodStatusCache({ clock });
-  const source = new ManualSource();
-  const kubelet = new Kubelet({
-    sources: opts.sources ?? [source],
-    maxPods: opts.maxPods,
-    statusSink: opts.statusSink,
-    observe: opts.observe,
-    events: opts.events,
-    runtime,
-    pleg: createPleg({ runtime, cache, clock, logger: nullLogger }),
-    cache,
-    clock,
-    logger: opts.logger ?? nullLogger,
-    syncFrequencyMs: 60_000,
-    checkRuntime: async () => {
-      await cri.status();
-    },
-  });
-  const ac = new AbortController();
-  const done = kubelet.run(ac.signal);
-  return {
-    kubelet,
-    source,
-    async stop() {
-      ac.abort();
-      await done;
-    },
-  };
-}
-
-/** Lets time pass in small steps, yielding to real I/O (log dirs) in between. */
-async function pass(clock: FakeClock, ms: number) {
-  for (let t = 0; t < ms; t += 250) {
-    await clock.advance(250);
-    await new Promise((r) => setTimeout(r, 0));
-  }
+  return startKubeletCore(cri, { clock, logsDir, nodeName: NODE, deps });
 }
 
 const writes = (cri: FakeRuntime, from: number) =>

@@ -7,25 +7,15 @@ import assert from "node:assert/strict";
 import type { V1Node } from "@kubernetes/client-node";
 import { createNodeStatusProvider, type NodeStatusDeps } from "../../src/node/mod.ts";
 import { initialNode, statusUpdate } from "../../src/node/_node_patch.ts";
-import { FakeClock } from "../../src/util/clock.ts";
-import { nullLogger } from "../../src/util/log.ts";
+import { statusDeps } from "./_status_deps.ts";
 
 const PROVIDED = "alpha.kubernetes.io/provided-node-ip";
 const NOWHERE = "/nonexistent-denolet-test-root";
 
 function node(over: Partial<NodeStatusDeps> = {}): Promise<V1Node> {
-  return createNodeStatusProvider({
-    nodeName: "edge-1",
-    hostname: "edge-1",
-    nodeIPs: ["10.0.0.5"],
-    clock: new FakeClock(),
-    logger: nullLogger,
-    agentVersion: "0.1.0",
-    port: 10250,
-    readinessErrors: () => [],
-    roots: { proc: NOWHERE, sys: NOWHERE, etc: NOWHERE },
-    ...over,
-  }).node();
+  return createNodeStatusProvider(
+    statusDeps({ roots: { proc: NOWHERE, sys: NOWHERE, etc: NOWHERE }, ...over }),
+  ).node();
 }
 
 Deno.test("external cloud provider: the Node registers tainted uninitialized, with the provided IP", async () => {

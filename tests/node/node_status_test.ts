@@ -8,10 +8,10 @@ import type { Image } from "../../src/cri/types.ts";
 import { parseThresholdConfig } from "../../src/eviction/mod.ts";
 import { createNodeApiHandler } from "../../src/server/mod.ts";
 import { FakeClock } from "../../src/util/clock.ts";
-import { nullLogger } from "../../src/util/log.ts";
 import { fakeDeps } from "../server/_fakes.ts";
 import { RuntimeState } from "../../src/kubelet/mod.ts";
 import { statusUpdate } from "../../src/node/_node_patch.ts";
+import { statusDeps } from "./_status_deps.ts";
 
 async function fixtureRoot(): Promise<string> {
   const root = await Deno.makeTempDir({ prefix: "denolet-node-test-" });
@@ -63,17 +63,10 @@ Deno.test("the Node has conditions, capacity, allocatable minus hard eviction, a
   const clock = new FakeClock();
   let errors: string[] = [];
   try {
-    const provider = createNodeStatusProvider({
-      nodeName: "edge-1",
-      hostname: "edge-1",
-      nodeIPs: ["10.0.0.5"],
+    const p = provider(root, {
       clock,
-      logger: nullLogger,
-      agentVersion: "0.1.0",
-      port: 10250,
       readinessErrors: () => errors,
       runtimeVersion: () => Promise.resolve("containerd://1.6.20"),
-      nodeFsCapacityBytes: () => 100 * 2 ** 30,
       hardThresholds: parseThresholdConfig({
         hard: { "memory.available": "100Mi", "nodefs.available": "10%" },
       }),
@@ -84,9 +77,8 @@ Deno.test("the Node has conditions, capacity, allocatable minus hard eviction, a
         message: "kubelet has insufficient memory available",
         lastTransitionTime: clock.now() - 5000,
       }],
-      roots: roots(root),
     });
-    const node = await provider.node();
+    const node = await p.node();
     assert.equal(node.kind, "Node");
     assert.equal(node.metadata?.name, "edge-1");
     assert.equal(node.metadata?.labels?.["kubernetes.io/os"], "linux");
@@ -115,13 +107,13 @@ Deno.test("the Node has conditions, capacity, allocatable minus hard eviction, a
 
     errors = ["container runtime is down", "PLEG is not healthy"];
     await clock.advance(1000);
-    const notReady = (await provider.node()).status?.conditions?.at(-1);
+    const notReady = (await p.node()).status?.conditions?.at(-1);
     assert.equal(notReady?.status, "False");
     assert.equal(notReady?.reason, "KubeletNotReady");
     assert.equal(notReady?.message, "[container runtime is down, PLEG is not healthy]");
     assert.equal(notReady?.lastTransitionTime?.getTime(), clock.now());
 
-    const handler = createNodeApiHandler(fakeDeps({ node: (o) => provider.node(o) }), {
+    const handler = createNodeApiHandler(fakeDeps({ node: (o) => p.node(o) }), {
       authenticated: true,
     });
     const res = await handler(new Request("http://x/node"));
@@ -135,19 +127,9 @@ Deno.test("the Node has conditions, capacity, allocatable minus hard eviction, a
 });
 
 function provider(root: string, over: Partial<NodeStatusDeps> = {}) {
-  return createNodeStatusProvider({
-    nodeName: "edge-1",
-    hostname: "edge-1",
-    nodeIPs: ["10.0.0.5"],
-    clock: new FakeClock(),
-    logger: nullLogger,
-    agentVersion: "0.1.0",
-    port: 10250,
-    readinessErrors: () => [],
-    nodeFsCapacityBytes: () => 100 * 2 ** 30,
-    roots: roots(root),
-    ...over,
-  });
+  return createNodeStatusProvider(
+    statusDeps({ nodeFsCapacityBytes: () => 100 * 2 ** 30, roots: roots(root), ...over }),
+  );
 }
 
 Deno.test("allocatable takes kube-reserved, system-reserved and hard eviction off capacity", async () => {

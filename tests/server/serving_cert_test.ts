@@ -8,22 +8,9 @@ import { FakeClock } from "../../src/util/clock.ts";
 import { createLogger } from "../../src/util/log.ts";
 import { fakeCsrApi, testSigner } from "../certificate/_fake_csr_api.ts";
 import { until } from "../certificate/_drive.ts";
+import { opensslText } from "../certificate/_openssl.ts";
 
 const MIN = 60_000;
-
-async function opensslText(csrPem: string): Promise<string> {
-  const p = new Deno.Command("openssl", {
-    args: ["req", "-noout", "-text", "-verify"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const w = p.stdin.getWriter();
-  await w.write(new TextEncoder().encode(csrPem));
-  await w.close();
-  const out = await p.output();
-  return new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-}
 
 Deno.test("serving cert: a kubelet-serving CSR for system:node:<name> with its names, stored and reused", async () => {
   const certDir = await Deno.makeTempDir({ prefix: "denolet-serving-" });

@@ -10,9 +10,9 @@
  */
 import type { RuntimeService } from "../../../src/cri/types.ts";
 import { detectNodeIP } from "../../../src/agent/_node_ip.ts";
-import { systemMounter } from "../../../src/volumes/mod.ts";
 import { DevSetupError, run } from "../_exec.ts";
 import { startAgent } from "../agent.ts";
+import { clusterNodeArgs, unmountUnder } from "../cluster_node.ts";
 import type { DevRuntime } from "../containerd.ts";
 import type { ControlPlane } from "../control_plane.ts";
 import { startUpstreamKubelet } from "../upstream_kubelet.ts";
@@ -82,23 +82,7 @@ async function startDenolet(
     extraArgs: [
       "--config",
       configFile,
-      "--kubeconfig",
-      kubeconfig,
-      "--node-ip",
-      nodeIP,
-      "--address",
-      "0.0.0.0",
-      "--port",
-      String(freePort()),
-      "--client-ca-file",
-      o.cp.caFile,
-      "--anonymous-auth=false",
-      "--authentication-token-webhook",
-      "--authorization-mode=Webhook",
-      "--image-gc-high-threshold",
-      "100",
-      "--image-gc-low-threshold",
-      "99",
+      ...clusterNodeArgs(kubeconfig, { nodeIP, caFile: o.cp.caFile, port: freePort() }),
     ],
   });
   try {
@@ -163,12 +147,6 @@ async function startKubelet(
     saveLog: (path) => Deno.copyFile(kubelet.logFile, path),
     stop: () => kubelet.stop(),
   };
-}
-
-async function unmountUnder(dir: string): Promise<void> {
-  const mounter = systemMounter();
-  const mounts = await mounter.mountPointsUnder(dir);
-  for (const m of mounts.sort((a, b) => b.length - a.length)) await mounter.unmount(m);
 }
 
 async function nodeReady(cp: ControlPlane, name: string): Promise<boolean> {
