@@ -27,10 +27,9 @@ import {
  */
 export function computeInitContainerActions(
   pod: V1Pod,
-  status: RuntimePodStatus,
-  actions: PodActions,
-  opts: ComputePodActionsOptions,
+  o: { status: RuntimePodStatus; actions: PodActions; opts: ComputePodActionsOptions },
 ): boolean {
+  const { status, actions, opts } = o;
   const inits = pod.spec?.initContainers ?? [];
   if (inits.length === 0) return true;
   // A created or running app container proves initialisation finished, even if the init
@@ -69,7 +68,7 @@ export function computeInitContainerActions(
       } else {
         // A regular init container still running: wait for it to finish. It resizes in place
         // (InPlacePodVerticalScalingInitContainers); validation keeps RestartContainer off it.
-        resizeKeeps(pod, c, s, actions, opts, true);
+        resizeKeeps(pod, { container: c, current: s, actions, opts, init: true });
       }
     } else if (s.state === "exited") {
       if (sidecar) toStart.push(c.name);

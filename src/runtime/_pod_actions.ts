@@ -149,7 +149,7 @@ export function computePodActions(
   actions.ephemeralContainersToStart = (spec?.ephemeralContainers ?? [])
     .filter((c) => !findContainerStatus(status, c.name))
     .map((c) => c.name);
-  const initialized = computeInitContainerActions(pod, status, actions, opts);
+  const initialized = computeInitContainerActions(pod, { status, actions, opts });
   if (actions.killPod) actions.ephemeralContainersToStart = [];
   // Initialisation failed or is still under way: app containers wait.
   if (actions.killPod || !initialized) return actions;
@@ -190,7 +190,7 @@ export function computePodActions(
     } else if (probe === "StartupProbe") {
       reason = probe;
       message = `Container ${container.name} failed startup probe`;
-    } else if (!resizeKeeps(pod, container, current, actions, opts)) {
+    } else if (!resizeKeeps(pod, { container, current, actions, opts })) {
       // Restarted for its resize policy: killed and queued to start with the new resources.
       continue;
     } else {

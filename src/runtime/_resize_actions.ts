@@ -176,12 +176,16 @@ export function computeResizeAction(
 /** computePodResizeAction for a running container; false when it restarts for its policy. */
 export function resizeKeeps(
   pod: V1Pod,
-  container: V1Container,
-  current: RuntimeContainerStatus,
-  actions: PodActions,
-  opts: ComputePodActionsOptions,
-  init = false,
+  o: {
+    container: V1Container;
+    current: RuntimeContainerStatus;
+    actions: PodActions;
+    opts: ComputePodActionsOptions;
+    /** An init container (a sidecar): a restart goes to the init containers to start. */
+    init?: boolean;
+  },
 ): boolean {
+  const { container, current, actions, opts, init = false } = o;
   if (!opts.resize) return true;
   return computeResizeAction(pod, container, current, {
     view: opts.resize,

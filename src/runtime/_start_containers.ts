@@ -15,11 +15,10 @@ import type { SyncStepError } from "./types.ts";
  * with the reason. Failures go to `errors`.
  */
 export async function startEphemerals(
-  deps: SyncDeps,
-  startDeps: StartDeps,
   target: Omit<StartTarget, "container"> & { ephemerals: string[] },
-  errors: SyncStepError[],
+  o: { deps: SyncDeps; startDeps: StartDeps; errors: SyncStepError[] },
 ): Promise<void> {
+  const { deps, startDeps, errors } = o;
   const { pod, status, logger: log } = target;
   for (const name of target.ephemerals) {
     const ec = pod.spec?.ephemeralContainers?.find((c) => c.name === name);
@@ -61,10 +60,10 @@ export async function startEphemerals(
  * fails stops the sync), then the app containers all at once. Failures go to `errors`.
  */
 export async function startContainers(
-  startDeps: StartDeps,
   target: Omit<StartTarget, "container"> & { inits: string[]; apps: string[] },
-  errors: SyncStepError[],
+  o: { startDeps: StartDeps; errors: SyncStepError[] },
 ): Promise<void> {
+  const { startDeps, errors } = o;
   const { pod } = target;
   for (const name of target.inits) {
     const container = pod.spec?.initContainers?.find((c) => c.name === name);

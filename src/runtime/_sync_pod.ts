@@ -243,8 +243,11 @@ export async function syncPod(deps: SyncDeps, input: SyncInput): Promise<SyncPod
   };
   // Ephemeral containers first (upstream step 7): a debugging session must not wait for an
   // init container that fails.
-  await startEphemerals(deps, startDeps, { ...target, ephemerals }, errors);
-  await startContainers(startDeps, { ...target, inits, apps: actions.containersToStart }, errors);
+  await startEphemerals({ ...target, ephemerals }, { deps, startDeps, errors });
+  await startContainers({ ...target, inits, apps: actions.containersToStart }, {
+    startDeps,
+    errors,
+  });
   pullSecrets.reportMissing(errors, deps.events);
   return done();
 }
