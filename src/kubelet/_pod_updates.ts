@@ -90,6 +90,15 @@ function killIfDeleted(pod: V1Pod, parts: PodUpdateParts): boolean {
   return true;
 }
 
+/** How a pod is evicted: the status it ends with, the grace period, the caller's abort. */
+export interface EvictOptions {
+  reason: string;
+  message: string;
+  gracePeriodSeconds?: number;
+  condition?: V1PodCondition;
+  signal?: AbortSignal;
+}
+
 /**
  * Stops a pod for good while it stays desired (eviction): its status turns Failed with
  * `reason`/`message` (and `condition`, e.g. DisruptionTarget) and its containers are killed
@@ -99,13 +108,7 @@ function killIfDeleted(pod: V1Pod, parts: PodUpdateParts): boolean {
 export async function evictPod(
   uid: string,
   parts: PodUpdateParts,
-  opts: {
-    reason: string;
-    message: string;
-    gracePeriodSeconds?: number;
-    condition?: V1PodCondition;
-    signal?: AbortSignal;
-  },
+  opts: EvictOptions,
 ): Promise<void> {
   const pod = parts.podManager.get(uid);
   if (!pod) return;

@@ -2,7 +2,7 @@
  * The sync loop: one loop that takes source updates, PLEG events, a 1 s tick for pods due a
  * resync, and housekeeping every 2 s, and hands work to the pod workers (kubelet syncLoop).
  */
-import type { V1Pod, V1PodCondition } from "@kubernetes/client-node";
+import type { V1Pod } from "@kubernetes/client-node";
 import { stopwatch } from "../util/clock.ts";
 import type { Logger } from "../util/log.ts";
 import { AsyncQueue } from "../util/async_queue.ts";
@@ -20,7 +20,12 @@ import { RepeatedFailures } from "../util/repeated_failures.ts";
 import type { RuntimeContainerState } from "../runtime/types.ts";
 import type { AllocationManager } from "../allocation/mod.ts";
 import { createKubeletParts } from "./_kubelet_parts.ts";
-import { applySourceUpdate, evictPod, type PodUpdateParts } from "./_pod_updates.ts";
+import {
+  applySourceUpdate,
+  type EvictOptions,
+  evictPod,
+  type PodUpdateParts,
+} from "./_pod_updates.ts";
 import type { HealthCheck, KubeletDeps } from "./types.ts";
 
 export type { HealthCheck, KubeletDeps, PodStatusSink } from "./types.ts";
@@ -155,13 +160,7 @@ export class Kubelet {
    */
   evictPod(
     uid: string,
-    opts: {
-      reason: string;
-      message: string;
-      gracePeriodSeconds?: number;
-      condition?: V1PodCondition;
-      signal?: AbortSignal;
-    },
+    opts: EvictOptions,
   ): Promise<void> {
     return evictPod(uid, this.#updateParts, opts);
   }

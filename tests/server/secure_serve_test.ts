@@ -16,6 +16,7 @@ import { generateSelfSignedPair } from "../../src/server/tls/mod.ts";
 import { type Clock, FakeClock, realClock } from "../../src/util/clock.ts";
 import { createLogger } from "../../src/util/log.ts";
 import { opensslCA, testCA } from "./_certs.ts";
+import { startCertOnlyNodeApi } from "./_x509_server.ts";
 import { fakeDeps, staticPod } from "./_fakes.ts";
 
 const logger = createLogger({ verbosity: 0, write: () => {} });
@@ -541,24 +542,8 @@ Deno.test("TLS: an X.509 v1 client certificate is refused with a reason, and the
   // accepting it would let anyone holding the public certificate in.
   const v1 = await ca.issue("/O=system:masters/CN=kube-apiserver");
   assert.match(v1.certPem, /^-----BEGIN CERTIFICATE-----/);
-  const lines: string[] = [];
-  const handler = createSecureNodeApiHandler({
-    ...fakeDeps({ pods: () => [staticPod()] }),
-    authenticate: createAuthenticator({ methods: [x509Authenticator()], anonymous: false }),
-    authorizer: alwaysAllow,
-  });
-  const pair = await generateSelfSignedPair("node-a", { ips: ["127.0.0.1"], nowMs: Date.now() });
-  const ac = new AbortController();
-  const server = await serveSecureNodeApi(handler, {
-    address: "127.0.0.1",
-    port: 0,
-    certificate: { cert: pair.certPem, key: pair.keyPem },
-    clientCA: ca.certPem,
-    logger: createLogger({ verbosity: 0, write: (l) => lines.push(l) }),
-    clock: realClock,
-    signal: ac.signal,
-  });
-  const servingCA = pair.certPem.slice(pair.certPem.indexOf("-----END CERTIFICATE-----") + 26);
+  const server = await startCertOnlyNodeApi(ca.certPem);
+  const { lines, servingCA } = server;
   try {
     // The openssl client presents a v1 certificate (Deno's own client cannot).
     for (let i = 0; i < 2; i++) {
@@ -576,8 +561,7 @@ Deno.test("TLS: an X.509 v1 client certificate is refused with a reason, and the
     assert.equal(warnings.length, 1, lines.join("\n"));
     assert.match(warnings[0], /user=kube-apiserver/);
   } finally {
-    ac.abort();
-    await server.finished;
+    await server.stop();
   }
   // The reason reaches the authenticator, which logs it with the 401.
   const echo = await start(echoPeer, { clientCA: ca.certPem });

@@ -9,14 +9,8 @@
  * v1 certificates that pass the chain check can be accepted, as the upstream kubelet does.
  */
 import assert from "node:assert/strict";
-import { alwaysAllow, createAuthenticator, x509Authenticator } from "../../src/server/auth/mod.ts";
-import { createSecureNodeApiHandler } from "../../src/server/secure_handler.ts";
-import { serveSecureNodeApi } from "../../src/server/secure_serve.ts";
-import { generateSelfSignedPair } from "../../src/server/tls/mod.ts";
-import { realClock } from "../../src/util/clock.ts";
-import { createLogger } from "../../src/util/log.ts";
 import { opensslCA } from "./_certs.ts";
-import { fakeDeps, staticPod } from "./_fakes.ts";
+import { startCertOnlyNodeApi } from "./_x509_server.ts";
 
 /** Presents the certificate it is given, signs with a fresh key, prints the answer or the error. */
 const IMPOSTOR_GO = `package main
@@ -78,22 +72,7 @@ Deno.test("TLS: a v1 client certificate presented without its key is refused; th
   const v1 = await ca.issue("/O=system:masters/CN=kube-apiserver");
   await Deno.writeTextFile(`${dir}/v1.pem`, v1.certPem);
   const impostor = await buildImpostor(dir);
-  const handler = createSecureNodeApiHandler({
-    ...fakeDeps({ pods: () => [staticPod()] }),
-    authenticate: createAuthenticator({ methods: [x509Authenticator()], anonymous: false }),
-    authorizer: alwaysAllow,
-  });
-  const pair = await generateSelfSignedPair("node-a", { ips: ["127.0.0.1"], nowMs: Date.now() });
-  const ac = new AbortController();
-  const server = await serveSecureNodeApi(handler, {
-    address: "127.0.0.1",
-    port: 0,
-    certificate: { cert: pair.certPem, key: pair.keyPem },
-    clientCA: ca.certPem,
-    logger: createLogger({ verbosity: 0, write: () => {} }),
-    clock: realClock,
-    signal: ac.signal,
-  });
+  const server = await startCertOnlyNodeApi(ca.certPem);
   try {
     for (const version of ["1.3", "1.2"]) {
       const out = await new Deno.Command(impostor, {
@@ -114,8 +93,7 @@ Deno.test("TLS: a v1 client certificate presented without its key is refused; th
       );
     }
   } finally {
-    ac.abort();
-    await server.finished;
+    await server.stop();
     await Deno.remove(dir, { recursive: true });
   }
 });
